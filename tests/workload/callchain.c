@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A workload with a known user call chain for deferred user stack tests:
+ *
+ *   main -> work_outer -> work_middle -> work_inner -> raw syscall
+ *
+ * The syscall is issued with inline assembly from work_inner, which has a
+ * frame of its own.  Going through a libc wrapper would put a frameless
+ * leaf on top, and a frame-pointer walk skips the caller of such a leaf.
+ * Built with -fno-omit-frame-pointer, both as a 64-bit and a -m32 binary.
+ *
+ * Usage: callchain [MODE [COUNT]]
+ *   getppid N   N getppid() calls, one kernel entry each (default)
+ *   sleep MS    one nanosleep of MS milliseconds (a task blocked in a
+ *               syscall, for tests that act while requests are pending)
+ *   exit        exit_group() from inside work_inner
+ *   exec PATH   execve(PATH, [PATH, "getppid", "1"]) from work_inner
+ *   spin MS     spin in user space for MS milliseconds (timer interrupts
+ *               land in a user task), then one getppid
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static inline __attribute__((always_inline)) long
+raw_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+#if defined(__x86_64__)
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"(nr), "D"(a), "S"(b), "d"(c)
+		     : "rcx", "r11", "memory");
+#elif defined(__i386__)
+	asm volatile("int $0x80"
+		     : "=a"(ret)
+		     : "0"(nr), "b"(a), "c"(b), "d"(c)
+		     : "memory");
+#else
+#error "x86 only"
+#endif
+	return ret;
+}
+
+/* Keep the compiler from turning the calls below into tail calls. */
+static volatile int sink;
+
+static const char *mode = "getppid";
+static long count = 1;
+static char **exec_argv;
+
+NOINLINE void work_inner(void)
+{
+	struct timespec ts;
+	long i;
+
+	if (!strcmp(mode, "getppid") || !strcmp(mode, "spin")) {
+		for (i = 0; i < count; i++)
+			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+	} else if (!strcmp(mode, "sleep")) {
+		ts.tv_sec = count / 1000;
+		ts.tv_nsec = (count % 1000) * 1000000L;
+		sink += raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+	} else if (!strcmp(mode, "exit")) {
+		raw_syscall3(SYS_exit_group, 0, 0, 0);
+	} else if (!strcmp(mode, "exec")) {
+		sink += raw_syscall3(SYS_execve, (long)exec_argv[0],
+				    (long)exec_argv, 0);
+	}
+	sink++;
+}
+
+NOINLINE void work_middle(void)
+{
+	work_inner();
+	sink++;
+}
+
+NOINLINE void work_outer(void)
+{
+	work_middle();
+	sink++;
+}
+
+static void spin(long ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+int main(int argc, char **argv)
+{
+	static char *args[4];
+
+	if (argc > 1)
+		mode = argv[1];
+	if (argc > 2)
+		count = strtol(argv[2], NULL, 0);
+	if (!strcmp(mode, "exec")) {
+		if (argc < 3) {
+			fprintf(stderr, "usage: %s exec PATH\n", argv[0]);
+			return 2;
+		}
+		args[0] = argv[2];
+		args[1] = "getppid";
+		args[2] = "1";
+		exec_argv = args;
+	}
+	if (!strcmp(mode, "spin")) {
+		spin(count);
+		count = 1;
+	}
+	work_outer();
+	sink++;
+	return 0;
+}
