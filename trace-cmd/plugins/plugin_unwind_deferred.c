@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * libtraceevent plugin for deferred user space stack traces.
+ *
+ * The kernel writes, for each event that asks for a deferred user stack:
+ *
+ *   <the event>                    e.g. syscalls:sys_enter_getppid
+ *   ftrace:kernel_stack            when a kernel stack was asked for too
+ *   unwind:user_stack_cookie       u64 cookie
+ *
+ * all on the event's CPU with the event's common_pid, and later, possibly
+ * on another CPU, exactly one per (instance, cookie):
+ *
+ *   unwind:user_stack_deferred     u64 cookie; int tgid;
+ *                                  unsigned int truncated;
+ *                                  __data_loc unsigned long[] frames;
+ *
+ * This plugin prints both unwind events readably and, for a reader that
+ * goes front to back (trace-cmd report), prints at each
+ * user_stack_deferred the merged stack of every event that asked for that
+ * cookie: the event's name, its kernel frames, then the user frames.
+ *
+ * How the records before a cookie are seen: libtraceevent calls a plugin
+ * only for the events it registered a handler for.  To learn the name of
+ * the event that asked and the frames of its kernel_stack record, the
+ * plugin wraps the print handler of every event of the tep handle (the
+ * wrapper notes the record, then calls the handler that was there before,
+ * or lets libtraceevent print the event as usual).  trace-cmd loads
+ * plugins before it parses the event formats, so the wrapping happens on
+ * the first call of one of this plugin's own handlers (kernel_stack,
+ * user_stack_cookie or user_stack_deferred); the records printed before
+ * that are not seen (in practice: the first asking event's name).
+ *
+ * Matching is by (pid, cookie), never by CPU order.  Memory is bounded:
+ * at most max_pending cookies and max_frames kernel frames are kept; the
+ * oldest cookies are evicted first and the eviction is printed.
+ *
+ * Options (trace-cmd report -O unwind_deferred:NAME=VALUE):
+ *   merge        print merged stacks (default 1)
+ *   max_pending  cookies kept while waiting for their user stack (4096)
+ *   max_frames   kernel frames kept for those cookies (262144)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dlfcn.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+#include <event-utils.h>
+
+#define UD_ALIAS		"unwind_deferred"
+#define UD_MAX_EVENT_FRAMES	512	/* kernel frames kept per event */
+#define UD_MAX_COOKIE_EVENTS	64	/* asking events kept per cookie */
+#define UD_MAX_CPUS		65536
+#define UD_HASH_BITS		12
+#define UD_HASH_SIZE		(1 << UD_HASH_BITS)
+#define UD_NO_EVENT		(-1)
+
+struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
+	{
+		.name = "merge",
+		.plugin_alias = UD_ALIAS,
+		.description =
+		"Print at each user_stack_deferred the merged stacks (kernel frames then user frames) of the events that asked",
+		.set = 1,
+	},
+	{
+		.name = "max_pending",
+		.plugin_alias = UD_ALIAS,
+		.description =
+		"Cookies kept while waiting for their user stack (oldest evicted first)",
+		.value = "4096",
+	},
+	{
+		.name = "max_frames",
+		.plugin_alias = UD_ALIAS,
+		.description =
+		"Kernel frames kept for pending cookies (oldest cookies evicted first)",
+		.value = "262144",
+	},
+	{
+		.name = NULL,
+	}
+};
+
+static struct tep_plugin_option *opt_merge = &TEP_PLUGIN_OPTIONS[0];
+static struct tep_plugin_option *opt_max_pending = &TEP_PLUGIN_OPTIONS[1];
+static struct tep_plugin_option *opt_max_frames = &TEP_PLUGIN_OPTIONS[2];
+
+enum ud_role {
+	UD_OTHER,
+	UD_KSTACK,
+	UD_COOKIE,
+	UD_DEFERRED,
+};
+
+/* One event that asked for the user stack of a cookie. */
+struct ud_asker {
+	int			event_id;	/* UD_NO_EVENT: not seen */
+	int			cpu;
+	int			has_kstack;
+	int			nr;
+	unsigned long long	ts;
+	unsigned long long	*frames;
+};
+
+/* A cookie waiting for its user_stack_deferred. */
+struct ud_pending {
+	struct ud_pending	*hnext;
+	struct ud_pending	*older;
+	struct ud_pending	*newer;
+	unsigned long long	cookie;
+	int			pid;
+	int			nr;
+	int			dropped;
+	struct ud_asker		askers[UD_MAX_COOKIE_EVENTS];
+};
+
+/* What was last seen on one CPU. */
+struct ud_cpu {
+	unsigned long long	seq;		/* records seen on this CPU */
+	unsigned long long	last_offset;
+	unsigned long long	last_ts;
+	int			seen;
+	/* last ordinary event */
+	unsigned long long	ev_seq;
+	unsigned long long	ev_ts;
+	int			ev_id;
+	int			ev_pid;
+	/* last kernel_stack */
+	unsigned long long	ks_seq;
+	unsigned long long	ks_ts;
+	int			ks_pid;
+	int			ks_event_id;	/* event just before it */
+	int			ks_nr;
+	unsigned long long	ks_frames[UD_MAX_EVENT_FRAMES];
+};
+
+struct ud_state;
+
+/* The wrapper put around an event's handler. */
+struct ud_wrap {
+	struct ud_wrap		*next;
+	struct ud_state		*st;
+	struct tep_event	*event;
+	enum ud_role		role;
+	tep_event_handler_func	orig;
+	void			*orig_ctx;
+};
+
+/* Per tep handle. */
+struct ud_state {
+	struct ud_state		*next;
+	struct tep_handle	*tep;
+	int			scanned;
+	struct ud_wrap		*wraps;
+	struct ud_cpu		**cpus;
+	int			nr_cpus;
+	struct ud_pending	*hash[UD_HASH_SIZE];
+	struct ud_pending	*oldest;
+	struct ud_pending	*newest;
+	unsigned long		nr_pending;
+	unsigned long		nr_frames;
+	unsigned long		evicted;
+	unsigned long		resets;
+};
+
+static struct ud_state *states;
+
+static int ud_first(struct trace_seq *s, struct tep_record *record,
+		    struct tep_event *event, void *context);
+
+/*
+ * Two copies of this plugin may be found (the system directory and
+ * TRACEEVENT_PLUGIN_DIR).  libtraceevent loads plugins RTLD_GLOBAL, so a
+ * copy finds the first one's claim function and asks it.  Only the first
+ * copy loaded for a tep handle does any work.
+ */
+int unwind_deferred_plugin_claim(struct tep_handle *tep, int claim);
+
+int unwind_deferred_plugin_claim(struct tep_handle *tep, int claim)
+{
+	struct ud_state *st;
+
+	for (st = states; st; st = st->next)
+		if (st->tep == tep)
+			return 1;
+	if (!claim)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -1;
+	st->tep = tep;
+	st->next = states;
+	states = st;
+	return 0;
+}
+
+static struct ud_state *find_state(struct tep_handle *tep)
+{
+	struct ud_state *st;
+
+	for (st = states; st; st = st->next)
+		if (st->tep == tep)
+			return st;
+	return NULL;
+}
+
+static unsigned long opt_ulong(struct tep_plugin_option *op,
+			       unsigned long def, unsigned long min)
+{
+	unsigned long v;
+	char *end;
+
+	if (!op->value)
+		return def;
+	v = strtoul(op->value, &end, 0);
+	if (end == op->value || *end)
+		return def;
+	return v < min ? min : v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading fields, with bounds checks against the record. */
+
+static int read_num(struct tep_handle *tep, struct tep_record *record,
+		    struct tep_format_field *f, unsigned long long *val)
+{
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    f->offset + f->size > record->size)
+		return -1;
+	*val = tep_read_number(tep, (char *)record->data + f->offset,
+			       f->size);
+	return 0;
+}
+
+static int field_num(struct tep_event *event, struct tep_record *record,
+		     const char *name, unsigned long long *val)
+{
+	return read_num(event->tep, record, tep_find_field(event, name), val);
+}
+
+static int elem_size(struct tep_handle *tep, struct tep_format_field *f)
+{
+	int ls;
+
+	if (f->elementsize == 4 || f->elementsize == 8)
+		return f->elementsize;
+	ls = tep_get_long_size(tep);
+	return ls == 4 ? 4 : 8;
+}
+
+/*
+ * The frames of a __data_loc array: *data and *nr (element count),
+ * *esize.  Returns -1 when the field is missing or points out of the
+ * record.
+ */
+static int dyn_array(struct tep_event *event, struct tep_record *record,
+		     const char *name, void **data, int *nr, int *esize)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+	unsigned long long v;
+	unsigned int off, len;
+
+	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
+		return -1;
+	if (read_num(event->tep, record, f, &v))
+		return -1;
+	off = v & 0xffff;
+	len = (v >> 16) & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	*esize = elem_size(event->tep, f);
+	if (off > (unsigned int)record->size ||
+	    len > (unsigned int)record->size - off || len % *esize)
+		return -1;
+	*data = (char *)record->data + off;
+	*nr = len / *esize;
+	return 0;
+}
+
+/*
+ * The frames of a kernel_stack record: "int size" entries of the caller
+ * array, never past the end of the record; an entry of -1 ends the
+ * stack as well (older kernels).  Returns the count, -1 on error.
+ */
+static int kstack_frames(struct tep_event *event, struct tep_record *record,
+			 unsigned long long *frames, int max)
+{
+	struct tep_format_field *f = tep_find_field(event, "caller");
+	unsigned long long size, addr;
+	int esize, avail, i, nr;
+
+	if (!f || f->offset < 0 || f->offset > record->size)
+		return -1;
+	esize = elem_size(event->tep, f);
+	avail = (record->size - f->offset) / esize;
+	nr = avail;
+	if (!field_num(event, record, "size", &size) &&
+	    (long long)size >= 0 && (long long)size < avail)
+		nr = size;
+	if (nr > max)
+		nr = max;
+	for (i = 0; i < nr; i++) {
+		addr = tep_read_number(event->tep, (char *)record->data +
+				       f->offset + i * esize, esize);
+		if ((esize == 8 && addr == (unsigned long long)-1) ||
+		    (esize == 4 && addr == 0xffffffffULL))
+			break;
+		frames[i] = addr;
+	}
+	return i;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pending cookies. */
+
+static unsigned int hash_key(int pid, unsigned long long cookie)
+{
+	unsigned long long h = cookie ^ ((unsigned long long)pid << 32);
+
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h >> (64 - UD_HASH_BITS);
+}
+
+static struct ud_pending **find_slot(struct ud_state *st, int pid,
+				     unsigned long long cookie)
+{
+	struct ud_pending **p = &st->hash[hash_key(pid, cookie)];
+
+	for (; *p; p = &(*p)->hnext)
+		if ((*p)->pid == pid && (*p)->cookie == cookie)
+			break;
+	return p;
+}
+
+static void free_pending(struct ud_state *st, struct ud_pending *pd)
+{
+	int i;
+
+	for (i = 0; i < pd->nr; i++) {
+		st->nr_frames -= pd->askers[i].nr;
+		free(pd->askers[i].frames);
+	}
+	free(pd);
+}
+
+/* Unlink from the hash and the age list and free. */
+static void drop_pending(struct ud_state *st, struct ud_pending *pd)
+{
+	struct ud_pending **p = find_slot(st, pd->pid, pd->cookie);
+
+	if (*p == pd)
+		*p = pd->hnext;
+	if (pd->older)
+		pd->older->newer = pd->newer;
+	else
+		st->oldest = pd->newer;
+	if (pd->newer)
+		pd->newer->older = pd->older;
+	else
+		st->newest = pd->older;
+	st->nr_pending--;
+	free_pending(st, pd);
+}
+
+static void drop_all_pending(struct ud_state *st)
+{
+	while (st->oldest)
+		drop_pending(st, st->oldest);
+}
+
+/* Evict the oldest cookies (never @keep) until within the limits. */
+static void evict(struct ud_state *st, struct trace_seq *s,
+		  struct ud_pending *keep)
+{
+	unsigned long max_pending = opt_ulong(opt_max_pending, 4096, 1);
+	unsigned long max_frames = opt_ulong(opt_max_frames, 262144, 0);
+	struct ud_pending *pd;
+
+	while (st->oldest && st->oldest != keep &&
+	       (st->nr_pending > max_pending || st->nr_frames > max_frames)) {
+		pd = st->oldest;
+		if (s)
+			trace_seq_printf(s,
+				" [unwind_deferred: evicted cookie 0x%llx of pid %d: %s=%lu reached]",
+				pd->cookie, pd->pid,
+				st->nr_pending > max_pending ?
+				"max_pending" : "max_frames",
+				st->nr_pending > max_pending ?
+				max_pending : max_frames);
+		st->evicted++;
+		drop_pending(st, pd);
+	}
+}
+
+static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
+{
+	struct ud_cpu **n;
+	int nr;
+
+	if (cpu < 0 || cpu >= UD_MAX_CPUS)
+		return NULL;
+	if (cpu >= st->nr_cpus) {
+		nr = cpu + 1;
+		n = realloc(st->cpus, nr * sizeof(*n));
+		if (!n)
+			return NULL;
+		memset(n + st->nr_cpus, 0, (nr - st->nr_cpus) * sizeof(*n));
+		st->cpus = n;
+		st->nr_cpus = nr;
+	}
+	if (!st->cpus[cpu]) {
+		st->cpus[cpu] = calloc(1, sizeof(struct ud_cpu));
+		if (!st->cpus[cpu])
+			return NULL;
+		st->cpus[cpu]->ev_id = UD_NO_EVENT;
+		st->cpus[cpu]->ks_event_id = UD_NO_EVENT;
+	}
+	return st->cpus[cpu];
+}
+
+/* Forget everything: the records are not being read front to back. */
+static void reset_state(struct ud_state *st)
+{
+	int i;
+
+	drop_all_pending(st);
+	for (i = 0; i < st->nr_cpus; i++) {
+		free(st->cpus[i]);
+		st->cpus[i] = NULL;
+	}
+	st->resets++;
+}
+
+/* A cookie record: remember what asked for it. */
+static void note_cookie(struct ud_state *st, struct trace_seq *s,
+			struct ud_cpu *c, int pid, unsigned long long cookie,
+			struct tep_record *record)
+{
+	struct ud_pending **slot, *pd;
+	struct ud_asker *a;
+	int from_ks;
+
+	slot = find_slot(st, pid, cookie);
+	pd = *slot;
+	if (!pd) {
+		pd = calloc(1, sizeof(*pd));
+		if (!pd)
+			return;
+		pd->pid = pid;
+		pd->cookie = cookie;
+		*slot = pd;
+		pd->older = st->newest;
+		if (st->newest)
+			st->newest->newer = pd;
+		else
+			st->oldest = pd;
+		st->newest = pd;
+		st->nr_pending++;
+	}
+	if (pd->nr >= UD_MAX_COOKIE_EVENTS) {
+		pd->dropped++;
+		return;
+	}
+	a = &pd->askers[pd->nr];
+	memset(a, 0, sizeof(*a));
+	a->cpu = record->cpu;
+	a->event_id = UD_NO_EVENT;
+	a->ts = record->ts;
+
+	/* The kernel_stack just before, from the same task? */
+	from_ks = c && c->ks_seq && c->ks_seq + 1 == c->seq &&
+		c->ks_pid == pid;
+	if (from_ks) {
+		a->has_kstack = 1;
+		a->event_id = c->ks_event_id;
+		a->ts = c->ks_ts;
+		if (c->ks_nr) {
+			a->frames = malloc(c->ks_nr * sizeof(*a->frames));
+			if (a->frames) {
+				memcpy(a->frames, c->ks_frames,
+				       c->ks_nr * sizeof(*a->frames));
+				a->nr = c->ks_nr;
+			}
+		}
+		c->ks_seq = 0;
+	} else if (c && c->ev_seq && c->ev_seq + 1 == c->seq &&
+		   c->ev_pid == pid) {
+		/* no kernel stack asked: the event is just before */
+		a->event_id = c->ev_id;
+		a->ts = c->ev_ts;
+	}
+	pd->nr++;
+	st->nr_frames += a->nr;
+	evict(st, s, pd);
+}
+
+/*
+ * Note one record in the per-CPU state.  Returns the CPU state, or NULL
+ * when the record is not part of a front-to-back read (seen again, or
+ * out of order), in which case nothing is tracked for it.
+ */
+static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
+{
+	struct ud_cpu *c = get_cpu(st, record->cpu);
+
+	if (!c)
+		return NULL;
+	if (c->seen) {
+		if (record->offset == c->last_offset && record->ts == c->last_ts)
+			return NULL;	/* the same record printed again */
+		if (record->ts < c->last_ts) {
+			/* not front to back (e.g. a GUI): start over */
+			reset_state(st);
+			c = get_cpu(st, record->cpu);
+			if (!c)
+				return NULL;
+		}
+	}
+	if (record->missed_events) {
+		/* lost records before this one on this CPU */
+		c->ev_seq = 0;
+		c->ks_seq = 0;
+	}
+	c->seen = 1;
+	c->last_offset = record->offset;
+	c->last_ts = record->ts;
+	c->seq++;
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing. */
+
+static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
+			unsigned long long addr)
+{
+	const char *func = tep_find_function(tep, addr);
+
+	if (func)
+		trace_seq_printf(s, "=> %s+0x%llx (%llx)\n", func,
+				 addr - tep_find_function_address(tep, addr),
+				 addr);
+	else
+		trace_seq_printf(s, "=> 0x%llx\n", addr);
+}
+
+/* kernel_stack as libtraceevent's function plugin prints it */
+static int print_kstack(struct trace_seq *s, struct tep_record *record,
+			struct tep_event *event)
+{
+	unsigned long long frames[UD_MAX_EVENT_FRAMES];
+	const char *func;
+	int i, nr;
+
+	nr = kstack_frames(event, record, frames, UD_MAX_EVENT_FRAMES);
+	if (nr < 0) {
+		trace_seq_printf(s, "<CANT FIND FIELD %s>", "caller");
+		return 0;
+	}
+	trace_seq_puts(s, "<stack trace >\n");
+	for (i = 0; i < nr; i++) {
+		func = tep_find_function(event->tep, frames[i]);
+		if (func)
+			trace_seq_printf(s, "=> %s (%llx)\n", func, frames[i]);
+		else
+			trace_seq_printf(s, "=> %llx\n", frames[i]);
+	}
+	return 0;
+}
+
+static int print_cookie(struct ud_state *st, struct trace_seq *s,
+			struct tep_record *record, struct tep_event *event,
+			struct ud_cpu *c)
+{
+	unsigned long long cookie;
+	int pid = tep_data_pid(event->tep, record);
+
+	if (field_num(event, record, "cookie", &cookie)) {
+		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
+		return 1;	/* and the event's own print format */
+	}
+	trace_seq_printf(s, "cookie=0x%llx", cookie);
+	if (c)
+		note_cookie(st, s, c, pid, cookie, record);
+	return 0;
+}
+
+static void print_user_frames(struct trace_seq *s, struct tep_handle *tep,
+			      void *data, int nr, int esize,
+			      const char *suffix)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		trace_seq_printf(s, "=> 0x%llx%s\n",
+				 tep_read_number(tep, (char *)data + i * esize,
+						 esize), suffix);
+}
+
+static void print_merged(struct ud_state *st, struct trace_seq *s,
+			 struct tep_handle *tep, struct ud_pending *pd,
+			 void *data, int nr, int esize, int truncated)
+{
+	struct tep_event *ev;
+	struct ud_asker *a;
+	int i, j;
+
+	for (i = 0; i < pd->nr; i++) {
+		a = &pd->askers[i];
+		ev = a->event_id == UD_NO_EVENT ? NULL :
+			tep_find_event(tep, a->event_id);
+		trace_seq_printf(s, " [event %d/%d] %s cpu=%d ts=%llu.%06llu",
+				 i + 1, pd->nr,
+				 ev ? ev->name : "(event not seen)",
+				 a->cpu, a->ts / 1000000000ULL,
+				 (a->ts % 1000000000ULL) / 1000);
+		if (!a->has_kstack)
+			trace_seq_puts(s, " (no kernel stack recorded)");
+		trace_seq_putc(s, '\n');
+		for (j = 0; j < a->nr; j++)
+			print_kaddr(s, tep, a->frames[j]);
+		print_user_frames(s, tep, data, nr, esize, " (user)");
+		if (!nr)
+			trace_seq_puts(s, "   (no user frames: unwind failed)\n");
+		else if (truncated)
+			trace_seq_puts(s, "   (user stack cut short)\n");
+	}
+	if (pd->dropped)
+		trace_seq_printf(s,
+			" [unwind_deferred: %d more events of this cookie not kept]\n",
+			pd->dropped);
+	(void)st;
+}
+
+static int print_deferred(struct ud_state *st, struct trace_seq *s,
+			  struct tep_record *record, struct tep_event *event,
+			  struct ud_cpu *c)
+{
+	struct tep_handle *tep = event->tep;
+	unsigned long long cookie, tgid = 0, truncated = 0;
+	struct ud_pending **slot, *pd = NULL;
+	int pid = tep_data_pid(tep, record);
+	int nr = 0, esize = 8;
+	void *data = NULL;
+
+	if (field_num(event, record, "cookie", &cookie)) {
+		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
+		return 1;
+	}
+	field_num(event, record, "tgid", &tgid);
+	field_num(event, record, "truncated", &truncated);
+	if (dyn_array(event, record, "frames", &data, &nr, &esize)) {
+		trace_seq_printf(s,
+			"cookie=0x%llx tgid=%d [unwind_deferred: bad or missing frames array]",
+			cookie, (int)tgid);
+		/* still resolves the cookie: drop what was pending */
+		if (c) {
+			slot = find_slot(st, pid, cookie);
+			if (*slot)
+				drop_pending(st, *slot);
+		}
+		return 0;
+	}
+	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
+			 (int)tgid, nr);
+	if (truncated)
+		trace_seq_puts(s, " truncated");
+	if (!nr)
+		trace_seq_puts(s, " empty (user unwind failed)");
+
+	if (c) {
+		slot = find_slot(st, pid, cookie);
+		pd = *slot;
+	}
+	if (pd && opt_merge->set) {
+		trace_seq_printf(s, " events=%d\n", pd->nr);
+		print_merged(st, s, tep, pd, data, nr, esize, truncated);
+	} else {
+		trace_seq_putc(s, '\n');
+		if (opt_merge->set && c)
+			trace_seq_printf(s,
+				" (no pending event for this cookie: its cookie record was not seen%s)\n",
+				st->evicted ? ", was overwritten, or was evicted" :
+				" or was overwritten");
+		print_user_frames(s, tep, data, nr, esize, "");
+	}
+	if (pd)
+		drop_pending(st, pd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wrapping the handlers of all events. */
+
+static enum ud_role event_role(struct tep_event *event)
+{
+	if (!event->system || !event->name)
+		return UD_OTHER;
+	if (!strcmp(event->system, "ftrace") &&
+	    !strcmp(event->name, "kernel_stack"))
+		return UD_KSTACK;
+	if (!strcmp(event->system, "unwind")) {
+		if (!strcmp(event->name, "user_stack_cookie"))
+			return UD_COOKIE;
+		if (!strcmp(event->name, "user_stack_deferred"))
+			return UD_DEFERRED;
+	}
+	return UD_OTHER;
+}
+
+static int ud_wrap(struct trace_seq *s, struct tep_record *record,
+		   struct tep_event *event, void *context)
+{
+	struct ud_wrap *w = context;
+	struct ud_state *st = w->st;
+	struct ud_cpu *c = track(st, record);
+	int pid = tep_data_pid(event->tep, record);
+
+	switch (w->role) {
+	case UD_KSTACK:
+		if (c) {
+			int n = kstack_frames(event, record, c->ks_frames,
+					      UD_MAX_EVENT_FRAMES);
+
+			c->ks_nr = n < 0 ? 0 : n;
+			c->ks_seq = c->seq;
+			c->ks_ts = record->ts;
+			c->ks_pid = pid;
+			c->ks_event_id = UD_NO_EVENT;
+			if (c->ev_seq && c->ev_seq + 1 == c->seq &&
+			    c->ev_pid == pid)
+				c->ks_event_id = c->ev_id;
+		}
+		if (w->orig && w->orig != ud_first)
+			return w->orig(s, record, event, w->orig_ctx);
+		return print_kstack(s, record, event);
+	case UD_COOKIE:
+		return print_cookie(st, s, record, event, c);
+	case UD_DEFERRED:
+		return print_deferred(st, s, record, event, c);
+	default:
+		if (c) {
+			c->ev_seq = c->seq;
+			c->ev_ts = record->ts;
+			c->ev_id = event->id;
+			c->ev_pid = pid;
+		}
+		if (w->orig)
+			return w->orig(s, record, event, w->orig_ctx);
+		return 1;	/* libtraceevent prints it as usual */
+	}
+}
+
+/* Put the wrapper around every event's handler (once per handle). */
+static void wrap_all(struct ud_state *st)
+{
+	struct tep_event *event;
+	struct ud_wrap *w;
+	int i, n;
+
+	n = tep_get_events_count(st->tep);
+	for (i = 0; i < n; i++) {
+		event = tep_get_event(st->tep, i);
+		if (!event || event->handler == ud_wrap)
+			continue;
+		w = calloc(1, sizeof(*w));
+		if (!w)
+			return;
+		w->st = st;
+		w->event = event;
+		w->role = event_role(event);
+		w->orig = event->handler;
+		w->orig_ctx = event->context;
+		w->next = st->wraps;
+		st->wraps = w;
+		event->handler = ud_wrap;
+		event->context = w;
+	}
+	st->scanned = 1;
+}
+
+static void unwrap_all(struct ud_state *st)
+{
+	struct ud_wrap *w;
+
+	while ((w = st->wraps)) {
+		st->wraps = w->next;
+		if (w->event->handler == ud_wrap && w->event->context == w) {
+			w->event->handler = w->orig;
+			w->event->context = w->orig_ctx;
+		}
+		free(w);
+	}
+}
+
+/*
+ * The handler registered for the three events this plugin knows.  Its
+ * first call wraps every event; then the record goes to the wrapper.
+ */
+static int ud_first(struct trace_seq *s, struct tep_record *record,
+		    struct tep_event *event, void *context)
+{
+	struct ud_state *st = context;
+
+	if (!st->scanned)
+		wrap_all(st);
+	if (event->handler == ud_wrap)
+		return ud_wrap(s, record, event, event->context);
+	return 1;
+}
+
+static const char *const ud_events[][2] = {
+	{ "ftrace", "kernel_stack" },
+	{ "unwind", "user_stack_cookie" },
+	{ "unwind", "user_stack_deferred" },
+};
+
+typedef int (*ud_claim_func)(struct tep_handle *tep, int claim);
+
+int TEP_PLUGIN_LOADER(struct tep_handle *tep)
+{
+	ud_claim_func claim;
+	struct ud_state *st;
+	unsigned int i;
+
+	/* the first copy of this plugin loaded owns the handle */
+	claim = (ud_claim_func)dlsym(RTLD_DEFAULT,
+				     "unwind_deferred_plugin_claim");
+	if (claim && claim != unwind_deferred_plugin_claim) {
+		if (claim(tep, 0)) {
+			tep_warning("unwind_deferred: another copy of the plugin is loaded; this one is not used\n");
+			return 0;
+		}
+	}
+	if (unwind_deferred_plugin_claim(tep, 1))
+		return 0;
+	st = find_state(tep);
+	if (!st)
+		return -1;
+
+	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
+		tep_register_event_handler(tep, -1, ud_events[i][0],
+					   ud_events[i][1], ud_first, st);
+	tep_plugin_add_options(UD_ALIAS, TEP_PLUGIN_OPTIONS);
+
+	/* formats already parsed (not trace-cmd): wrap now */
+	if (tep_get_events_count(tep) > 0)
+		wrap_all(st);
+	return 0;
+}
+
+void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
+{
+	struct ud_state **p, *st;
+	unsigned int i;
+	int c;
+
+	for (p = &states; *p; p = &(*p)->next)
+		if ((*p)->tep == tep)
+			break;
+	st = *p;
+	if (!st)
+		return;
+	*p = st->next;
+
+	unwrap_all(st);
+	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
+		tep_unregister_event_handler(tep, -1, ud_events[i][0],
+					     ud_events[i][1], ud_first, st);
+	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
+
+	drop_all_pending(st);
+	for (c = 0; c < st->nr_cpus; c++)
+		free(st->cpus[c]);
+	free(st->cpus);
+	free(st);
+}
