@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * libtracefs-ext: deferred user-space stack traces for ftrace.
+ *
+ * Control of the stacktrace:defer trigger and the userstacktrace_defer
+ * option, a join of each event with its kernel stack and its deferred
+ * user stack, sources reading live from tracefs or from a trace.dat file,
+ * and symbol resolution of the frames.
+ *
+ * Every function that can fail returns -1 (or NULL) and sets errno.
+ */
+#ifndef _TRACEFS_EXT_H
+#define _TRACEFS_EXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <event-parse.h>
+#include <tracefs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define USTACK_VERSION_MAJOR	1
+#define USTACK_VERSION_MINOR	0
+
+/* Messages of the library go to stderr at or below this level. */
+void ustack_set_loglevel(enum tep_loglevel level);
+
+/* ---- control (ustack_control(3)) ---- */
+
+enum ustack_support {
+	/* events/unwind/user_stack_cookie and user_stack_deferred exist */
+	USTACK_SUPPORT_EVENTS	= 1 << 0,
+	/* options/userstacktrace_defer exists in the instance */
+	USTACK_SUPPORT_OPTION	= 1 << 1,
+	/* the tracefs README documents the stacktrace:defer trigger */
+	USTACK_SUPPORT_TRIGGER	= 1 << 2,
+};
+
+int ustack_kernel_support(struct tracefs_instance *instance);
+bool ustack_kernel_supported(struct tracefs_instance *instance);
+
+int ustack_trigger_enable(struct tracefs_instance *instance,
+			  const char *system, const char *event,
+			  int count, const char *filter);
+int ustack_trigger_disable(struct tracefs_instance *instance,
+			   const char *system, const char *event);
+int ustack_trigger_is_enabled(struct tracefs_instance *instance,
+			      const char *system, const char *event);
+
+int ustack_option_enable(struct tracefs_instance *instance);
+int ustack_option_disable(struct tracefs_instance *instance);
+int ustack_option_is_enabled(struct tracefs_instance *instance);
+
+/* ---- join (ustack_join(3)) ---- */
+
+enum ustack_status {
+	/* the user stack arrived, complete */
+	USTACK_COMPLETE		= 0,
+	/* the user stack arrived but the kernel cut it short */
+	USTACK_TRUNCATED,
+	/* the user stack arrived with no frames (the unwind failed) */
+	USTACK_EMPTY,
+	/* a cookie was recorded but its user stack never arrived
+	 * (tracing stopped first, events were lost, or it was evicted) */
+	USTACK_NEVER_ARRIVED,
+	/* no cookie: a kernel thread or user worker, or an event that
+	 * did not ask for a user stack */
+	USTACK_NO_COOKIE,
+};
+
+const char *ustack_status_name(enum ustack_status status);
+
+/* ustack_event.flags */
+enum {
+	/* the cookie had been delivered already: a late request in the
+	 * same kernel entry, given the stack cached for that entry */
+	USTACK_EV_LATE		= 1 << 0,
+	/* NEVER_ARRIVED because the memory limit pushed it out */
+	USTACK_EV_EVICTED	= 1 << 1,
+};
+
+struct ustack_event {
+	const char		*instance;	/* "" for the top instance */
+	struct tep_handle	*tep;		/* may be NULL */
+	struct tep_event	*event;		/* format of the event, or NULL */
+	struct tep_record	*record;	/* a copy of the event */
+	unsigned long long	ts;
+	int			cpu;
+	int			pid;		/* thread id (common_pid) */
+	int			tgid;		/* -1 unless the user stack came */
+	unsigned long long	cookie;		/* 0 when none */
+	enum ustack_status	status;
+	unsigned int		flags;
+	int			nr_kernel;
+	const unsigned long long *kernel;	/* innermost first */
+	int			nr_user;
+	const unsigned long long *user;		/* innermost first */
+};
+
+/* Return 0 to go on, non-zero to stop the source that feeds the join. */
+typedef int (*ustack_join_cb)(const struct ustack_event *ev, void *data);
+
+struct ustack_join_stats {
+	unsigned long long	records;	/* records fed */
+	unsigned long long	delivered;	/* events delivered */
+	unsigned long long	complete;
+	unsigned long long	truncated;
+	unsigned long long	empty;
+	unsigned long long	never_arrived;
+	unsigned long long	no_cookie;
+	unsigned long long	evicted;	/* part of never_arrived */
+	unsigned long long	late;		/* served from the entry cache */
+	unsigned long long	early_stacks;	/* user stack before its cookie */
+	unsigned long long	orphan_stacks;	/* user stacks nobody asked for */
+	unsigned long long	stray;		/* stack/cookie without an event */
+	unsigned long long	pending_cookies;	/* now */
+	unsigned long long	pending_events;		/* now */
+	unsigned long long	peak_cookies;
+	unsigned long long	peak_events;
+};
+
+/* ustack_join_set_flags() */
+enum {
+	/* also deliver events that have neither kernel stack nor cookie */
+	USTACK_JOIN_ALL_EVENTS	= 1 << 0,
+};
+
+#define USTACK_DEFAULT_MAX_COOKIES	65536
+#define USTACK_DEFAULT_MAX_EVENTS	(1 << 20)
+#define USTACK_DEFAULT_MAX_TASKS	4096
+
+struct ustack_join;
+
+struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
+				      ustack_join_cb cb, void *data);
+void ustack_join_free(struct ustack_join *join);
+int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
+			   size_t max_events, size_t max_tasks);
+int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
+int ustack_join_set_instance(struct ustack_join *join, const char *name);
+int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
+int ustack_join_flush(struct ustack_join *join);
+int ustack_join_get_stats(struct ustack_join *join,
+			  struct ustack_join_stats *stats);
+
+/* ---- sources (ustack_file(3), ustack_live(3)) ---- */
+
+struct tracecmd_input;
+struct ustack_file;
+
+struct ustack_file *ustack_file_open(const char *path);
+void ustack_file_close(struct ustack_file *file);
+struct tep_handle *ustack_file_tep(struct ustack_file *file);
+struct tracecmd_input *ustack_file_handle(struct ustack_file *file);
+int ustack_file_instances(struct ustack_file *file);
+const char *ustack_file_instance_name(struct ustack_file *file, int index);
+int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
+			   size_t max_events, size_t max_tasks);
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats);
+
+struct ustack_live;
+
+struct ustack_live *ustack_live_open(struct tracefs_instance *instance,
+				     ustack_join_cb cb, void *data);
+void ustack_live_close(struct ustack_live *live);
+struct tep_handle *ustack_live_tep(struct ustack_live *live);
+struct ustack_join *ustack_live_join(struct ustack_live *live);
+int ustack_live_read(struct ustack_live *live);
+int ustack_live_run(struct ustack_live *live, int duration_ms);
+void ustack_live_stop(struct ustack_live *live);
+int ustack_live_flush(struct ustack_live *live);
+
+/* ---- symbols (ustack_syms(3)) ---- */
+
+struct ustack_sym {
+	const char		*name;		/* symbol, NULL when unknown */
+	unsigned long long	offset;		/* from name, or from file base */
+	const char		*file;		/* mapped file, NULL if no map */
+	unsigned long long	file_addr;	/* address in the file's terms */
+};
+
+struct ustack_syms;
+
+struct ustack_syms *ustack_syms_alloc(void);
+void ustack_syms_free(struct ustack_syms *syms);
+int ustack_syms_add_map(struct ustack_syms *syms, int pid,
+			unsigned long long start, unsigned long long end,
+			unsigned long long pgoff, const char *file);
+int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
+int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
+int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
+int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
+int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym);
+int ustack_syms_resolve_kernel(struct ustack_syms *syms,
+			       unsigned long long addr, struct ustack_sym *sym);
+int ustack_syms_format(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, char *buf, size_t size);
+int ustack_syms_format_kernel(struct ustack_syms *syms,
+			      unsigned long long addr, char *buf, size_t size);
+int ustack_syms_errors(struct ustack_syms *syms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _TRACEFS_EXT_H */

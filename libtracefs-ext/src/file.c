@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Source: a trace.dat file read with libtracecmd.  Each buffer instance
+ * of the file is its own stream with its own join; the records of a
+ * stream are merged across CPUs in time order by libtracecmd.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <trace-cmd.h>
+
+#include "ustack-local.h"
+
+struct ustack_file {
+	struct tracecmd_input	*handle;
+	char			*path;
+	size_t			max_cookies;
+	size_t			max_events;
+	size_t			max_tasks;
+	bool			used;
+};
+
+struct ustack_file *ustack_file_open(const char *path)
+{
+	struct ustack_file *file;
+	struct stat st;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (stat(path, &st) < 0) {
+		err = errno;
+		ustack_err("%s: %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ustack_err("%s: not a regular file", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return NULL;
+	file->path = strdup(path);
+	if (!file->path)
+		goto fail;
+	file->handle = tracecmd_open(path, 0);
+	if (!file->handle) {
+		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
+			   path);
+		errno = EINVAL;
+		goto fail;
+	}
+	if (!tracecmd_get_tep(file->handle)) {
+		ustack_err("%s: no event formats", path);
+		errno = EINVAL;
+		goto fail;
+	}
+	return file;
+fail:
+	err = errno;
+	ustack_file_close(file);
+	errno = err;
+	return NULL;
+}
+
+void ustack_file_close(struct ustack_file *file)
+{
+	if (!file)
+		return;
+	if (file->handle)
+		tracecmd_close(file->handle);
+	free(file->path);
+	free(file);
+}
+
+struct tep_handle *ustack_file_tep(struct ustack_file *file)
+{
+	if (!file) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return tracecmd_get_tep(file->handle);
+}
+
+struct tracecmd_input *ustack_file_handle(struct ustack_file *file)
+{
+	if (!file) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return file->handle;
+}
+
+int ustack_file_instances(struct ustack_file *file)
+{
+	int n;
+
+	if (!file) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = tracecmd_buffer_instances(file->handle);
+	return n < 0 ? 1 : n + 1;
+}
+
+const char *ustack_file_instance_name(struct ustack_file *file, int index)
+{
+	if (!file || index < 0 || index >= ustack_file_instances(file)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!index)
+		return "";
+	return tracecmd_buffer_instance_name(file->handle, index - 1);
+}
+
+int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
+			   size_t max_events, size_t max_tasks)
+{
+	if (!file) {
+		errno = EINVAL;
+		return -1;
+	}
+	file->max_cookies = max_cookies;
+	file->max_events = max_events;
+	file->max_tasks = max_tasks;
+	return 0;
+}
+
+struct iter_ctx {
+	struct ustack_join	*join;
+	int			ret;
+};
+
+static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
+		   int cpu, void *data)
+{
+	struct iter_ctx *ctx = data;
+	int ret;
+
+	(void)handle;
+	(void)cpu;
+	ret = ustack_join_add_record(ctx->join, record);
+	if (ret) {
+		ctx->ret = ret;
+		return 1;	/* stop iterating */
+	}
+	return 0;
+}
+
+static void add_stats(struct ustack_join_stats *sum,
+		      const struct ustack_join_stats *s)
+{
+	unsigned long long *a = (unsigned long long *)sum;
+	const unsigned long long *b = (const unsigned long long *)s;
+	size_t i;
+
+	for (i = 0; i < sizeof(*s) / sizeof(*b); i++)
+		a[i] += b[i];
+}
+
+static int iterate_one(struct ustack_file *file, int index,
+		       ustack_join_cb cb, void *data,
+		       struct ustack_join_stats *stats)
+{
+	struct tracecmd_input *handle = file->handle;
+	struct ustack_join_stats st;
+	struct iter_ctx ctx = { 0 };
+	int ret;
+
+	if (index > 0) {
+		handle = tracecmd_buffer_instance_handle(file->handle,
+							 index - 1);
+		if (!handle) {
+			ustack_err("%s: cannot read buffer instance %d",
+				   file->path, index - 1);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	ctx.join = ustack_join_alloc(tracecmd_get_tep(handle), cb, data);
+	if (!ctx.join) {
+		ret = -1;
+		goto out;
+	}
+	ustack_join_set_limits(ctx.join, file->max_cookies, file->max_events,
+			       file->max_tasks);
+	ustack_join_set_instance(ctx.join,
+				 ustack_file_instance_name(file, index));
+	ret = tracecmd_iterate_events(handle, NULL, 0, iter_cb, &ctx);
+	if (ctx.ret < 0) {
+		ret = -1;
+	} else {
+		if (ret < 0) {
+			ustack_err("%s: error reading the trace data",
+				   file->path);
+			errno = EINVAL;
+		}
+		/* deliver what is left, even after a read error */
+		if (ustack_join_flush(ctx.join) < 0)
+			ret = -1;
+		else if (ret >= 0)
+			ret = ctx.ret;
+	}
+	if (stats && !ustack_join_get_stats(ctx.join, &st))
+		add_stats(stats, &st);
+	ustack_join_free(ctx.join);
+out:
+	if (handle != file->handle)
+		tracecmd_close(handle);
+	return ret;
+}
+
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats)
+{
+	int i, n, ret = 0;
+
+	if (!file || !cb) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = ustack_file_instances(file);
+	if (index >= n || index < -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (file->used) {
+		/* libtracecmd reads forward only: start over */
+		struct tracecmd_input *h = tracecmd_open(file->path, 0);
+
+		if (!h) {
+			ustack_err("%s: cannot reopen", file->path);
+			errno = EINVAL;
+			return -1;
+		}
+		tracecmd_close(file->handle);
+		file->handle = h;
+	}
+	file->used = true;
+	if (tracecmd_init_data(file->handle) < 0) {
+		ustack_err("%s: cannot read the trace data (corrupt or truncated?)",
+			   file->path);
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (index >= 0 && i != index)
+			continue;
+		ret = iterate_one(file, i, cb, data, stats);
+		if (ret)
+			break;
+	}
+	return ret;
+}

@@ -1,0 +1,1065 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The join: each event that asked for stacks, with its kernel stack and
+ * its deferred user stack.
+ *
+ * Per CPU, the kernel writes an event, then (maybe) ftrace:kernel_stack,
+ * then unwind:user_stack_cookie, all with the event's common_pid.  An
+ * interrupt may nest a complete event/stack/cookie group in between, so
+ * each CPU keeps a short stack of "open" events: a kernel stack or a
+ * cookie attaches to the newest open event of the same task that does
+ * not have one yet.
+ *
+ * An event with a cookie waits in the pending table, keyed by
+ * (pid, cookie), for unwind:user_stack_deferred, which may come on any
+ * CPU and much later.  The user stack is then kept per task for the rest
+ * of that kernel entry, for requests made after it was delivered (late
+ * requests get no second user stack from the kernel) and for a user stack
+ * seen before its cookie (merge order across CPUs is only as good as the
+ * clocks).  A task's next cookie ends its previous entry.
+ *
+ * Memory is bounded by the pending cookies and events (limits, oldest
+ * evicted first and delivered as never arrived), by MAX_OPEN open events
+ * per CPU, and by the number of tasks whose last entry is cached.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-local.h"
+
+#define MAX_OPEN	8
+#define MAX_CPUS	65536
+
+struct held {
+	struct held		*next;
+	unsigned long long	ts;
+	unsigned long long	cookie;
+	struct tep_event	*event;
+	unsigned long long	*kframes;
+	void			*data;
+	int			size;
+	int			cpu;
+	int			pid;
+	int			nr_k;
+	bool			has_k;
+	bool			has_c;
+};
+
+struct pending {
+	struct pending		*hnext;
+	struct pending		*prev;		/* age list, oldest first */
+	struct pending		*next;
+	unsigned long long	cookie;
+	int			pid;
+	unsigned int		nr;
+	struct held		*head;
+	struct held		**tail;
+};
+
+/* A user stack of one kernel entry of a task. */
+struct entry {
+	bool			valid;
+	bool			used;
+	int			tgid;
+	unsigned int		truncated;
+	int			nr;
+	unsigned long long	cookie;
+	unsigned long long	seq;
+	unsigned long long	*frames;
+};
+
+#define TASK_ENTRIES	4
+
+struct task {
+	struct task		*hnext;
+	struct task		*prev;		/* LRU list, oldest first */
+	struct task		*next;
+	int			pid;
+	struct entry		ent[TASK_ENTRIES];
+};
+
+struct cpu_open {
+	int			nr;
+	struct held		*ev[MAX_OPEN];
+};
+
+struct field_set {
+	int			id;
+	struct tep_event	*event;
+	struct tep_format_field	*f1;
+	struct tep_format_field	*f2;
+	struct tep_format_field	*f3;
+	struct tep_format_field	*f4;
+};
+
+struct ustack_join {
+	ustack_join_cb		cb;
+	void			*cb_data;
+	struct tep_handle	*tep;
+	char			*instance;
+	unsigned int		flags;
+	int			stopped;
+
+	struct field_set	kstack;		/* size, caller */
+	struct field_set	cookie;		/* cookie */
+	struct field_set	ustack;		/* cookie, tgid, truncated, frames */
+	int			kstack_elem;
+	int			frame_elem;
+
+	size_t			max_cookies;
+	size_t			max_events;
+	size_t			max_tasks;
+
+	struct pending		**ptab;
+	size_t			pbuckets;
+	struct pending		*pold;		/* oldest pending */
+	struct pending		*pnew;		/* newest pending */
+
+	struct task		**ttab;
+	size_t			tbuckets;
+	size_t			ntasks;
+	unsigned long long	seq;
+	struct task		*told;
+	struct task		*tnew;
+
+	struct cpu_open		*cpus;
+	int			nr_cpus;
+
+	struct ustack_join_stats stats;
+};
+
+const char *ustack_status_name(enum ustack_status status)
+{
+	switch (status) {
+	case USTACK_COMPLETE:
+		return "complete";
+	case USTACK_TRUNCATED:
+		return "truncated";
+	case USTACK_EMPTY:
+		return "empty";
+	case USTACK_NEVER_ARRIVED:
+		return "never-arrived";
+	case USTACK_NO_COOKIE:
+		return "no-cookie";
+	}
+	return "unknown";
+}
+
+static inline size_t hash_key(int pid, unsigned long long cookie)
+{
+	unsigned long long h = cookie * 0x9E3779B97F4A7C15ULL;
+
+	h ^= (unsigned int)pid * 0xC2B2AE3D27D4EB4FULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb, void *data)
+{
+	struct ustack_join *join;
+
+	join = calloc(1, sizeof(*join));
+	if (!join)
+		return NULL;
+	join->cb = cb;
+	join->cb_data = data;
+	join->max_cookies = USTACK_DEFAULT_MAX_COOKIES;
+	join->max_events = USTACK_DEFAULT_MAX_EVENTS;
+	join->max_tasks = USTACK_DEFAULT_MAX_TASKS;
+	join->kstack.id = -1;
+	join->cookie.id = -1;
+	join->ustack.id = -1;
+	join->kstack_elem = 8;
+	join->frame_elem = 8;
+	join->pbuckets = 1024;
+	join->ptab = calloc(join->pbuckets, sizeof(*join->ptab));
+	join->tbuckets = 1024;
+	join->ttab = calloc(join->tbuckets, sizeof(*join->ttab));
+	join->instance = strdup("");
+	if (!join->ptab || !join->ttab || !join->instance) {
+		ustack_join_free(join);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return join;
+}
+
+static int find_set(struct tep_handle *tep, struct field_set *set,
+		    const char *sys, const char *name, const char *f1,
+		    const char *f2, const char *f3, const char *f4)
+{
+	struct tep_event *event;
+	const char *fields[4] = { f1, f2, f3, f4 };
+	struct tep_format_field **out[4] = {
+		&set->f1, &set->f2, &set->f3, &set->f4
+	};
+	int i;
+
+	event = tep_find_event_by_name(tep, sys, name);
+	if (!event)
+		return 0;	/* not recorded: nothing will ask */
+	for (i = 0; i < 4 && fields[i]; i++) {
+		*out[i] = tep_find_field(event, fields[i]);
+		if (!*out[i]) {
+			ustack_err("unknown event format: %s:%s has no field '%s'",
+				   sys, name, fields[i]);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	set->event = event;
+	set->id = event->id;
+	return 0;
+}
+
+static int elem_size(struct tep_handle *tep, struct tep_format_field *f)
+{
+	int sz;
+
+	if (f->elementsize == 4 || f->elementsize == 8)
+		return f->elementsize;
+	sz = tep_get_header_page_size(tep);
+	if (sz == 4 || sz == 8)
+		return sz;
+	sz = tep_get_long_size(tep);
+	if (sz == 4 || sz == 8)
+		return sz;
+	return 8;
+}
+
+struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
+				      ustack_join_cb cb, void *data)
+{
+	struct ustack_join *join;
+
+	if (!tep || !cb) {
+		errno = EINVAL;
+		return NULL;
+	}
+	join = ustack_join_alloc_raw(cb, data);
+	if (!join)
+		return NULL;
+	join->tep = tep;
+	if (find_set(tep, &join->kstack, "ftrace", "kernel_stack",
+		     "size", "caller", NULL, NULL) ||
+	    find_set(tep, &join->cookie, "unwind", "user_stack_cookie",
+		     "cookie", NULL, NULL, NULL) ||
+	    find_set(tep, &join->ustack, "unwind", "user_stack_deferred",
+		     "cookie", "tgid", "truncated", "frames"))
+		goto fail;
+
+	if (join->cookie.id >= 0 && join->cookie.f1->size != 8)
+		goto bad_format;
+	if (join->ustack.id >= 0) {
+		if (join->ustack.f1->size != 8 ||
+		    !(join->ustack.f4->flags & TEP_FIELD_IS_DYNAMIC))
+			goto bad_format;
+		join->frame_elem = elem_size(tep, join->ustack.f4);
+	}
+	if (join->kstack.id >= 0) {
+		if (!(join->kstack.f2->flags & TEP_FIELD_IS_ARRAY))
+			goto bad_format;
+		join->kstack_elem = elem_size(tep, join->kstack.f2);
+	}
+	return join;
+
+bad_format:
+	ustack_err("unknown event format: unexpected field types in the unwind or kernel_stack events");
+	errno = EINVAL;
+fail:
+	ustack_join_free(join);
+	return NULL;
+}
+
+int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
+			   size_t max_events, size_t max_tasks)
+{
+	if (!join) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (max_cookies)
+		join->max_cookies = max_cookies;
+	if (max_events)
+		join->max_events = max_events;
+	if (max_tasks)
+		join->max_tasks = max_tasks;
+	return 0;
+}
+
+int ustack_join_set_flags(struct ustack_join *join, unsigned int flags)
+{
+	if (!join || (flags & ~USTACK_JOIN_ALL_EVENTS)) {
+		errno = EINVAL;
+		return -1;
+	}
+	join->flags = flags;
+	return 0;
+}
+
+int ustack_join_set_instance(struct ustack_join *join, const char *name)
+{
+	char *s;
+
+	if (!join) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = strdup(name ? name : "");
+	if (!s)
+		return -1;
+	free(join->instance);
+	join->instance = s;
+	return 0;
+}
+
+int ustack_join_stopped(struct ustack_join *join)
+{
+	return join->stopped;
+}
+
+int ustack_join_get_stats(struct ustack_join *join,
+			  struct ustack_join_stats *stats)
+{
+	if (!join || !stats) {
+		errno = EINVAL;
+		return -1;
+	}
+	*stats = join->stats;
+	return 0;
+}
+
+static void held_free(struct held *h)
+{
+	if (!h)
+		return;
+	free(h->kframes);
+	free(h->data);
+	free(h);
+}
+
+/*
+ * Hand one event to the user and free it.  Events are still freed after a
+ * callback asked to stop, they are just not delivered.
+ */
+static void deliver(struct ustack_join *join, struct held *h,
+		    enum ustack_status status, const struct entry *t,
+		    unsigned int flags)
+{
+	struct tep_record rec;
+	struct ustack_event ev;
+	int ret;
+
+	join->stats.delivered++;
+	switch (status) {
+	case USTACK_COMPLETE:
+		join->stats.complete++;
+		break;
+	case USTACK_TRUNCATED:
+		join->stats.truncated++;
+		break;
+	case USTACK_EMPTY:
+		join->stats.empty++;
+		break;
+	case USTACK_NEVER_ARRIVED:
+		join->stats.never_arrived++;
+		break;
+	case USTACK_NO_COOKIE:
+		join->stats.no_cookie++;
+		break;
+	}
+	if (flags & USTACK_EV_EVICTED)
+		join->stats.evicted++;
+	if (flags & USTACK_EV_LATE)
+		join->stats.late++;
+
+	if (join->stopped)
+		goto out;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = h->ts;
+	rec.cpu = h->cpu;
+	rec.size = h->size;
+	rec.record_size = h->size;
+	rec.data = h->data;
+	rec.ref_count = 1;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.instance = join->instance;
+	ev.tep = join->tep;
+	ev.event = h->event;
+	ev.record = &rec;
+	ev.ts = h->ts;
+	ev.cpu = h->cpu;
+	ev.pid = h->pid;
+	ev.tgid = t ? t->tgid : -1;
+	ev.cookie = h->has_c ? h->cookie : 0;
+	ev.status = status;
+	ev.flags = flags;
+	ev.nr_kernel = h->nr_k;
+	ev.kernel = h->kframes;
+	if (t) {
+		ev.nr_user = t->nr;
+		ev.user = t->frames;
+	}
+	ret = join->cb(&ev, join->cb_data);
+	if (ret)
+		join->stopped = ret;
+out:
+	held_free(h);
+}
+
+static enum ustack_status entry_status(const struct entry *t)
+{
+	if (t->truncated)
+		return USTACK_TRUNCATED;
+	if (!t->nr)
+		return USTACK_EMPTY;
+	return USTACK_COMPLETE;
+}
+
+/* ---- pending table ---- */
+
+static struct pending **pending_slot(struct ustack_join *join, int pid,
+				     unsigned long long cookie)
+{
+	struct pending **pp;
+
+	pp = &join->ptab[hash_key(pid, cookie) & (join->pbuckets - 1)];
+	while (*pp && ((*pp)->pid != pid || (*pp)->cookie != cookie))
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static void pending_grow(struct ustack_join *join)
+{
+	struct pending **tab, *p, *n;
+	size_t nb = join->pbuckets * 2;
+	size_t i, b;
+
+	tab = calloc(nb, sizeof(*tab));
+	if (!tab)
+		return;		/* keep the longer chains */
+	for (i = 0; i < join->pbuckets; i++) {
+		for (p = join->ptab[i]; p; p = n) {
+			n = p->hnext;
+			b = hash_key(p->pid, p->cookie) & (nb - 1);
+			p->hnext = tab[b];
+			tab[b] = p;
+		}
+	}
+	free(join->ptab);
+	join->ptab = tab;
+	join->pbuckets = nb;
+}
+
+/* Unlink p from the table and the age list; the caller frees it. */
+static void pending_unlink(struct ustack_join *join, struct pending *p)
+{
+	struct pending **pp = pending_slot(join, p->pid, p->cookie);
+
+	if (*pp == p)
+		*pp = p->hnext;
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		join->pold = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	else
+		join->pnew = p->prev;
+	join->stats.pending_cookies--;
+	join->stats.pending_events -= p->nr;
+}
+
+static void pending_deliver(struct ustack_join *join, struct pending *p,
+			    enum ustack_status status, const struct entry *t,
+			    unsigned int flags)
+{
+	struct held *h, *n;
+
+	pending_unlink(join, p);
+	for (h = p->head; h; h = n) {
+		n = h->next;
+		deliver(join, h, status, t, flags);
+	}
+	free(p);
+}
+
+static void evict_over_limit(struct ustack_join *join)
+{
+	while (join->pold &&
+	       (join->stats.pending_cookies > join->max_cookies ||
+		join->stats.pending_events > join->max_events))
+		pending_deliver(join, join->pold, USTACK_NEVER_ARRIVED, NULL,
+				USTACK_EV_EVICTED);
+}
+
+static int pending_add(struct ustack_join *join, struct held *h)
+{
+	struct pending **pp, *p;
+
+	pp = pending_slot(join, h->pid, h->cookie);
+	p = *pp;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -1;
+		p->pid = h->pid;
+		p->cookie = h->cookie;
+		p->tail = &p->head;
+		*pp = p;
+		p->prev = join->pnew;
+		if (join->pnew)
+			join->pnew->next = p;
+		else
+			join->pold = p;
+		join->pnew = p;
+		join->stats.pending_cookies++;
+		if (join->stats.pending_cookies > join->stats.peak_cookies)
+			join->stats.peak_cookies = join->stats.pending_cookies;
+		if (join->stats.pending_cookies > join->pbuckets * 2)
+			pending_grow(join);
+	}
+	h->next = NULL;
+	*p->tail = h;
+	p->tail = &h->next;
+	p->nr++;
+	join->stats.pending_events++;
+	if (join->stats.pending_events > join->stats.peak_events)
+		join->stats.peak_events = join->stats.pending_events;
+	evict_over_limit(join);
+	return 0;
+}
+
+/* ---- per-task cache of the current entry's user stack ---- */
+
+static struct task **task_slot(struct ustack_join *join, int pid)
+{
+	struct task **tp;
+
+	tp = &join->ttab[hash_key(pid, 0) & (join->tbuckets - 1)];
+	while (*tp && (*tp)->pid != pid)
+		tp = &(*tp)->hnext;
+	return tp;
+}
+
+static void task_lru_unlink(struct ustack_join *join, struct task *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		join->told = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		join->tnew = t->prev;
+	t->prev = t->next = NULL;
+}
+
+static void task_lru_touch(struct ustack_join *join, struct task *t)
+{
+	if (join->tnew == t)
+		return;
+	task_lru_unlink(join, t);
+	t->prev = join->tnew;
+	if (join->tnew)
+		join->tnew->next = t;
+	else
+		join->told = t;
+	join->tnew = t;
+}
+
+static void entry_drop(struct ustack_join *join, struct entry *e)
+{
+	if (e->valid && !e->used)
+		join->stats.orphan_stacks++;
+	free(e->frames);
+	memset(e, 0, sizeof(*e));
+}
+
+static void task_remove(struct ustack_join *join, struct task *t)
+{
+	struct task **tp = task_slot(join, t->pid);
+	int i;
+
+	if (*tp == t)
+		*tp = t->hnext;
+	task_lru_unlink(join, t);
+	for (i = 0; i < TASK_ENTRIES; i++)
+		entry_drop(join, &t->ent[i]);
+	free(t);
+	join->ntasks--;
+}
+
+static void task_grow(struct ustack_join *join)
+{
+	struct task **tab, *t, *n;
+	size_t nb = join->tbuckets * 2;
+	size_t i, b;
+
+	tab = calloc(nb, sizeof(*tab));
+	if (!tab)
+		return;
+	for (i = 0; i < join->tbuckets; i++) {
+		for (t = join->ttab[i]; t; t = n) {
+			n = t->hnext;
+			b = hash_key(t->pid, 0) & (nb - 1);
+			t->hnext = tab[b];
+			tab[b] = t;
+		}
+	}
+	free(join->ttab);
+	join->ttab = tab;
+	join->tbuckets = nb;
+}
+
+static struct task *task_get(struct ustack_join *join, int pid, bool create)
+{
+	struct task **tp = task_slot(join, pid);
+	struct task *t = *tp;
+
+	if (t || !create)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	*tp = t;
+	t->prev = join->tnew;
+	if (join->tnew)
+		join->tnew->next = t;
+	else
+		join->told = t;
+	join->tnew = t;
+	join->ntasks++;
+	if (join->ntasks > join->tbuckets * 2)
+		task_grow(join);
+	while (join->ntasks > join->max_tasks && join->told != t)
+		task_remove(join, join->told);
+	return t;
+}
+
+/* ---- per-CPU open events ---- */
+
+static struct cpu_open *cpu_get(struct ustack_join *join, int cpu)
+{
+	struct cpu_open *c;
+	int n;
+
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= join->nr_cpus) {
+		n = cpu + 1 > 2 * join->nr_cpus ? cpu + 1 : 2 * join->nr_cpus;
+		c = realloc(join->cpus, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + join->nr_cpus, 0,
+		       (n - join->nr_cpus) * sizeof(*c));
+		join->cpus = c;
+		join->nr_cpus = n;
+	}
+	return &join->cpus[cpu];
+}
+
+static void open_remove(struct cpu_open *c, int i)
+{
+	memmove(&c->ev[i], &c->ev[i + 1], (c->nr - i - 1) * sizeof(c->ev[0]));
+	c->nr--;
+}
+
+/* An open event that will get no cookie any more. */
+static void open_finish(struct ustack_join *join, struct held *h)
+{
+	if (h->has_k || (join->flags & USTACK_JOIN_ALL_EVENTS))
+		deliver(join, h, USTACK_NO_COOKIE, NULL, 0);
+	else
+		held_free(h);
+}
+
+static int feed_event(struct ustack_join *join, const struct ustack_input *in)
+{
+	struct cpu_open *c = cpu_get(join, in->cpu);
+	struct held *h;
+
+	if (!c) {
+		errno = in->cpu < 0 ? EINVAL : ENOMEM;
+		return -1;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -1;
+	if (in->size > 0) {
+		h->data = malloc(in->size);
+		if (!h->data) {
+			free(h);
+			return -1;
+		}
+		memcpy(h->data, in->data, in->size);
+		h->size = in->size;
+	}
+	h->ts = in->ts;
+	h->cpu = in->cpu;
+	h->pid = in->pid;
+	h->event = in->event;
+	if (c->nr == MAX_OPEN) {
+		struct held *old = c->ev[0];
+
+		open_remove(c, 0);
+		open_finish(join, old);
+	}
+	c->ev[c->nr++] = h;
+	return 0;
+}
+
+static int find_open(struct cpu_open *c, int pid, bool for_cookie)
+{
+	int i;
+
+	for (i = c->nr - 1; i >= 0; i--) {
+		struct held *h = c->ev[i];
+
+		if (h->pid != pid || h->has_c)
+			continue;
+		if (!for_cookie && h->has_k)
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+static int feed_kstack(struct ustack_join *join, const struct ustack_input *in)
+{
+	struct cpu_open *c = cpu_get(join, in->cpu);
+	struct held *h;
+	int i;
+
+	if (!c)
+		return 0;
+	i = find_open(c, in->pid, false);
+	if (i < 0) {
+		join->stats.stray++;
+		return 0;
+	}
+	h = c->ev[i];
+	h->has_k = true;
+	if (in->nr > 0) {
+		h->kframes = malloc(in->nr * sizeof(*h->kframes));
+		if (!h->kframes)
+			return -1;
+		memcpy(h->kframes, in->frames, in->nr * sizeof(*h->kframes));
+		h->nr_k = in->nr;
+	}
+	return 0;
+}
+
+static struct entry *entry_find(struct task *t, unsigned long long cookie)
+{
+	int i;
+
+	for (i = 0; t && i < TASK_ENTRIES; i++)
+		if (t->ent[i].valid && t->ent[i].cookie == cookie)
+			return &t->ent[i];
+	return NULL;
+}
+
+static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
+{
+	struct cpu_open *c = cpu_get(join, in->cpu);
+	struct entry *e;
+	struct task *t;
+	struct held *h;
+	int i;
+
+	if (!c)
+		return 0;
+	i = find_open(c, in->pid, true);
+	if (i < 0) {
+		join->stats.stray++;
+		return 0;
+	}
+	h = c->ev[i];
+	open_remove(c, i);
+	h->has_c = true;
+	h->cookie = in->cookie;
+
+	t = task_get(join, in->pid, false);
+	e = entry_find(t, in->cookie);
+	if (e) {
+		/* A late request, or the user stack came first. */
+		if (!e->used)
+			join->stats.early_stacks++;
+		deliver(join, h, entry_status(e), e,
+			e->used ? USTACK_EV_LATE : 0);
+		e->used = true;
+		task_lru_touch(join, t);
+		return 0;
+	}
+	if (pending_add(join, h) < 0) {
+		held_free(h);
+		return -1;
+	}
+	return 0;
+}
+
+static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
+{
+	struct pending **pp;
+	struct entry *e;
+	struct task *t;
+	int i;
+
+	t = task_get(join, in->pid, true);
+	if (!t)
+		return -1;
+	e = entry_find(t, in->cookie);
+	if (!e) {
+		/* a free slot, else the oldest entry of the task */
+		e = &t->ent[0];
+		for (i = 0; i < TASK_ENTRIES; i++) {
+			if (!t->ent[i].valid) {
+				e = &t->ent[i];
+				break;
+			}
+			if (t->ent[i].seq < e->seq)
+				e = &t->ent[i];
+		}
+	}
+	entry_drop(join, e);
+	e->cookie = in->cookie;
+	e->tgid = in->tgid;
+	e->truncated = in->truncated;
+	e->seq = ++join->seq;
+	if (in->nr > 0) {
+		e->frames = malloc(in->nr * sizeof(*e->frames));
+		if (!e->frames)
+			return -1;
+		memcpy(e->frames, in->frames, in->nr * sizeof(*e->frames));
+		e->nr = in->nr;
+	}
+	e->valid = true;
+	task_lru_touch(join, t);
+
+	pp = pending_slot(join, in->pid, in->cookie);
+	if (*pp) {
+		e->used = true;
+		pending_deliver(join, *pp, entry_status(e), e, 0);
+	}
+	return 0;
+}
+
+int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
+{
+	if (!join || !in) {
+		errno = EINVAL;
+		return -1;
+	}
+	join->stats.records++;
+	switch (in->type) {
+	case USTACK_IN_EVENT:
+		return feed_event(join, in);
+	case USTACK_IN_KSTACK:
+		return feed_kstack(join, in);
+	case USTACK_IN_COOKIE:
+		return feed_cookie(join, in);
+	case USTACK_IN_USTACK:
+		return feed_ustack(join, in);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- decoding records ---- */
+
+static unsigned long long read_num(struct tep_handle *tep, const void *p,
+				   int size)
+{
+	return tep_read_number(tep, p, size);
+}
+
+static bool field_in(struct tep_format_field *f, struct tep_record *r)
+{
+	return f->offset >= 0 && f->size >= 0 &&
+	       (long long)f->offset + f->size <= r->size;
+}
+
+/* Frames of an array starting at data[off] with room for n elements. */
+static unsigned long long *read_frames(struct ustack_join *join,
+				       const unsigned char *p, int n, int elem,
+				       unsigned long long *buf, int nbuf)
+{
+	unsigned long long *out = buf;
+	int i;
+
+	if (n > nbuf) {
+		out = malloc(n * sizeof(*out));
+		if (!out)
+			return NULL;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = read_num(join->tep, p + (size_t)i * elem, elem);
+	return out;
+}
+
+#define STACK_BUF	128
+
+int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
+{
+	unsigned long long fbuf[STACK_BUF];
+	unsigned long long *frames = NULL;
+	struct ustack_input in;
+	int type, ret;
+
+	if (!join || !record || !join->tep || !record->data ||
+	    record->size < 8) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (join->stopped)
+		return join->stopped;
+
+	memset(&in, 0, sizeof(in));
+	in.cpu = record->cpu;
+	in.ts = record->ts;
+	type = tep_data_type(join->tep, record);
+	in.pid = tep_data_pid(join->tep, record);
+
+	if (type == join->kstack.id && type >= 0) {
+		struct tep_format_field *fs = join->kstack.f1;
+		struct tep_format_field *fc = join->kstack.f2;
+		long long n, room;
+
+		in.type = USTACK_IN_KSTACK;
+		if (!field_in(fs, record) || fc->offset > record->size)
+			goto bad;
+		n = (int)read_num(join->tep, (char *)record->data + fs->offset,
+				  fs->size);
+		room = (record->size - fc->offset) / join->kstack_elem;
+		if (n < 0 || n > room)
+			n = room;
+		frames = read_frames(join, (unsigned char *)record->data +
+				     fc->offset, n, join->kstack_elem,
+				     fbuf, STACK_BUF);
+		if (!frames)
+			return -1;
+		/* the array may end in 0 or ULONG_MAX fill */
+		while (n > 0 && (frames[n - 1] == 0 ||
+				 frames[n - 1] == (join->kstack_elem == 4 ?
+						   0xffffffffULL : ~0ULL)))
+			n--;
+		in.nr = n;
+		in.frames = frames;
+	} else if (type == join->cookie.id && type >= 0) {
+		in.type = USTACK_IN_COOKIE;
+		if (!field_in(join->cookie.f1, record))
+			goto bad;
+		in.cookie = read_num(join->tep, (char *)record->data +
+				     join->cookie.f1->offset, 8);
+	} else if (type == join->ustack.id && type >= 0) {
+		struct tep_format_field *ff = join->ustack.f4;
+		unsigned long long loc;
+		unsigned int off, len;
+
+		in.type = USTACK_IN_USTACK;
+		if (!field_in(join->ustack.f1, record) ||
+		    !field_in(join->ustack.f2, record) ||
+		    !field_in(join->ustack.f3, record) ||
+		    !field_in(ff, record) || ff->size < 4)
+			goto bad;
+		in.cookie = read_num(join->tep, (char *)record->data +
+				     join->ustack.f1->offset, 8);
+		in.tgid = (int)read_num(join->tep, (char *)record->data +
+					join->ustack.f2->offset,
+					join->ustack.f2->size);
+		in.truncated = (unsigned int)read_num(join->tep,
+					(char *)record->data +
+					join->ustack.f3->offset,
+					join->ustack.f3->size);
+		loc = read_num(join->tep, (char *)record->data + ff->offset, 4);
+		off = loc & 0xffff;
+		len = (loc >> 16) & 0xffff;
+		if (ff->flags & TEP_FIELD_IS_RELATIVE)
+			off += ff->offset + ff->size;
+		if ((unsigned long long)off + len > (unsigned int)record->size)
+			goto bad;
+		in.nr = len / join->frame_elem;
+		frames = read_frames(join, (unsigned char *)record->data + off,
+				     in.nr, join->frame_elem, fbuf, STACK_BUF);
+		if (!frames)
+			return -1;
+		in.frames = frames;
+	} else {
+		in.type = USTACK_IN_EVENT;
+		in.event = tep_find_event(join->tep, type);
+		in.data = record->data;
+		in.size = record->size;
+	}
+
+	ret = ustack_join_feed(join, &in);
+	if (frames && frames != fbuf)
+		free(frames);
+	if (ret < 0)
+		return ret;
+	return join->stopped;
+bad:
+	/* A record too short for its format: count it and go on. */
+	join->stats.records++;
+	join->stats.stray++;
+	return 0;
+}
+
+/* ---- end ---- */
+
+int ustack_join_flush(struct ustack_join *join)
+{
+	int cpu;
+
+	if (!join) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (cpu = 0; cpu < join->nr_cpus; cpu++) {
+		struct cpu_open *c = &join->cpus[cpu];
+
+		while (c->nr) {
+			struct held *h = c->ev[0];
+
+			open_remove(c, 0);
+			open_finish(join, h);
+		}
+	}
+	while (join->pold)
+		pending_deliver(join, join->pold, USTACK_NEVER_ARRIVED,
+				NULL, 0);
+	while (join->told)
+		task_remove(join, join->told);
+	return join->stopped;
+}
+
+void ustack_join_free(struct ustack_join *join)
+{
+	struct pending *p, *pn;
+	struct held *h, *hn;
+	int cpu, i;
+
+	if (!join)
+		return;
+	for (cpu = 0; cpu < join->nr_cpus; cpu++)
+		for (i = 0; i < join->cpus[cpu].nr; i++)
+			held_free(join->cpus[cpu].ev[i]);
+	free(join->cpus);
+	for (p = join->pold; p; p = pn) {
+		pn = p->next;
+		for (h = p->head; h; h = hn) {
+			hn = h->next;
+			held_free(h);
+		}
+		free(p);
+	}
+	while (join->told)
+		task_remove(join, join->told);
+	free(join->ptab);
+	free(join->ttab);
+	free(join->instance);
+	free(join);
+}

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Symbols: user frames through the process maps (saved by
+ * "trace-cmd record --proc-map" in trace.dat, or /proc/PID/maps, or added
+ * by hand) and the ELF files they name, read with elfutils' libdwfl; kernel
+ * frames through kallsyms (saved in trace.dat, or /proc/kallsyms).
+ *
+ * Each ELF file is opened once and reported to its own Dwfl so that
+ * module addresses are the file's own virtual addresses (bias 0).  A
+ * runtime address is turned into a file address with the start of the
+ * lowest mapping of that file in the process, which is where its first
+ * PT_LOAD segment sits: file_addr = addr - lowest_start + first_load_vaddr.
+ * That holds for PIE executables and shared libraries (loaded anywhere)
+ * and for fixed-address executables (lowest_start == first_load_vaddr).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <trace-cmd.h>
+#include <unistd.h>
+
+#include "ustack-local.h"
+
+struct map {
+	unsigned long long	start;
+	unsigned long long	end;
+	unsigned long long	pgoff;
+	char			*name;
+};
+
+struct pid_maps {
+	int			pid;
+	int			nr;
+	struct map		*maps;		/* sorted by start */
+};
+
+struct elf_file {
+	struct elf_file		*next;
+	char			*name;		/* as named in the maps */
+	char			*path;		/* where it was read */
+	Dwfl			*dwfl;
+	Dwfl_Module		*mod;
+	unsigned long long	low;
+	unsigned long long	high;
+};
+
+struct ustack_syms {
+	struct tep_handle	*tep;
+	bool			own_tep;
+	struct ustack_file	*file;
+	struct pid_maps		*pids;
+	int			nr_pids;
+	char			**dirs;
+	int			nr_dirs;
+	struct elf_file		*files;
+	int			errors;
+};
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf		= dwfl_build_id_find_elf,
+	.find_debuginfo		= dwfl_standard_find_debuginfo,
+	.section_address	= dwfl_offline_section_address,
+};
+
+struct ustack_syms *ustack_syms_alloc(void)
+{
+	return calloc(1, sizeof(struct ustack_syms));
+}
+
+void ustack_syms_free(struct ustack_syms *syms)
+{
+	struct elf_file *f, *n;
+	int i, j;
+
+	if (!syms)
+		return;
+	for (i = 0; i < syms->nr_pids; i++) {
+		for (j = 0; j < syms->pids[i].nr; j++)
+			free(syms->pids[i].maps[j].name);
+		free(syms->pids[i].maps);
+	}
+	free(syms->pids);
+	for (i = 0; i < syms->nr_dirs; i++)
+		free(syms->dirs[i]);
+	free(syms->dirs);
+	for (f = syms->files; f; f = n) {
+		n = f->next;
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		free(f->name);
+		free(f->path);
+		free(f);
+	}
+	if (syms->own_tep)
+		tep_free(syms->tep);
+	free(syms);
+}
+
+static struct pid_maps *pid_maps_get(struct ustack_syms *syms, int pid,
+				     bool create)
+{
+	struct pid_maps *p;
+	int i;
+
+	for (i = 0; i < syms->nr_pids; i++)
+		if (syms->pids[i].pid == pid)
+			return &syms->pids[i];
+	if (!create)
+		return NULL;
+	p = realloc(syms->pids, (syms->nr_pids + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	syms->pids = p;
+	p = &syms->pids[syms->nr_pids++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+int ustack_syms_add_map(struct ustack_syms *syms, int pid,
+			unsigned long long start, unsigned long long end,
+			unsigned long long pgoff, const char *file)
+{
+	struct pid_maps *p;
+	struct map *m;
+	int i;
+
+	if (!syms || !file || !*file || end <= start) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = pid_maps_get(syms, pid, true);
+	if (!p)
+		return -1;
+	m = realloc(p->maps, (p->nr + 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	p->maps = m;
+	for (i = p->nr; i > 0 && m[i - 1].start > start; i--)
+		m[i] = m[i - 1];
+	m[i].name = strdup(file);
+	if (!m[i].name) {
+		memmove(&m[i], &m[i + 1], (p->nr - i) * sizeof(*m));
+		return -1;
+	}
+	m[i].start = start;
+	m[i].end = end;
+	m[i].pgoff = pgoff;
+	p->nr++;
+	return 0;
+}
+
+int ustack_syms_load_pid(struct ustack_syms *syms, int pid)
+{
+	unsigned long long start, end, pgoff;
+	char path[64], line[4096 + 128], name[4096 + 1];
+	FILE *fp;
+	int n = 0;
+
+	if (!syms || pid <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		name[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*d %4096s",
+			   &start, &end, &pgoff, name) != 4)
+			continue;
+		if (name[0] != '/')
+			continue;	/* [heap], [vdso], anonymous */
+		if (ustack_syms_add_map(syms, pid, start, end, pgoff, name)) {
+			fclose(fp);
+			return -1;
+		}
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
+{
+	char **d;
+
+	if (!syms || !dir) {
+		errno = EINVAL;
+		return -1;
+	}
+	d = realloc(syms->dirs, (syms->nr_dirs + 1) * sizeof(*d));
+	if (!d)
+		return -1;
+	syms->dirs = d;
+	d[syms->nr_dirs] = strdup(dir);
+	if (!d[syms->nr_dirs])
+		return -1;
+	syms->nr_dirs++;
+	return 0;
+}
+
+static struct tep_handle *syms_tep(struct ustack_syms *syms)
+{
+	if (syms->file)
+		return ustack_file_tep(syms->file);
+	return syms->tep;
+}
+
+int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
+{
+	if (!syms || !file) {
+		errno = EINVAL;
+		return -1;
+	}
+	syms->file = file;
+	return 0;
+}
+
+int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep)
+{
+	if (!syms || !tep) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (syms->own_tep)
+		tep_free(syms->tep);
+	syms->own_tep = false;
+	syms->tep = tep;
+	return 0;
+}
+
+int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path)
+{
+	char *buf = NULL, *p;
+	size_t size = 0, len = 0;
+	ssize_t r;
+	int fd, ret;
+
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!path)
+		path = "/proc/kallsyms";
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (len + 65536 + 1 > size) {
+			size = size ? size * 2 : 1 << 20;
+			p = realloc(buf, size);
+			if (!p) {
+				free(buf);
+				close(fd);
+				return -1;
+			}
+			buf = p;
+		}
+		r = read(fd, buf + len, size - len - 1);
+		if (r < 0) {
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (!r)
+			break;
+		len += r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (!syms->tep) {
+		syms->tep = tep_alloc();
+		if (!syms->tep) {
+			free(buf);
+			return -1;
+		}
+		syms->own_tep = true;
+	}
+	ret = tep_parse_kallsyms(syms->tep, buf);
+	free(buf);
+	return ret < 0 ? -1 : 0;
+}
+
+int ustack_syms_errors(struct ustack_syms *syms)
+{
+	return syms ? syms->errors : 0;
+}
+
+/* ---- maps ---- */
+
+/* The mapping holding addr and the start of the file's lowest mapping. */
+static const char *find_map(struct ustack_syms *syms, int pid,
+			    unsigned long long addr,
+			    unsigned long long *lowest)
+{
+	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	int i;
+
+	if (p) {
+		for (i = 0; i < p->nr; i++) {
+			struct map *m = &p->maps[i];
+			int j;
+
+			if (addr < m->start || addr >= m->end)
+				continue;
+			*lowest = m->start;
+			for (j = 0; j < i; j++) {
+				if (!strcmp(p->maps[j].name, m->name)) {
+					*lowest = p->maps[j].start;
+					break;
+				}
+			}
+			return m->name;
+		}
+	}
+	if (syms->file) {
+		struct tracecmd_input *h = ustack_file_handle(syms->file);
+		struct tracecmd_proc_addr_map *m, *prev;
+
+		m = tracecmd_search_task_map(h, pid, addr);
+		if (!m || !m->lib_name)
+			return NULL;
+		/* maps are saved one line each: walk down to the lowest */
+		while (m->start > 0) {
+			prev = tracecmd_search_task_map(h, pid, m->start - 1);
+			if (!prev || !prev->lib_name ||
+			    strcmp(prev->lib_name, m->lib_name) ||
+			    prev->start >= m->start)
+				break;
+			m = prev;
+		}
+		*lowest = m->start;
+		return m->lib_name;
+	}
+	return NULL;
+}
+
+/* ---- ELF files ---- */
+
+static bool open_elf(struct elf_file *f, const char *path, int *err)
+{
+	Dwfl_Module *mod;
+	GElf_Addr low, high;
+	struct stat st;
+	Dwfl *dwfl;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		ustack_warn("%s: %s", path, strerror(errno));
+		(*err)++;
+		return false;
+	}
+	close(fd);
+	dwfl = dwfl_begin(&dwfl_cbs);
+	if (!dwfl)
+		return false;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, f->name, path, -1, 0, true);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!mod) {
+		ustack_warn("%s: not a readable ELF file: %s", path,
+			    dwfl_errmsg(-1));
+		(*err)++;
+		dwfl_end(dwfl);
+		return false;
+	}
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	f->dwfl = dwfl;
+	f->mod = mod;
+	f->low = low;
+	f->high = high;
+	f->path = strdup(path);
+	return true;
+}
+
+static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
+{
+	const char *base = strrchr(name, '/');
+	struct elf_file *f;
+	char path[8192];
+	int i, err = 0;
+
+	for (f = syms->files; f; f = f->next)
+		if (!strcmp(f->name, name))
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		return NULL;
+	}
+	f->next = syms->files;
+	syms->files = f;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < syms->nr_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", syms->dirs[i], base);
+		if (open_elf(f, path, &err))
+			return f;
+		snprintf(path, sizeof(path), "%s%s%s", syms->dirs[i],
+			 name[0] == '/' ? "" : "/", name);
+		if (open_elf(f, path, &err))
+			return f;
+	}
+	if (open_elf(f, name, &err))
+		return f;
+	if (err)
+		syms->errors++;
+	else
+		ustack_warn("%s: not found, frames in it stay unresolved",
+			    name);
+	return f;
+}
+
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym)
+{
+	unsigned long long lowest = 0, faddr;
+	struct elf_file *f;
+	const char *file, *name;
+	GElf_Off off;
+	GElf_Sym es;
+	int type;
+
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(sym, 0, sizeof(*sym));
+	file = find_map(syms, pid, addr, &lowest);
+	if (!file) {
+		sym->offset = addr;
+		return 0;
+	}
+	sym->file = file;
+	sym->file_addr = addr - lowest;
+	sym->offset = sym->file_addr;
+	f = elf_get(syms, file);
+	if (!f)
+		return -1;
+	sym->file = f->name;
+	if (!f->mod)
+		return 0;
+	faddr = addr - lowest + f->low;
+	sym->file_addr = faddr;
+	sym->offset = faddr;
+	if (faddr < f->low || faddr >= f->high)
+		return 0;
+	name = dwfl_module_addrinfo(f->mod, faddr, &off, &es, NULL, NULL,
+				    NULL);
+	if (!name || !*name)
+		return 0;
+	type = GELF_ST_TYPE(es.st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return 0;
+	if (es.st_size ? off >= es.st_size : off >= 0x10000)
+		return 0;
+	sym->name = name;
+	sym->offset = off;
+	return 0;
+}
+
+int ustack_syms_resolve_kernel(struct ustack_syms *syms,
+			       unsigned long long addr, struct ustack_sym *sym)
+{
+	struct tep_handle *tep;
+	const char *name;
+	unsigned long long start;
+
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(sym, 0, sizeof(*sym));
+	sym->offset = addr;
+	tep = syms_tep(syms);
+	if (!tep)
+		return 0;
+	name = tep_find_function(tep, addr);
+	if (!name)
+		return 0;
+	start = tep_find_function_address(tep, addr);
+	sym->name = name;
+	sym->offset = addr - start;
+	return 0;
+}
+
+int ustack_syms_format(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, char *buf, size_t size)
+{
+	struct ustack_sym s;
+
+	if (!buf || !size || ustack_syms_resolve(syms, pid, addr, &s) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (s.name)
+		return snprintf(buf, size, "%s+0x%llx (%s)", s.name, s.offset,
+				s.file);
+	if (s.file)
+		return snprintf(buf, size, "%s+0x%llx", s.file, s.offset);
+	return snprintf(buf, size, "0x%llx", addr);
+}
+
+int ustack_syms_format_kernel(struct ustack_syms *syms,
+			      unsigned long long addr, char *buf, size_t size)
+{
+	struct ustack_sym s;
+
+	if (!buf || !size || ustack_syms_resolve_kernel(syms, addr, &s) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (s.name)
+		return snprintf(buf, size, "%s+0x%llx", s.name, s.offset);
+	return snprintf(buf, size, "0x%llx", addr);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Internal interfaces of libtracefs-ext.  Not installed.  The unit tests
+ * use the ustack_join_feed() interface to drive the join with synthetic
+ * event streams.
+ */
+#ifndef _USTACK_LOCAL_H
+#define _USTACK_LOCAL_H
+
+#include "tracefs-ext.h"
+
+#define __hidden __attribute__((visibility("hidden")))
+
+__hidden void ustack_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+__hidden void ustack_warn(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+enum ustack_input_type {
+	USTACK_IN_EVENT,	/* any event: may ask for stacks */
+	USTACK_IN_KSTACK,	/* ftrace:kernel_stack */
+	USTACK_IN_COOKIE,	/* unwind:user_stack_cookie */
+	USTACK_IN_USTACK,	/* unwind:user_stack_deferred */
+};
+
+struct ustack_input {
+	enum ustack_input_type	type;
+	int			cpu;
+	int			pid;
+	unsigned long long	ts;
+	unsigned long long	cookie;		/* COOKIE, USTACK */
+	int			tgid;		/* USTACK */
+	unsigned int		truncated;	/* USTACK */
+	int			nr;		/* KSTACK, USTACK */
+	const unsigned long long *frames;	/* KSTACK, USTACK */
+	struct tep_event	*event;		/* EVENT, may be NULL */
+	const void		*data;		/* EVENT: copied */
+	int			size;
+};
+
+/* A join with no event formats: fed through ustack_join_feed() only. */
+__hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
+						    void *data);
+__hidden int ustack_join_feed(struct ustack_join *join,
+			      const struct ustack_input *in);
+/* Non-zero once a callback asked to stop. */
+__hidden int ustack_join_stopped(struct ustack_join *join);
+
+/* libtracecmd 3.1.6 exports this without declaring it publicly. */
+struct tracecmd_proc_addr_map {
+	unsigned long long	start;
+	unsigned long long	end;
+	char			*lib_name;
+};
+
+struct tracecmd_proc_addr_map *
+tracecmd_search_task_map(struct tracecmd_input *handle,
+			 int pid, unsigned long long addr);
+
+#endif /* _USTACK_LOCAL_H */

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack: print each event with its kernel stack and its deferred user
+ * stack, from a trace.dat file or live from a tracefs instance, as text
+ * or as folded stacks for flame graphs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracefs-ext.h"
+
+#define EXIT_SYMS	2	/* done, but some ELF file could not be read */
+
+struct folded {
+	char		*stack;
+	unsigned long	count;
+};
+
+struct ctx {
+	struct ustack_syms	*syms;
+	bool			raw;
+	bool			folded;
+	bool			live;
+	bool			multi;		/* several buffer instances */
+	struct folded		*tab;		/* open addressing */
+	size_t			tab_size;
+	size_t			tab_used;
+	int			*loaded;	/* live: tgids whose maps we read */
+	int			nr_loaded;
+	char			*buf;
+	size_t			buf_size;
+	size_t			buf_len;
+	int			error;
+	int			sym_errors;
+};
+
+static struct ustack_live *live_handle;
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: ustack [OPTIONS] [FILE]          (FILE defaults to trace.dat)\n"
+"       ustack -i INSTANCE [OPTIONS]     read live from tracefs\n"
+"\n"
+"Each event that asked for a deferred user stack, with its kernel frames\n"
+"then its user frames as function+offset (binary).\n"
+"\n"
+"  -F, --folded          folded stacks (frame;frame;... count), outermost\n"
+"                        first, one line per distinct stack\n"
+"  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
+"  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
+"                        (repeatable; FILE's directory is searched too)\n"
+"  -r, --raw             addresses only, no symbols\n"
+"  -q, --quiet           no warnings\n"
+"      --stats           join statistics on stderr\n"
+"  live:\n"
+"  -i, --instance NAME   tracefs instance (\"top\" for the top one); created\n"
+"                        and removed again if it does not exist\n"
+"  -e, --event SYS:EV    put stacktrace:defer on SYS:EV and enable it\n"
+"  -f, --filter FILTER   filter for that trigger\n"
+"  -c, --count N         count for that trigger\n"
+"  -O, --option          set options stacktrace and userstacktrace_defer\n"
+"  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C)\n"
+"  -h, --help\n");
+}
+
+static int buf_add(struct ctx *c, const char *s)
+{
+	size_t len = strlen(s);
+	char *p;
+
+	if (c->buf_len + len + 1 > c->buf_size) {
+		size_t n = (c->buf_len + len + 1) * 2;
+
+		p = realloc(c->buf, n);
+		if (!p)
+			return -1;
+		c->buf = p;
+		c->buf_size = n;
+	}
+	memcpy(c->buf + c->buf_len, s, len + 1);
+	c->buf_len += len;
+	return 0;
+}
+
+static unsigned long str_hash(const char *s)
+{
+	unsigned long h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static int folded_add(struct ctx *c, const char *stack)
+{
+	size_t i;
+
+	if (c->tab_used * 2 >= c->tab_size) {
+		size_t n = c->tab_size ? c->tab_size * 2 : 1024;
+		struct folded *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < c->tab_size; i++) {
+			size_t j;
+
+			if (!c->tab[i].stack)
+				continue;
+			j = str_hash(c->tab[i].stack) & (n - 1);
+			while (t[j].stack)
+				j = (j + 1) & (n - 1);
+			t[j] = c->tab[i];
+		}
+		free(c->tab);
+		c->tab = t;
+		c->tab_size = n;
+	}
+	i = str_hash(stack) & (c->tab_size - 1);
+	while (c->tab[i].stack && strcmp(c->tab[i].stack, stack))
+		i = (i + 1) & (c->tab_size - 1);
+	if (!c->tab[i].stack) {
+		c->tab[i].stack = strdup(stack);
+		if (!c->tab[i].stack)
+			return -1;
+		c->tab_used++;
+	}
+	c->tab[i].count++;
+	return 0;
+}
+
+static int folded_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	return strcmp(x->stack, y->stack);
+}
+
+static void folded_print(struct ctx *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->tab_size; i++)
+		if (c->tab[i].stack)
+			c->tab[n++] = c->tab[i];
+	qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
+	for (i = 0; i < n; i++) {
+		printf("%s %lu\n", c->tab[i].stack, c->tab[i].count);
+		free(c->tab[i].stack);
+	}
+	free(c->tab);
+	c->tab = NULL;
+}
+
+static void load_live_maps(struct ctx *c, int tgid)
+{
+	int i, *p;
+
+	if (!c->live || tgid <= 0)
+		return;
+	for (i = 0; i < c->nr_loaded; i++)
+		if (c->loaded[i] == tgid)
+			return;
+	p = realloc(c->loaded, (c->nr_loaded + 1) * sizeof(*p));
+	if (!p)
+		return;
+	c->loaded = p;
+	c->loaded[c->nr_loaded++] = tgid;
+	if (ustack_syms_load_pid(c->syms, tgid) < 0)
+		fprintf(stderr, "ustack: warning: no maps for process %d (exited?)\n",
+			tgid);
+}
+
+/* A frame for the folded output: no offsets, no ';' or spaces. */
+static void folded_frame(struct ctx *c, char *out, size_t size,
+			 unsigned long long addr, bool kernel, int tgid)
+{
+	struct ustack_sym s;
+	const char *base;
+	char *p;
+	int r;
+
+	if (c->raw)
+		r = -1;
+	else if (kernel)
+		r = ustack_syms_resolve_kernel(c->syms, addr, &s);
+	else
+		r = ustack_syms_resolve(c->syms, tgid, addr, &s);
+	if (r < 0 || (!s.name && !s.file)) {
+		snprintf(out, size, "0x%llx", addr);
+	} else if (s.name) {
+		snprintf(out, size, "%s", s.name);
+	} else {
+		base = strrchr(s.file, '/');
+		snprintf(out, size, "%s+0x%llx", base ? base + 1 : s.file,
+			 s.offset);
+	}
+	for (p = out; *p; p++)
+		if (*p == ';' || *p == ' ' || *p == '\t' || *p == '\n')
+			*p = '_';
+}
+
+static int print_folded(struct ctx *c, const struct ustack_event *ev)
+{
+	const char *comm = NULL;
+	char frame[1024];
+	int i;
+
+	c->buf_len = 0;
+	if (ev->tep)
+		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
+	snprintf(frame, sizeof(frame), "%s", comm && strcmp(comm, "<...>") ?
+		 comm : "[unknown]");
+	for (i = 0; frame[i]; i++)
+		if (frame[i] == ';' || frame[i] == ' ')
+			frame[i] = '_';
+	if (buf_add(c, frame))
+		return -1;
+	switch (ev->status) {
+	case USTACK_NEVER_ARRIVED:
+		buf_add(c, ";[user stack never arrived]");
+		break;
+	case USTACK_EMPTY:
+		buf_add(c, ";[user stack empty]");
+		break;
+	case USTACK_TRUNCATED:
+		buf_add(c, ";[truncated]");
+		break;
+	default:
+		break;
+	}
+	for (i = ev->nr_user - 1; i >= 0; i--) {
+		folded_frame(c, frame, sizeof(frame), ev->user[i], false,
+			     ev->tgid);
+		buf_add(c, ";");
+		buf_add(c, frame);
+	}
+	for (i = ev->nr_kernel - 1; i >= 0; i--) {
+		folded_frame(c, frame, sizeof(frame), ev->kernel[i], true, 0);
+		buf_add(c, ";");
+		if (buf_add(c, frame))
+			return -1;
+	}
+	return folded_add(c, c->buf);
+}
+
+static void print_text(struct ctx *c, const struct ustack_event *ev)
+{
+	const char *comm = NULL;
+	char frame[4096];
+	int i;
+
+	if (ev->tep)
+		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
+	printf("%s-%d [%03d] %llu.%09llu ", comm ? comm : "<...>", ev->pid,
+	       ev->cpu, ev->ts / 1000000000ULL, ev->ts % 1000000000ULL);
+	if (c->multi || (ev->instance && *ev->instance))
+		printf("(%s) ", ev->instance && *ev->instance ?
+		       ev->instance : "top");
+	if (ev->event)
+		printf("%s:%s", ev->event->system, ev->event->name);
+	else
+		printf("unknown-event");
+	printf(" status=%s", ustack_status_name(ev->status));
+	if (ev->flags & USTACK_EV_LATE)
+		printf(",late");
+	if (ev->flags & USTACK_EV_EVICTED)
+		printf(",evicted");
+	if (ev->cookie)
+		printf(" cookie=0x%llx", ev->cookie);
+	if (ev->tgid >= 0)
+		printf(" tgid=%d", ev->tgid);
+	printf("\n");
+	for (i = 0; i < ev->nr_kernel; i++) {
+		if (c->raw)
+			snprintf(frame, sizeof(frame), "0x%llx", ev->kernel[i]);
+		else
+			ustack_syms_format_kernel(c->syms, ev->kernel[i],
+						  frame, sizeof(frame));
+		printf("  k %s\n", frame);
+	}
+	for (i = 0; i < ev->nr_user; i++) {
+		if (c->raw)
+			snprintf(frame, sizeof(frame), "0x%llx", ev->user[i]);
+		else
+			ustack_syms_format(c->syms, ev->tgid, ev->user[i],
+					   frame, sizeof(frame));
+		printf("  u %s\n", frame);
+	}
+	printf("\n");
+}
+
+static int event_cb(const struct ustack_event *ev, void *data)
+{
+	struct ctx *c = data;
+
+	load_live_maps(c, ev->tgid);
+	if (c->folded) {
+		if (print_folded(c, ev) < 0) {
+			c->error = ENOMEM;
+			return -1;
+		}
+		return 0;
+	}
+	print_text(c, ev);
+	return 0;
+}
+
+static void print_stats(const struct ustack_join_stats *s)
+{
+	fprintf(stderr,
+		"records %llu, delivered %llu: complete %llu, truncated %llu, "
+		"empty %llu, never-arrived %llu (evicted %llu), no-cookie %llu; "
+		"late %llu, early stacks %llu, orphan stacks %llu, stray %llu, "
+		"peak pending cookies %llu, events %llu\n",
+		s->records, s->delivered, s->complete, s->truncated, s->empty,
+		s->never_arrived, s->evicted, s->no_cookie, s->late,
+		s->early_stacks, s->orphan_stacks, s->stray, s->peak_cookies,
+		s->peak_events);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (live_handle)
+		ustack_live_stop(live_handle);
+}
+
+struct live_opts {
+	const char	*instance;
+	char		**events;
+	int		nr_events;
+	const char	*filter;
+	int		count;
+	bool		option;
+	int		duration;
+	bool		stats;
+};
+
+static int run_live(struct ctx *c, struct live_opts *o)
+{
+	struct tracefs_instance *inst = NULL;
+	struct ustack_join_stats st;
+	bool created = false, opt_set = false, st_was = false;
+	int i, nr_set = 0, ret = 1, r;
+
+	if (!tracefs_tracing_dir()) {
+		fprintf(stderr, "ustack: tracefs is not mounted\n");
+		return 1;
+	}
+	if (strcmp(o->instance, "top")) {
+		created = !tracefs_instance_exists(o->instance);
+		if (created && !o->nr_events && !o->option) {
+			fprintf(stderr, "ustack: no instance '%s' (use -e or -O to create one)\n",
+				o->instance);
+			return 1;
+		}
+		inst = tracefs_instance_create(o->instance);
+		if (!inst) {
+			fprintf(stderr, "ustack: cannot open instance '%s': %s\n",
+				o->instance, strerror(errno));
+			return 1;
+		}
+	}
+	if ((o->nr_events || o->option) && !ustack_kernel_supported(inst)) {
+		fprintf(stderr, "ustack: this kernel has no deferred user stacks (events/unwind, options/userstacktrace_defer)\n");
+		goto out;
+	}
+	for (i = 0; i < o->nr_events; i++, nr_set++) {
+		char *sys = o->events[i], *ev = strchr(sys, ':');
+
+		if (!ev) {
+			fprintf(stderr, "ustack: bad event '%s' (SYS:EVENT)\n", sys);
+			goto out;
+		}
+		*ev++ = '\0';
+		if (ustack_trigger_enable(inst, sys, ev, o->count, o->filter) < 0 ||
+		    tracefs_event_enable(inst, sys, ev) < 0) {
+			fprintf(stderr, "ustack: cannot trace %s:%s: %s\n", sys, ev,
+				strerror(errno));
+			ev[-1] = ':';
+			goto out;
+		}
+		ev[-1] = ':';
+	}
+	if (o->option) {
+		st_was = tracefs_option_is_enabled(inst, TRACEFS_OPTION_STACKTRACE);
+		if (tracefs_option_enable(inst, TRACEFS_OPTION_STACKTRACE) < 0 ||
+		    ustack_option_enable(inst) < 0) {
+			fprintf(stderr, "ustack: cannot set the options: %s\n",
+				strerror(errno));
+			goto out;
+		}
+		opt_set = true;
+	}
+	live_handle = ustack_live_open(inst, event_cb, c);
+	if (!live_handle) {
+		fprintf(stderr, "ustack: cannot read instance '%s': %s\n",
+			o->instance, strerror(errno));
+		goto out;
+	}
+	if (!c->raw) {
+		ustack_syms_set_tep(c->syms, ustack_live_tep(live_handle));
+		if (ustack_syms_load_kallsyms(c->syms, NULL) < 0)
+			fprintf(stderr, "ustack: warning: cannot read /proc/kallsyms\n");
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	tracefs_trace_on(inst);
+	r = ustack_live_run(live_handle, o->duration * 1000);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (r < 0)
+		fprintf(stderr, "ustack: error reading the trace\n");
+	if (ustack_live_flush(live_handle) < 0 || r < 0 || c->error)
+		ret = 1;
+	else
+		ret = 0;
+	if (o->stats && !ustack_join_get_stats(ustack_live_join(live_handle), &st))
+		print_stats(&st);
+out:
+	for (i = 0; i < nr_set; i++) {
+		char *sys = o->events[i], *ev = strchr(sys, ':');
+
+		*ev++ = '\0';
+		tracefs_event_disable(inst, sys, ev);
+		ustack_trigger_disable(inst, sys, ev);
+		ev[-1] = ':';
+	}
+	if (opt_set) {
+		ustack_option_disable(inst);
+		if (!st_was)
+			tracefs_option_disable(inst, TRACEFS_OPTION_STACKTRACE);
+	}
+	ustack_live_close(live_handle);
+	live_handle = NULL;
+	if (inst) {
+		if (created)
+			tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	return ret;
+}
+
+static int run_file(struct ctx *c, const char *path, const char *buffer,
+		    bool stats)
+{
+	struct ustack_join_stats st;
+	struct ustack_file *file;
+	char *dup, *dir;
+	int index = -1, i, n, ret;
+
+	file = ustack_file_open(path);
+	if (!file) {
+		fprintf(stderr, "ustack: cannot read %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	n = ustack_file_instances(file);
+	if (buffer) {
+		for (i = 0; i < n; i++) {
+			const char *name = ustack_file_instance_name(file, i);
+
+			if (!strcmp(buffer, i ? name : "top")) {
+				index = i;
+				break;
+			}
+		}
+		if (index < 0) {
+			fprintf(stderr, "ustack: %s has no buffer instance '%s'\n",
+				path, buffer);
+			ustack_file_close(file);
+			return 1;
+		}
+	}
+	c->multi = n > 1 && index < 0;
+	dup = strdup(path);
+	if (dup) {
+		dir = dirname(dup);
+		ustack_syms_add_search_dir(c->syms, dir);
+		free(dup);
+	}
+	ustack_syms_set_file(c->syms, file);
+	ret = ustack_file_iterate(file, index, event_cb, c, &st);
+	if (ret < 0 || c->error) {
+		fprintf(stderr, "ustack: failed reading %s%s%s\n", path,
+			c->error ? ": " : "", c->error ? strerror(c->error) : "");
+		ret = 1;
+	} else {
+		ret = 0;
+	}
+	if (stats)
+		print_stats(&st);
+	if (c->folded)
+		folded_print(c);
+	/* the symbols use the file: drop them first */
+	c->sym_errors = ustack_syms_errors(c->syms);
+	ustack_syms_free(c->syms);
+	c->syms = NULL;
+	ustack_file_close(file);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "folded",	no_argument,		NULL, 'F' },
+		{ "buffer",	required_argument,	NULL, 'B' },
+		{ "symdir",	required_argument,	NULL, 's' },
+		{ "raw",	no_argument,		NULL, 'r' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "stats",	no_argument,		NULL, 'S' },
+		{ "instance",	required_argument,	NULL, 'i' },
+		{ "event",	required_argument,	NULL, 'e' },
+		{ "filter",	required_argument,	NULL, 'f' },
+		{ "count",	required_argument,	NULL, 'c' },
+		{ "option",	no_argument,		NULL, 'O' },
+		{ "duration",	required_argument,	NULL, 'd' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct live_opts lo = { 0 };
+	struct ctx c = { 0 };
+	const char *buffer = NULL;
+	bool stats = false;
+	char *end;
+	int opt, ret, errors;
+
+	c.syms = ustack_syms_alloc();
+	if (!c.syms) {
+		perror("ustack");
+		return 1;
+	}
+	while ((opt = getopt_long(argc, argv, "FB:s:rqi:e:f:c:Od:h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+			c.folded = true;
+			break;
+		case 'B':
+			buffer = optarg;
+			break;
+		case 's':
+			ustack_syms_add_search_dir(c.syms, optarg);
+			break;
+		case 'r':
+			c.raw = true;
+			break;
+		case 'q':
+			ustack_set_loglevel(TEP_LOG_ERROR);
+			break;
+		case 'S':
+			stats = true;
+			break;
+		case 'i':
+			lo.instance = optarg;
+			break;
+		case 'e':
+			lo.events = realloc(lo.events, (lo.nr_events + 1) *
+					    sizeof(*lo.events));
+			if (!lo.events) {
+				perror("ustack");
+				return 1;
+			}
+			lo.events[lo.nr_events++] = optarg;
+			break;
+		case 'f':
+			lo.filter = optarg;
+			break;
+		case 'c':
+			lo.count = strtol(optarg, &end, 0);
+			if (*end || lo.count < 0) {
+				fprintf(stderr, "ustack: bad count '%s'\n", optarg);
+				return 1;
+			}
+			break;
+		case 'O':
+			lo.option = true;
+			break;
+		case 'd':
+			lo.duration = strtol(optarg, &end, 0);
+			if (*end || lo.duration < 0) {
+				fprintf(stderr, "ustack: bad duration '%s'\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			ustack_syms_free(c.syms);
+			return 0;
+		default:
+			usage(stderr);
+			ustack_syms_free(c.syms);
+			return 1;
+		}
+	}
+	if (lo.instance) {
+		if (optind < argc || buffer) {
+			fprintf(stderr, "ustack: -i reads live: no FILE or -B\n");
+			ustack_syms_free(c.syms);
+			return 1;
+		}
+		c.live = true;
+		lo.stats = stats;
+		ret = run_live(&c, &lo);
+		if (c.folded)
+			folded_print(&c);
+	} else {
+		if (lo.nr_events || lo.option || lo.filter || lo.duration) {
+			fprintf(stderr, "ustack: -e, -f, -O and -d need -i\n");
+			ustack_syms_free(c.syms);
+			return 1;
+		}
+		if (optind + 1 < argc) {
+			usage(stderr);
+			ustack_syms_free(c.syms);
+			return 1;
+		}
+		ret = run_file(&c, optind < argc ? argv[optind] : "trace.dat",
+			       buffer, stats);
+	}
+	errors = c.sym_errors + ustack_syms_errors(c.syms);
+	ustack_syms_free(c.syms);
+	free(c.loaded);
+	free(c.buf);
+	free(lo.events);
+	fflush(stdout);
+	if (!ret && errors)
+		return EXIT_SYMS;
+	return ret;
+}
