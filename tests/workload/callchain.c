@@ -17,10 +17,15 @@
  *   exec PATH   execve(PATH, [PATH, "getppid", "1"]) from work_inner
  *   spin MS     spin in user space for MS milliseconds (timer interrupts
  *               land in a user task), then one getppid
+ *   deep N      recurse N levels below work_inner (work_deep), then getppid
+ *   kill        send SIGUSR1 to itself with kill(): the signal is handled
+ *               on the way out of that same syscall
+ *   bench N     N getppid calls; prints the mean ns per call
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <sys/syscall.h>
 
@@ -51,11 +56,35 @@ raw_syscall3(long nr, long a, long b, long c)
 static volatile int sink;
 
 static const char *mode = "getppid";
+static volatile sig_atomic_t got_signal;
 static long count = 1;
 static char **exec_argv;
 
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+NOINLINE void work_deep(long depth)
+{
+	if (depth > 0)
+		work_deep(depth - 1);
+	else
+		sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+	sink++;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 NOINLINE void work_inner(void)
 {
+	long long start;
 	struct timespec ts;
 	long i;
 
@@ -66,6 +95,19 @@ NOINLINE void work_inner(void)
 		ts.tv_sec = count / 1000;
 		ts.tv_nsec = (count % 1000) * 1000000L;
 		sink += raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+	} else if (!strcmp(mode, "deep")) {
+		work_deep(count);
+	} else if (!strcmp(mode, "kill")) {
+		signal(SIGUSR1, on_signal);
+		sink += raw_syscall3(SYS_kill, raw_syscall3(SYS_getpid, 0, 0, 0),
+				     SIGUSR1, 0);
+		if (got_signal != SIGUSR1)
+			fprintf(stderr, "no signal\n");
+	} else if (!strcmp(mode, "bench")) {
+		start = now_ns();
+		for (i = 0; i < count; i++)
+			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+		printf("%lld\n", (now_ns() - start) / (count ? count : 1));
 	} else if (!strcmp(mode, "exit")) {
 		raw_syscall3(SYS_exit_group, 0, 0, 0);
 	} else if (!strcmp(mode, "exec")) {
@@ -87,7 +129,7 @@ NOINLINE void work_outer(void)
 	sink++;
 }
 
-static void spin(long ms)
+static NOINLINE void spin(long ms)
 {
 	struct timespec start, now;
 

@@ -1,0 +1,45 @@
+# Helpers for the deferred user stack tests.  Source after lib.sh.
+REPO=${FTD_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+WL=$REPO/tests/workload
+TC="python3 $REPO/tests/guest/tracecheck.py"
+TRACES=$FTD_RESULTS/traces
+mkdir -p "$TRACES"
+
+# Paths of an instance (or of the top level with no name)
+idir() { if [ -n "${1:-}" ]; then echo "$TRACEFS/instances/$1"; else echo "$TRACEFS"; fi; }
+
+# mkinst NAME: a fresh instance with a buffer large enough for the tests
+mkinst() {
+	[ -d "$TRACEFS/instances/$1" ] && rmdir "$TRACEFS/instances/$1"
+	mkdir "$TRACEFS/instances/$1" || return 1
+	echo 2048 > "$TRACEFS/instances/$1/buffer_size_kb"
+}
+
+# trig INST SYSTEM/EVENT TRIGGER: add a trigger, fail the test if refused
+trig() {
+	echo "$3" > "$(idir "$1")/events/$2/trigger" ||
+		t_fail "could not set '$3' on $2 in ${1:-top}"
+}
+
+# save INST NAME: copy the instance's trace to the results, print the path
+save() {
+	local f=$TRACES/$2.txt
+	cat "$(idir "$1")/trace" > "$f"
+	echo "$f"
+}
+
+# check DESCRIPTION CMD...: run a checker; on failure fail the test with
+# its output, on success print it
+check() {
+	local what=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "  ok: $what: $out"
+		return 0
+	fi
+	t_fail "$what: $out"
+}
+
+# The x86-64 and i386 numbers of getppid, for raw_syscalls filters
+NR_GETPPID_64=110
+NR_GETPPID_32=64

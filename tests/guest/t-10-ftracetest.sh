@@ -1,0 +1,54 @@
+#!/bin/bash
+# The kernel tree's own ftracetest on the trigger directory and on our new
+# test cases (which are copied into the tree by rig/build-kernel.sh).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+. "$REPO/rig/common.sh"
+reset_tracing
+
+dir=$CACHE/work/linux/tools/testing/selftests/ftrace
+must_pass=("test stacktrace-trigger" "test stacktrace:defer trigger" "userstacktrace_defer option")
+logdir=$FTD_RESULTS/ftracetest
+mkdir -p "$logdir"
+( cd "$dir" && ./ftracetest -v --logdir "$logdir" test.d/trigger/ \
+	test.d/event/userstacktrace-defer.tc ) > "$logdir/output.txt" 2>&1
+rc=$?
+echo "ftracetest exited $rc; its summary:"
+grep -E '^# of ' "$logdir/output.txt"
+
+seen=0
+while IFS=$'\t' read -r name verdict; do
+	name=${name#\[*\] }
+	seen=$((seen + 1))
+	t_begin "ftracetest: $name"
+	case $verdict in
+	*PASS*|*XFAIL*) t_pass ;;
+	*UNSUPPORTED*|*UNTESTED*)
+		required=0
+		for m in "${must_pass[@]}"; do
+			[[ $name == *"$m"* ]] && required=1
+		done
+		if [ $required = 1 ]; then
+			t_fail "required test is $verdict"
+		else
+			t_skip "$verdict in this kernel config"
+		fi ;;
+	*) t_fail "$verdict (log in $logdir)" ;;
+	esac
+done < <(grep -E $'^\\[[0-9]+\\] .*\t\\[[A-Z]+\\]' "$logdir/output.txt")
+
+t_begin ftracetest-ran
+if [ $seen -lt 10 ]; then
+	t_fail "only $seen test cases ran; see $logdir/output.txt"
+elif [ $rc != 0 ] && ! grep -q '^# of failed:.*[1-9]' "$logdir/output.txt"; then
+	t_fail "ftracetest exited $rc"
+else
+	t_pass
+fi
+for m in "${must_pass[@]}"; do
+	t_begin "ftracetest-has: $m"
+	grep -qF "$m" "$logdir/output.txt" && t_pass || t_fail "did not run"
+done
+
+reset_tracing
+t_summary

@@ -1,0 +1,95 @@
+#!/bin/bash
+# Guarantee 3 (complete): every cookie is followed by its user stack, for
+# a request after the callback ran, requests from hardirq, softirq and NMI
+# context on top of a user task, a task that exits in the traced syscall,
+# and execve().
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+reset_tracing
+F='if comm == "callchain"'
+CHAIN=work_inner,work_middle,work_outer,main
+
+# kill() of itself: on the way out of that syscall get_signal() runs the
+# task work (the deferred callback) and only then traces signal_deliver.
+# An instance that asks only from signal_deliver is answered late.
+t_begin late-request-after-callback
+mkinst early && mkinst late &&
+trig early syscalls/sys_enter_kill "stacktrace:defer $F" &&
+trig late signal/signal_deliver "stacktrace:defer $F" &&
+"$WL"/callchain kill &&
+e=$(save early late-early) && l=$(save late late-late) &&
+check "early instance" $TC complete "$e" --comm callchain --min 1 &&
+check "late instance" $TC complete "$l" --comm callchain --min 1 &&
+check "same entry" diff <($TC summary "$e" | cut -d' ' -f1) <($TC summary "$l" | cut -d' ' -f1) &&
+check "late stack is the caller's" $TC chain "$l" "$WL"/callchain callchain $CHAIN &&
+t_pass
+
+t_begin late-request-same-instance
+reset_tracing
+mkinst both &&
+trig both syscalls/sys_enter_kill "stacktrace:defer $F" &&
+trig both signal/signal_deliver "stacktrace:defer $F" &&
+"$WL"/callchain kill &&
+f=$(save both late-both) &&
+check "two cookies, one stack" $TC complete "$f" --comm callchain --min 1 --asked 2 &&
+t_pass
+
+# Timer interrupts land on the workload while it spins in user space
+t_begin irq-hardirq-context
+reset_tracing
+mkinst hirq &&
+trig hirq timer/hrtimer_expire_entry "stacktrace:defer $F" &&
+"$WL"/callchain spin 1500 &&
+f=$(save hirq irq-hardirq) &&
+check "cookies answered" $TC complete "$f" --comm callchain --min 1 &&
+check "user frames reach main" grep -q 'user_stack_deferred' "$f" &&
+t_pass
+
+t_begin irq-softirq-context
+reset_tracing
+mkinst sirq &&
+trig sirq irq/softirq_entry "stacktrace:defer $F" &&
+"$WL"/callchain spin 1500 &&
+f=$(save sirq irq-softirq) &&
+check "cookies answered" $TC complete "$f" --comm callchain --min 1 &&
+t_pass
+
+t_begin irq-nmi-context
+reset_tracing
+if [ ! -d "$TRACEFS"/events/nmi/nmi_handler ]; then
+	t_skip "no nmi:nmi_handler event in this kernel"
+elif [ -z "${FTD_AGENT_DIR:-}" ]; then
+	t_skip "no host agent to inject NMIs"
+else
+	mkinst nmi &&
+	trig nmi nmi/nmi_handler "stacktrace:defer $F" &&
+	expect_traces_begin "injected NMIs" &&
+	{ "$WL"/callchain spin 6000 & pid=$!; } &&
+	sleep 1 && request_nmi 5 && wait $pid &&
+	expect_traces_end &&
+	f=$(save nmi irq-nmi) &&
+	check "NMI cookies answered" $TC complete "$f" --comm callchain --min 1 &&
+	t_pass
+fi
+
+t_begin exit-in-traced-syscall
+reset_tracing
+mkinst exit &&
+trig exit syscalls/sys_enter_exit_group "stacktrace:defer $F" &&
+"$WL"/callchain exit &&
+f=$(save exit exit) &&
+check "stack of an exiting task" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
+t_pass
+
+# The stack must be the old image's (work_inner...), not the new one's
+t_begin execve-old-image
+reset_tracing
+mkinst exec &&
+trig exec syscalls/sys_enter_execve "stacktrace:defer $F" &&
+"$WL"/callchain exec /bin/true &&
+f=$(save exec execve) &&
+check "stack of the image that called execve" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
+t_pass
+
+reset_tracing
+t_summary

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Guarantee 8 (errors) and 5 (bounded).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+reset_tracing
+
+# bad_trigger TEXT MESSAGE: the write fails with EINVAL, error_log says
+# MESSAGE, and the trigger file is unchanged
+bad_trigger() {
+	local d=$(idir err) tf before out
+	tf=$d/events/sched/sched_process_fork/trigger
+	before=$(cat $tf)
+	: > $d/error_log
+	out=$( { echo "$1" > $tf; } 2>&1 ) && { t_fail "'$1' was accepted"; return 1; }
+	case $out in *"Invalid argument"*) ;; *) t_fail "'$1': not EINVAL: $out"; return 1 ;; esac
+	grep -q -- "$2" $d/error_log || { t_fail "'$1': error_log lacks '$2': $(cat $d/error_log)"; return 1; }
+	grep -qF -- "$1" $d/error_log || { t_fail "'$1': error_log does not quote the command"; return 1; }
+	[ "$(cat $tf)" = "$before" ] || { t_fail "'$1' changed the trigger file"; return 1; }
+	echo "  ok: '$1' -> EINVAL, '$2'"
+}
+
+t_begin errors-malformed-triggers
+mkinst err &&
+bad_trigger 'stacktrace:defer:x' 'Invalid count' &&
+bad_trigger 'stacktrace:defer:' 'Invalid count' &&
+bad_trigger 'stacktrace:defer:5x' 'Invalid count' &&
+bad_trigger 'stacktrace:deferred' 'Expected stacktrace:defer' &&
+bad_trigger 'stacktrace:defer if no_such_field == 1' 'Invalid filter' &&
+bad_trigger 'stacktrace:defer bogus' 'Invalid filter' &&
+t_pass
+
+t_begin errors-leave-existing-trigger
+echo 'stacktrace:defer:3' > "$(idir err)"/events/sched/sched_process_fork/trigger &&
+bad_trigger 'stacktrace:defer:x' 'Invalid count' &&
+check "listed as set" grep -q '^stacktrace:defer:count=3' "$(idir err)"/events/sched/sched_process_fork/trigger &&
+t_pass
+
+t_begin errors-stacktrace-foo-still-fails
+! echo 'stacktrace:foo' > "$(idir err)"/events/sched/sched_switch/trigger 2>/dev/null &&
+t_pass || t_fail "stacktrace:foo accepted"
+
+t_begin bounded-deep-stack-truncated
+reset_tracing
+mkinst deep &&
+trig deep syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' &&
+"$WL"/callchain deep 400 &&
+f=$(save deep bounded-deep) &&
+line=$(grep user_stack_deferred "$f" | head -1) &&
+check "capped at 256 and marked" bash -c "grep -q 'nr=256 (truncated)' <<< '$line'" &&
+t_pass
+
+t_begin bounded-shallow-not-truncated
+reset_tracing
+mkinst shallow &&
+trig shallow syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' &&
+"$WL"/callchain deep 20 &&
+f=$(save shallow bounded-shallow) &&
+check "complete" $TC chain "$f" "$WL"/callchain callchain work_deep,work_deep &&
+check "not marked" bash -c "! grep -q truncated '$f'" &&
+t_pass
+
+reset_tracing
+t_summary

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read a tracefs `trace` text dump and check deferred user stacks.
+
+  tracecheck.py summary TRACE
+      one line per cookie: pid comm asked=N stacks=N nr=N truncated=N
+  tracecheck.py chain TRACE BINARY COMM FUNC[,FUNC...] [--min N]
+      every user_stack_deferred of tasks named COMM must resolve, with
+      BINARY's symbol table, to FUNC,FUNC,... as its innermost frames;
+      every cookie of COMM must have exactly one stack; at least N stacks
+  tracecheck.py complete TRACE... [--comm COMM] [--min N] [--asked N]
+      every cookie has exactly one user stack, every stack has a cookie
+      (and each cookie was recorded N times)
+  tracecheck.py nojunk TRACE [--comm-prefix P]
+      no cookie from a kernel thread (or a task whose comm starts with P),
+      and at least one kernel stack from such a task, as proof
+  tracecheck.py none TRACE
+      no user_stack_cookie or user_stack_deferred at all
+
+Exits 0 when the check holds, 1 with a reason on stderr when it does not.
+"""
+import argparse
+import bisect
+import re
+import subprocess
+import sys
+from collections import OrderedDict
+
+LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?'
+                  r'\[(?P<cpu>\d+)\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+'
+                  r'(?P<event>[\w<> ]+?)(?::\s*(?P<rest>.*))?$')
+STACK_LINE = re.compile(r'^\s*=>\s*(?P<sym>.*)$')
+
+
+class Record:
+    def __init__(self, m):
+        self.comm = m.group('comm')
+        self.pid = int(m.group('pid'))
+        self.cpu = int(m.group('cpu'))
+        self.ts = float(m.group('ts'))
+        self.event = m.group('event').strip()
+        self.rest = m.group("rest") or ""
+        self.stack = []
+
+    def field(self, name):
+        m = re.search(r'\b%s=(\S+)' % name, self.rest)
+        return m.group(1) if m else None
+
+    def frames(self):
+        m = re.search(r'frames=\{([^}]*)\}', self.rest)
+        if not m or not m.group(1):
+            return []
+        return [int(x, 16) for x in m.group(1).split(',')]
+
+
+def parse(path):
+    recs = []
+    with open(path, errors='replace') as f:
+        for line in f:
+            if line.startswith('#'):
+                continue
+            m = LINE.match(line)
+            if m:
+                recs.append(Record(m))
+                continue
+            s = STACK_LINE.match(line)
+            if s and recs:
+                recs[-1].stack.append(s.group('sym').strip())
+    return recs
+
+
+def cookies(recs, comm=None):
+    """cookie -> dict(pid, comm, asked, stacks, nr, truncated, frames)"""
+    out = OrderedDict()
+    for r in recs:
+        if r.event not in ('user_stack_cookie', 'user_stack_deferred'):
+            continue
+        if comm and r.comm != comm:
+            continue
+        c = r.field('cookie')
+        d = out.setdefault(c, dict(pid=r.pid, comm=r.comm, asked=0,
+                                   stacks=0, nr=0, truncated=0,
+                                   frames=[], pids=set(), order_ok=True))
+        d['pids'].add(r.pid)
+        if r.event == 'user_stack_cookie':
+            d['asked'] += 1
+        else:
+            if not d['asked']:
+                d['order_ok'] = False
+            d['stacks'] += 1
+            d['frames'] = r.frames()
+            d['nr'] = len(d['frames'])
+            d['truncated'] = int('(truncated)' in r.rest)
+    return out
+
+
+class Symbols:
+    def __init__(self, binary):
+        out = subprocess.run(['nm', '-n', '--defined-only', binary],
+                             check=True, capture_output=True,
+                             text=True).stdout
+        self.addrs, self.names = [], []
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) != 3 or parts[1] not in 'tTwW':
+                continue
+            self.addrs.append(int(parts[0], 16))
+            self.names.append(parts[2])
+
+    def name(self, addr):
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        if i < 0:
+            return '?'
+        return self.names[i]
+
+
+def fail(msg):
+    print('tracecheck: ' + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def cmd_summary(a):
+    for c, d in cookies(parse(a.trace), a.comm).items():
+        print('%s pid=%d comm=%s asked=%d stacks=%d nr=%d truncated=%d' %
+              (c, d['pid'], d['comm'], d['asked'], d['stacks'], d['nr'],
+               d['truncated']))
+
+
+def check_complete(cs, minimum, asked=None):
+    bad = []
+    for c, d in cs.items():
+        if d['stacks'] != 1 or not d['asked'] or not d['order_ok'] \
+           or len(d['pids']) != 1 or (asked and d['asked'] != asked):
+            bad.append('%s pid=%d asked=%d stacks=%d order_ok=%s pids=%s' %
+                       (c, d['pid'], d['asked'], d['stacks'], d['order_ok'],
+                        sorted(d['pids'])))
+    if bad:
+        fail('cookies without exactly one user stack after them:\n  ' +
+             '\n  '.join(bad[:20]))
+    if len(cs) < minimum:
+        fail('%d cookies, expected at least %d' % (len(cs), minimum))
+
+
+def cmd_complete(a):
+    total = 0
+    for t in a.trace:
+        cs = cookies(parse(t), a.comm)
+        check_complete(cs, a.min, a.asked)
+        total += len(cs)
+    print('%d trace(s), %d cookies, each with exactly one user stack' %
+          (len(a.trace), total))
+
+
+def kthread(pid):
+    """True if pid is a kernel thread (PF_KTHREAD in /proc/PID/stat)"""
+    if pid == 0:
+        return True
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    flags = int(stat.rsplit(')', 1)[1].split()[6])
+    return bool(flags & 0x00200000)
+
+
+def cmd_nojunk(a):
+    recs = parse(a.trace)
+    cookie_pids = {r.pid for r in recs
+                   if r.event in ('user_stack_cookie', 'user_stack_deferred')}
+    stack_pids = {r.pid for r in recs if r.event == '<stack trace>'}
+    bad = sorted(p for p in cookie_pids
+                 if kthread(p) or (a.comm_prefix and
+                                   any(r.comm.startswith(a.comm_prefix)
+                                       for r in recs if r.pid == p)))
+    if bad:
+        fail('unwind records from kernel threads or workers: pids %s' % bad)
+    if a.comm_prefix:
+        proof = {r.pid for r in recs if r.event == '<stack trace>'
+                 and r.comm.startswith(a.comm_prefix)}
+    else:
+        proof = {p for p in stack_pids if kthread(p)}
+    if len(proof) < 1:
+        fail('no kernel stack from a %s: the check proves nothing' %
+             (a.comm_prefix or 'kernel thread'))
+    print('%d task(s) of that kind had kernel stacks and no cookie; '
+          '%d user task(s) had cookies' % (len(proof), len(cookie_pids)))
+
+
+def cmd_chain(a):
+    cs = cookies(parse(a.trace), a.comm)
+    check_complete(cs, a.min)
+    syms = Symbols(a.binary)
+    want = a.funcs.split(',')
+    for c, d in cs.items():
+        got = [syms.name(x) for x in d['frames']]
+        if got[:len(want)] != want:
+            fail('cookie %s: user frames resolve to %s, expected %s first' %
+                 (c, got, want))
+    print('%d user stacks resolve to %s' % (len(cs), ' <- '.join(want)))
+
+
+def cmd_none(a):
+    recs = [r for r in parse(a.trace)
+            if r.event in ('user_stack_cookie', 'user_stack_deferred')]
+    if recs:
+        fail('%d unwind records, expected none; first: %s-%d %s %s' %
+             (len(recs), recs[0].comm, recs[0].pid, recs[0].event,
+              recs[0].rest))
+    print('no unwind records')
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest='cmd', required=True)
+    s = sub.add_parser('summary')
+    s.add_argument('trace')
+    s.add_argument('--comm')
+    s.set_defaults(fn=cmd_summary)
+    s = sub.add_parser('complete')
+    s.add_argument('trace', nargs='+')
+    s.add_argument('--comm')
+    s.add_argument('--min', type=int, default=1)
+    s.add_argument('--asked', type=int)
+    s.set_defaults(fn=cmd_complete)
+    s = sub.add_parser('chain')
+    s.add_argument('trace')
+    s.add_argument('binary')
+    s.add_argument('comm')
+    s.add_argument('funcs')
+    s.add_argument('--min', type=int, default=1)
+    s.set_defaults(fn=cmd_chain)
+    s = sub.add_parser('nojunk')
+    s.add_argument('trace')
+    s.add_argument('--comm-prefix')
+    s.set_defaults(fn=cmd_nojunk)
+    s = sub.add_parser('none')
+    s.add_argument('trace')
+    s.set_defaults(fn=cmd_none)
+    a = p.parse_args()
+    a.fn(a)
+
+
+if __name__ == '__main__':
+    main()
