@@ -120,7 +120,6 @@ struct ud_pending {
 /* What was last seen on one CPU. */
 struct ud_cpu {
 	unsigned long long	seq;		/* records seen on this CPU */
-	unsigned long long	last_offset;
 	unsigned long long	last_ts;
 	int			seen;
 	/* last ordinary event */
@@ -164,6 +163,11 @@ struct ud_state {
 	unsigned long		nr_frames;
 	unsigned long		evicted;
 	unsigned long		resets;
+	/* the last record seen, to ignore it when printed again */
+	int			have_last;
+	int			last_cpu;
+	unsigned long long	last_offset;
+	unsigned long long	last_ts;
 };
 
 static struct ud_state *states;
@@ -508,9 +512,14 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 
 	if (!c)
 		return NULL;
+	if (st->have_last && record->cpu == st->last_cpu &&
+	    record->offset == st->last_offset && record->ts == st->last_ts)
+		return NULL;	/* the same record printed again */
+	st->have_last = 1;
+	st->last_cpu = record->cpu;
+	st->last_offset = record->offset;
+	st->last_ts = record->ts;
 	if (c->seen) {
-		if (record->offset == c->last_offset && record->ts == c->last_ts)
-			return NULL;	/* the same record printed again */
 		if (record->ts < c->last_ts) {
 			/* not front to back (e.g. a GUI): start over */
 			reset_state(st);
@@ -525,7 +534,6 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 		c->ks_seq = 0;
 	}
 	c->seen = 1;
-	c->last_offset = record->offset;
 	c->last_ts = record->ts;
 	c->seq++;
 	return c;

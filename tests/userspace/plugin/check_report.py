@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+Check the merged stacks that plugin_unwind_deferred prints in the output
+of `trace-cmd report` (read from stdin or the file given).
+
+For each user_stack_cookie record, the expected asking event is the record
+just before it on the same CPU from the same pid: a kernel_stack (whose
+frames are then expected) and the event before that, or directly the
+event (no kernel stack).  At each user_stack_deferred with "events=N" the
+plugin must print N blocks, one per cookie record of that (pid, cookie)
+in order, each: the event's name, its kernel frames (the same addresses
+as the kernel_stack record printed earlier), then the user frames (nr of
+them, the same in every block).  Kernel frames must come before user
+frames.
+
+Prints a JSON summary; exits 1 if a check failed.  --expect-merged N and
+--expect-unseen N add checks on the counts.
+"""
+import json
+import re
+import sys
+
+REC = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\w+):\s?(.*)$")
+ADDR_PAREN = re.compile(r"\(([0-9a-f]+)\)\s*$")
+EVENT_HDR = re.compile(r"^ \[event (\d+)/(\d+)\] (.+?) cpu=(\d+) ts=")
+HDR_DEF = re.compile(r"cookie=0x([0-9a-f]+) tgid=(-?\d+) nr=(\d+)")
+
+
+def parse(lines):
+    recs = []
+    cur = None
+    for ln in lines:
+        ln = ln.rstrip("\n")
+        m = REC.match(ln)
+        if m:
+            cur = {"comm": m.group(1).strip(), "pid": int(m.group(2)),
+                   "cpu": int(m.group(3)), "ts": m.group(4),
+                   "name": m.group(5), "info": m.group(6), "more": []}
+            recs.append(cur)
+        elif cur is not None:
+            cur["more"].append(ln)
+    return recs
+
+
+def kstack_addrs(rec):
+    out = []
+    for ln in rec["more"]:
+        if not ln.startswith("=> "):
+            continue
+        m = ADDR_PAREN.search(ln)
+        if m:
+            out.append(int(m.group(1), 16))
+        else:
+            try:
+                out.append(int(ln[3:].strip(), 16))
+            except ValueError:
+                pass
+    return out
+
+
+def check(recs):
+    errors = []
+    stats = {"records": len(recs), "cookies": 0, "deferred": 0,
+             "merged_deferred": 0, "merged_events": 0,
+             "unseen_events": 0, "no_pending": 0, "evictions": 0,
+             "kernel_frames_checked": 0, "user_frames_checked": 0}
+    last = {}           # cpu -> list of recent records on that cpu
+    pending = {}        # (pid, cookie) -> [expected askers]
+    for r in recs:
+        cpu = r["cpu"]
+        hist = last.setdefault(cpu, [])
+        if r["name"] == "user_stack_cookie":
+            stats["cookies"] += 1
+            m = re.search(r"cookie=0x([0-9a-f]+)", r["info"])
+            if not m:
+                errors.append("cookie record without cookie: %s" % r)
+            else:
+                c = int(m.group(1), 16)
+                exp = {"name": None, "kframes": None}
+                if hist and hist[-1]["pid"] == r["pid"]:
+                    if hist[-1]["name"] == "kernel_stack":
+                        exp["kframes"] = kstack_addrs(hist[-1])
+                        if len(hist) > 1 and hist[-2]["pid"] == r["pid"]:
+                            exp["name"] = hist[-2]["name"]
+                    else:
+                        exp["name"] = hist[-1]["name"]
+                        exp["kframes"] = []
+                pending.setdefault((r["pid"], c), []).append(exp)
+            stats["evictions"] += r["info"].count("evicted cookie")
+        elif r["name"] == "user_stack_deferred":
+            stats["deferred"] += 1
+            m = HDR_DEF.search(r["info"])
+            if not m:
+                if "[unwind_deferred:" not in r["info"]:
+                    errors.append("deferred record not understood: %s"
+                                  % r["info"])
+                continue
+            c, nr = int(m.group(1), 16), int(m.group(3))
+            exp = pending.pop((r["pid"], c), None)
+            me = re.search(r"events=(\d+)", r["info"])
+            if not me:
+                if any("no pending event" in x for x in r["more"]):
+                    stats["no_pending"] += 1
+                ulines = [x for x in r["more"] if x.startswith("=> ")]
+                if len(ulines) != nr:
+                    errors.append("cookie %x: %d user lines, nr=%d"
+                                  % (c, len(ulines), nr))
+                continue
+            stats["merged_deferred"] += 1
+            nev = int(me.group(1))
+            blocks = []
+            for ln in r["more"]:
+                h = EVENT_HDR.match(ln)
+                if h:
+                    blocks.append({"name": h.group(3), "hdr": ln,
+                                   "k": [], "u": []})
+                elif ln.startswith("=> ") and blocks:
+                    b = blocks[-1]
+                    if ln.endswith(" (user)"):
+                        b["u"].append(int(ln[3:].split()[0], 16))
+                    else:
+                        if b["u"]:
+                            errors.append("cookie %x: kernel frame after "
+                                          "user frames" % c)
+                        a = ADDR_PAREN.search(ln)
+                        b["k"].append(int(a.group(1), 16) if a else
+                                      int(ln[3:].strip(), 16))
+            if len(blocks) != nev:
+                errors.append("cookie %x: events=%d but %d blocks"
+                              % (c, nev, len(blocks)))
+            if exp is None:
+                errors.append("cookie %x of pid %d merged but no cookie "
+                              "record was seen" % (c, r["pid"]))
+                exp = []
+            if len(exp) != nev:
+                errors.append("cookie %x: %d cookie records, events=%d"
+                              % (c, len(exp), nev))
+            first_u = None
+            for b, e in zip(blocks, exp):
+                stats["merged_events"] += 1
+                if len(b["u"]) != nr:
+                    errors.append("cookie %x: %d user frames, nr=%d"
+                                  % (c, len(b["u"]), nr))
+                if first_u is None:
+                    first_u = b["u"]
+                elif b["u"] != first_u:
+                    errors.append("cookie %x: user frames differ between "
+                                  "events" % c)
+                stats["user_frames_checked"] += len(b["u"])
+                if b["name"] == "(event not seen)":
+                    stats["unseen_events"] += 1
+                elif e["name"] is not None and b["name"] != e["name"]:
+                    errors.append("cookie %x: event %s, expected %s"
+                                  % (c, b["name"], e["name"]))
+                if e["kframes"] is not None:
+                    if b["k"] != e["kframes"]:
+                        errors.append("cookie %x: kernel frames %s, "
+                                      "expected %s" %
+                                      (c, [hex(x) for x in b["k"]],
+                                       [hex(x) for x in e["kframes"]]))
+                    stats["kernel_frames_checked"] += len(b["k"])
+        hist.append(r)
+        del hist[:-2]
+    stats["never_completed"] = sum(len(v) for v in pending.values())
+    return stats, errors
+
+
+def main():
+    args = sys.argv[1:]
+    want = {}
+    while args and args[0].startswith("--expect-"):
+        want[args[0][len("--expect-"):].replace("-", "_")] = int(args[1])
+        args = args[2:]
+    f = open(args[0]) if args else sys.stdin
+    stats, errors = check(parse(f))
+    for k, v in want.items():
+        if stats.get(k) != v:
+            errors.append("%s is %s, expected %d" % (k, stats.get(k), v))
+    stats["errors"] = errors[:20]
+    print(json.dumps(stats, indent=1))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the libtraceevent plugin (trace-cmd/plugins) and the KernelShark
+# plugin (kernelshark/).  Builds both, then:
+#  - runs the stock /usr/bin/trace-cmd report with TRACEEVENT_PLUGIN_DIR on
+#    synthetic trace.dat files (mkdat.py) and on the real fixtures in
+#    tests/fixtures/*.dat when they exist, and checks the merged stacks
+#    with check_report.py;
+#  - runs tep_harness (libtraceevent only: records built by hand);
+#  - runs valgrind on report runs and the harness;
+#  - truncates and corrupts trace.dat files: no crash.
+#  - runs the KernelShark plugin's test program (kshark_stack).
+# The last line is "N passed, N failed[, N skipped]"; exit 1 on failure.
+#
+# Usage: tests/userspace/plugin/run.sh [-v]   (-v: show failing output)
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+PLUGDIR=$REPO/trace-cmd/plugins
+KSDIR=$REPO/kernelshark
+FIXTURES=$REPO/tests/fixtures
+VERBOSE=0
+[ "$1" = -v ] && VERBOSE=1
+
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+skipped() { skip=$((skip + 1)); echo "skip - $*"; }
+check() { # check NAME CMD...: ok when CMD succeeds
+	local name=$1; shift
+	if "$@" >"$WORK/last.out" 2>&1; then
+		ok "$name"
+	else
+		not_ok "$name"
+		[ $VERBOSE = 1 ] && sed 's/^/    /' "$WORK/last.out" | head -40
+	fi
+}
+
+"$PLUGDIR/install-deps.sh" trace-cmd libtraceevent-dev libtracecmd-dev \
+	valgrind python3 gcc make pkg-config binutils coreutils ||
+	{ echo "0 passed, 1 failed"; exit 1; }
+
+WORK=$(mktemp -d /tmp/plugin-tests.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export TRACEEVENT_PLUGIN_DIR=$PLUGDIR
+# keep user plugins out of the way
+export HOME=$WORK/home
+mkdir -p "$HOME"
+TC=/usr/bin/trace-cmd
+
+# ---------------------------------------------------------------- build
+check "plugin builds with -Wall -Wextra -Werror" \
+	make -C "$PLUGDIR" -s clean all
+check "plugin exports the libtraceevent plugin symbols" \
+	sh -c "nm -D --defined-only '$PLUGDIR/plugin_unwind_deferred.so' |
+	       grep -q ' T tep_plugin_loader' &&
+	       nm -D --defined-only '$PLUGDIR/plugin_unwind_deferred.so' |
+	       grep -q ' T tep_plugin_unloader' &&
+	       nm -D --defined-only '$PLUGDIR/plugin_unwind_deferred.so' |
+	       grep -q ' D tep_plugin_options'"
+check "make install honours DESTDIR and installs into libtraceevent's plugin dir" \
+	sh -c "make -C '$PLUGDIR' -s install DESTDIR='$WORK/dest' &&
+	       test -f '$WORK/dest'\$(pkg-config --variable=libdir libtraceevent)/traceevent/plugins/plugin_unwind_deferred.so"
+check "tep_harness builds" \
+	sh -c "gcc -O1 -g -Wall -Wextra -Werror \$(pkg-config --cflags libtraceevent) \
+	       -o '$WORK/tep_harness' '$HERE/tep_harness.c' \
+	       \$(pkg-config --libs libtraceevent)"
+
+# ---------------------------------------------------------- synthetic
+for s in basic crosscpu missing truncated many corrupt badformat; do
+	python3 "$HERE/mkdat.py" $s "$WORK/$s.dat" ||
+		not_ok "mkdat.py $s"
+done
+
+report() { # report FILE [trace-cmd report args]: output in $WORK/r.out
+	local f=$1; shift
+	$TC report -i "$f" "$@" >"$WORK/r.out" 2>"$WORK/r.err"
+}
+checked() { # checked FILE CHECKER-ARGS... [-- REPORT-ARGS]
+	local f=$1; shift
+	local cargs=() rargs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do cargs+=("$1"); shift; done
+	[ "$1" = -- ] && { shift; rargs=("$@"); }
+	report "$f" "${rargs[@]}" || return 1
+	python3 "$HERE/check_report.py" "${cargs[@]}" "$WORK/r.out"
+}
+
+export WORK TC HERE
+export -f report checked
+
+check "basic: merged stacks (kernel frames of each asking event, then user frames)" \
+	checked "$WORK/basic.dat" --expect-merged-events 4 \
+		--expect-kernel-frames-checked 16 --expect-user-frames-checked 20
+check "basic: the stock kernel_stack output is kept" \
+	bash -c "grep -c '^=> do_syscall_64 (ffffffff81300077)' '$WORK/r.out' | grep -qx 2"
+check "basic: the second entry's asking events are named" \
+	bash -c "grep -q '^ \[event 1/2\] sys_enter_getppid cpu=0' '$WORK/r.out' &&
+	       grep -c '^ \[event 2/2\] sys_exit_getppid cpu=0' '$WORK/r.out' | grep -qx 2"
+check "crosscpu: user stacks on the other CPU, in reverse order, merged by (pid, cookie)" \
+	checked "$WORK/crosscpu.dat" --expect-merged-deferred 2 \
+		--expect-merged-events 4 --expect-kernel-frames-checked 16
+check "crosscpu: each task gets its own user frames" \
+	bash -c "grep -A12 'cookie=0x200002 tgid=1240' '$WORK/r.out' | grep -q '=> 0x400100 (user)' &&
+	       ! grep -A12 'cookie=0x200002 tgid=1240' '$WORK/r.out' | grep -q '0x55555555513a'"
+check "missing: unknown cookie says so, event without kernel stack says so, lost stack left pending" \
+	bash -c "checked '$WORK/missing.dat' --expect-no-pending 1 --expect-never-completed 2 &&
+	       grep -q 'no kernel stack recorded' '$WORK/r.out'"
+check "truncated/empty user stacks are marked" \
+	bash -c "checked '$WORK/truncated.dat' --expect-merged-deferred 2 &&
+	       grep -q 'nr=5 truncated events=2' '$WORK/r.out' &&
+	       grep -q '(user stack cut short)' '$WORK/r.out' &&
+	       grep -q 'nr=0 empty (user unwind failed) events=2' '$WORK/r.out' &&
+	       grep -q '(no user frames: unwind failed)' '$WORK/r.out'"
+check "many: 300 interleaved cookies all merged with the defaults" \
+	checked "$WORK/many.dat" --expect-merged-events 300 \
+		--expect-evictions 0
+check "many: -O unwind_deferred:max_pending=50 evicts 250 cookies and says so" \
+	checked "$WORK/many.dat" --expect-evictions 250 --expect-merged-events 50 \
+		--expect-no-pending 250 -- -O unwind_deferred:max_pending=50
+check "many: -O unwind_deferred:max_frames=40 bounds the kernel frames kept" \
+	bash -c "checked '$WORK/many.dat' --expect-merged-events 10 \
+		-- -O unwind_deferred:max_frames=40 &&
+	       grep -q 'max_frames=40 reached' '$WORK/r.out'"
+check "merge=0: no merged blocks, frames one per line, output differs" \
+	bash -c "report '$WORK/basic.dat' && cp '$WORK/r.out' '$WORK/merge1.out' &&
+	       report '$WORK/basic.dat' -O unwind_deferred:merge=0 &&
+	       ! cmp -s '$WORK/merge1.out' '$WORK/r.out' &&
+	       ! grep -q '^ \[event' '$WORK/r.out' &&
+	       grep -A5 'cookie=0x100001 tgid=1234 nr=5\$' '$WORK/r.out' | grep -c '^=> 0x' | grep -qx 5"
+check "corrupt records: error markers, no crash" \
+	bash -c "report '$WORK/corrupt.dat' &&
+	       test \$(grep -c 'unwind_deferred: bad or missing frames array' '$WORK/r.out') = 3"
+check "unknown event formats: error markers, no crash" \
+	bash -c "report '$WORK/badformat.dat' &&
+	       grep -q 'unwind_deferred: no cookie field' '$WORK/r.out' &&
+	       grep -q 'unwind_deferred: bad or missing frames array' '$WORK/r.out'"
+check "without the plugin (-N) the report differs (the plugin is what merges)" \
+	bash -c "report '$WORK/basic.dat' -N && ! grep -q 'events=2' '$WORK/r.out'"
+check "two copies of the plugin on the path: one is used, output unchanged" \
+	bash -c "mkdir -p '$HOME/.local/lib/traceevent/plugins' &&
+	       cp '$PLUGDIR/plugin_unwind_deferred.so' '$HOME/.local/lib/traceevent/plugins/' &&
+	       report '$WORK/basic.dat'; rc=\$?;
+	       rm -rf '$HOME/.local/lib/traceevent';
+	       [ \$rc = 0 ] && cmp -s '$WORK/merge1.out' '$WORK/r.out'"
+
+# ------------------------------------------------------------ harness
+if [ -x "$WORK/tep_harness" ]; then
+	check "tep_harness (libtraceevent only, records built by hand)" \
+		"$WORK/tep_harness" "$HERE/formats"
+	[ $VERBOSE = 1 ] || grep -E '^(ok|not ok)' "$WORK/last.out" | sed 's/^/    /'
+fi
+
+# ------------------------------------------------------------ valgrind
+VG="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
+vg_report() { # vg_report FILE [args]
+	local f=$1; shift
+	$VG $TC report -i "$f" "$@" >/dev/null 2>"$WORK/vg.err"
+	local rc=$?
+	[ $rc != 99 ] && ! grep -q 'plugin_unwind_deferred' "$WORK/vg.err"
+}
+for s in basic crosscpu missing many corrupt badformat; do
+	check "valgrind: trace-cmd report $s.dat, no errors, no leaks" \
+		vg_report "$WORK/$s.dat"
+done
+check "valgrind: report with eviction (max_pending=50)" \
+	vg_report "$WORK/many.dat" -O unwind_deferred:max_pending=50
+[ -x "$WORK/tep_harness" ] &&
+	check "valgrind: tep_harness, no errors, no leaks" \
+		$VG "$WORK/tep_harness" "$HERE/formats"
+
+# ------------------------------------------------- damaged trace.dat files
+no_crash() { # no_crash FILE: trace-cmd exits, not killed by a signal
+	timeout 60 $TC report -i "$1" >/dev/null 2>&1
+	local rc=$?
+	# 124: timed out; 129-192: killed by signal rc-128 (SEGV, ABRT...)
+	if [ $rc = 124 ] || { [ $rc -gt 128 ] && [ $rc -le 192 ]; }; then
+		echo "$1: exit $rc"
+		return 1
+	fi
+}
+truncations() { # truncations FILE: cut at several offsets
+	local f=$1 size off bad=0
+	size=$(stat -c %s "$f")
+	for off in 3 11 17 40 300 1000 2000 3000 $((size / 3)) $((size / 2)) \
+		   $((size - 4096)) $((size - 100)) $((size - 1)); do
+		[ $off -gt 0 ] && [ $off -lt $size ] || continue
+		head -c $off "$f" >"$WORK/cut.dat"
+		no_crash "$WORK/cut.dat" || { echo "cut at $off"; bad=1; }
+	done
+	# a truncated header: error message and non-zero exit
+	head -c 9 "$f" >"$WORK/cut.dat"
+	if $TC report -i "$WORK/cut.dat" >/dev/null 2>"$WORK/cut.err"; then
+		echo "9-byte file accepted"; bad=1
+	fi
+	return $bad
+}
+flips() { # flips FILE N: overwrite bytes in the data pages, N variants
+	python3 - "$1" "$2" "$WORK" <<'EOF'
+import random, sys
+src, n, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = bytearray(open(src, "rb").read())
+start = (len(data) // 4096 - 2) * 4096 if len(data) > 8192 else 0
+rng = random.Random(4242)
+for i in range(n):
+    d = bytearray(data)
+    for _ in range(8):
+        p = rng.randrange(max(start, len(d) // 2), len(d))
+        d[p] = rng.randrange(256)
+    open("%s/flip%d.dat" % (work, i), "wb").write(d)
+EOF
+	local i bad=0
+	for ((i = 0; i < $2; i++)); do
+		no_crash "$WORK/flip$i.dat" || bad=1
+	done
+	# two of them under valgrind: nothing from the plugin
+	for i in 0 1; do
+		$VG $TC report -i "$WORK/flip$i.dat" >/dev/null 2>"$WORK/vg.err"
+		grep -q plugin_unwind_deferred "$WORK/vg.err" &&
+			{ cat "$WORK/vg.err"; bad=1; }
+	done
+	return $bad
+}
+check "truncated synthetic trace.dat: no crash; a cut header is an error" \
+	truncations "$WORK/crosscpu.dat"
+check "corrupted data pages (20 variants): no crash, valgrind clean in the plugin" \
+	flips "$WORK/many.dat" 20
+
+# ---------------------------------------------------------- real fixtures
+shopt -s nullglob
+fixtures=("$FIXTURES"/*.dat)
+if [ ${#fixtures[@]} = 0 ]; then
+	skipped "real fixtures: none in tests/fixtures/ yet"
+fi
+for f in "${fixtures[@]}"; do
+	b=$(basename "$f")
+	check "fixture $b: every merged stack checks out" \
+		bash -c "checked '$f' &&
+		       python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d[\"merged_events\"] > 0 else 1)' \
+			<(python3 '$HERE/check_report.py' '$WORK/r.out')"
+	check "fixture $b: valgrind clean" vg_report "$f"
+	check "fixture $b: truncated copies do not crash" truncations "$f"
+done
+if [ -f "$HERE/fixtures.sh" ] && [ ${#fixtures[@]} -gt 0 ]; then
+	# fixture-specific checks (frame counts, names) live there
+	# shellcheck source=/dev/null
+	. "$HERE/fixtures.sh"
+fi
+
+# ---------------------------------------------------------- KernelShark
+if [ -f "$KSDIR/run-tests.sh" ]; then
+	check "KernelShark plugin: builds and its tests pass" \
+		bash "$KSDIR/run-tests.sh" "$WORK"
+	[ $VERBOSE = 1 ] || grep -E '^(ok|not ok|skip)' "$WORK/last.out" | sed 's/^/    /'
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of plugin_unwind_deferred through libtraceevent alone: the
+ * event formats (formats/) are parsed with tep_parse_event, records are
+ * built by hand, the plugin is loaded with tep_load_plugins (from
+ * TRACEEVENT_PLUGIN_DIR; system plugins off) and each record is printed
+ * with tep_print_event, the way a reader such as trace-cmd does.
+ *
+ * This covers what trace-cmd cannot show: a reader that parses the
+ * formats before loading plugins (the plugin then sees every event from
+ * the first one), a record printed twice, records read out of order (a
+ * GUI), plugin options set through the libtraceevent API, unloading, and
+ * two handles at once.
+ *
+ * Usage: tep_harness FORMATS_DIR      prints TAP-like lines, exit 1 on
+ *                                     failure
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#define ID_KSTACK	4
+#define ID_ENTER	301
+#define ID_EXIT		300
+#define ID_COOKIE	1500
+#define ID_DEFER	1501
+
+static const char *fmt_dir;
+static int failures, passes;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		passes++;
+	else
+		failures++;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[4096];
+	char *buf;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", fmt_dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, n + 1);
+	if (!buf || fread(buf, 1, n, f) != (size_t)n) {
+		fprintf(stderr, "read %s failed\n", path);
+		exit(2);
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static void parse_fmt(struct tep_handle *tep, const char *file,
+		      const char *sys)
+{
+	size_t len;
+	char *buf = slurp(file, &len);
+
+	if (tep_parse_event(tep, buf, len, sys)) {
+		fprintf(stderr, "cannot parse %s\n", file);
+		exit(2);
+	}
+	free(buf);
+}
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81100000 T ftrace_syscall_enter\n"
+	"ffffffff81200000 T syscall_trace_enter\n"
+	"ffffffff81300000 T do_syscall_64\n"
+	"ffffffff81400000 T entry_SYSCALL_64_after_hwframe\n"
+	"ffffffff81500000 T _etext\n";
+
+static struct tep_handle *new_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		exit(2);
+	tep_set_long_size(tep, 8);
+	tep_set_page_size(tep, 4096);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_flag(tep, TEP_DISABLE_SYS_PLUGINS);
+	parse_fmt(tep, "ftrace.kernel_stack", "ftrace");
+	parse_fmt(tep, "syscalls.sys_enter_getppid", "syscalls");
+	parse_fmt(tep, "syscalls.sys_exit_getppid", "syscalls");
+	parse_fmt(tep, "unwind.user_stack_cookie", "unwind");
+	parse_fmt(tep, "unwind.user_stack_deferred", "unwind");
+	tep_parse_kallsyms(tep, kallsyms);
+	return tep;
+}
+
+/* Records: a little-endian byte builder. */
+struct rec {
+	struct tep_record	r;
+	unsigned char		buf[512];
+};
+
+static unsigned long long next_offset = 4096;
+
+static void put(struct rec *x, int at, unsigned long long v, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		x->buf[at + i] = v >> (8 * i);
+}
+
+static struct rec *mk(int id, int pid, int cpu, unsigned long long ts,
+		      int size)
+{
+	struct rec *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		exit(2);
+	put(x, 0, id, 2);
+	put(x, 4, pid, 4);
+	x->r.data = x->buf;
+	x->r.size = size;
+	x->r.cpu = cpu;
+	x->r.ts = ts;
+	x->r.offset = next_offset;
+	next_offset += 64;
+	return x;
+}
+
+static struct rec *mk_enter(int pid, int cpu, unsigned long long ts)
+{
+	struct rec *x = mk(ID_ENTER, pid, cpu, ts, 12);
+
+	put(x, 8, 110, 4);
+	return x;
+}
+
+static const unsigned long long kframes[] = {
+	0xffffffff81100042ULL, 0xffffffff81200123ULL,
+	0xffffffff81300077ULL, 0xffffffff81400046ULL,
+};
+
+static struct rec *mk_kstack(int pid, int cpu, unsigned long long ts)
+{
+	struct rec *x = mk(ID_KSTACK, pid, cpu, ts, 16 + 4 * 8);
+	int i;
+
+	put(x, 8, 4, 4);
+	for (i = 0; i < 4; i++)
+		put(x, 16 + 8 * i, kframes[i], 8);
+	return x;
+}
+
+static struct rec *mk_cookie(int pid, int cpu, unsigned long long ts,
+			     unsigned long long cookie)
+{
+	struct rec *x = mk(ID_COOKIE, pid, cpu, ts, 16);
+
+	put(x, 8, cookie, 8);
+	return x;
+}
+
+static struct rec *mk_defer(int pid, int cpu, unsigned long long ts,
+			    unsigned long long cookie, int nr)
+{
+	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 28 + nr * 8);
+	int i;
+
+	put(x, 8, cookie, 8);
+	put(x, 16, pid, 4);
+	put(x, 20, 0, 4);
+	put(x, 24, 28 | ((nr * 8) << 16), 4);
+	for (i = 0; i < nr; i++)
+		put(x, 28 + 8 * i, 0x401000 + 0x100 * i, 8);
+	return x;
+}
+
+/* Print one record's info into a string (malloc'ed). */
+static char *info(struct tep_handle *tep, struct rec *x)
+{
+	struct trace_seq s;
+	char *out;
+
+	trace_seq_init(&s);
+	tep_print_event(tep, &s, &x->r, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	out = strdup(s.buffer);
+	trace_seq_destroy(&s);
+	return out;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* enter, kstack, cookie on @cpu at @ts for @pid; returns 3 records */
+static void entry(struct rec **r, int pid, int cpu, unsigned long long ts,
+		  unsigned long long cookie)
+{
+	r[0] = mk_enter(pid, cpu, ts);
+	r[1] = mk_kstack(pid, cpu, ts + 10);
+	r[2] = mk_cookie(pid, cpu, ts + 20, cookie);
+}
+
+static void free_recs(struct rec **r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(r[i]);
+}
+
+static char *print_all(struct tep_handle *tep, struct rec **r, int n)
+{
+	size_t len = 1;
+	char *all = calloc(1, 1), *one, *p;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		one = info(tep, r[i]);
+		len += strlen(one) + 1;
+		p = realloc(all, len);
+		if (!p)
+			exit(2);
+		all = p;
+		strcat(all, one);
+		strcat(all, "\n");
+		free(one);
+	}
+	return all;
+}
+
+static void test_front_to_back(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[8];
+	char *out;
+
+	entry(r, 100, 0, 1000, 0xc1);
+	entry(r + 3, 101, 1, 1005, 0xc2);
+	r[6] = mk_defer(101, 0, 2000, 0xc2, 3);
+	r[7] = mk_defer(100, 1, 2100, 0xc1, 2);
+	out = print_all(tep, r, 8);
+	result(pl != NULL, "plugin loaded from TRACEEVENT_PLUGIN_DIR");
+	result(count(out, "events=1") == 2,
+	       "two cookies across CPUs merged by (pid, cookie)");
+	result(count(out, "[event 1/1] sys_enter_getppid") == 2 &&
+	       !strstr(out, "not seen"),
+	       "formats parsed before loading: the first events are seen");
+	result(count(out, "=> do_syscall_64+0x77 (ffffffff81300077)") == 2 &&
+	       count(out, "(user)") == 5,
+	       "kernel frames resolved, user frames listed");
+	result(strstr(out, "=> 0x401000 (user)\n=> 0x401100 (user)\n=> 0x401200 (user)")
+	       != NULL, "user frames in order, innermost first");
+	result(strstr(out, "<stack trace >\n=> ftrace_syscall_enter (ffffffff81100042)")
+	       != NULL, "kernel_stack printed as the function plugin does");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 8);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_twice_and_reorder(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[4];
+	char *a, *b;
+
+	entry(r, 100, 0, 1000, 0xd1);
+	r[3] = mk_defer(100, 0, 2000, 0xd1, 2);
+
+	/* each record printed twice in a row (a reader that re-prints) */
+	free(info(tep, r[0]));
+	free(info(tep, r[0]));
+	free(info(tep, r[1]));
+	free(info(tep, r[1]));
+	free(info(tep, r[2]));
+	free(info(tep, r[2]));
+	a = info(tep, r[3]);
+	result(strstr(a, "events=1") != NULL,
+	       "a record printed twice counts once");
+	free(a);
+
+	/* printed again as the last record of its CPU: no merge twice */
+	a = info(tep, r[3]);
+	result(strstr(a, "nr=2") && !strstr(a, "events="),
+	       "a user stack printed again is not merged again");
+	free(a);
+	free_recs(r, 4);
+
+	/* out of order (a GUI): the user stack first, then its cookie */
+	entry(r, 100, 0, 3000, 0xd2);
+	r[3] = mk_defer(100, 1, 5000, 0xd2, 2);
+	a = info(tep, r[3]);
+	result(strstr(a, "no pending event") != NULL,
+	       "a user stack read before its cookie is not merged");
+	free(a);
+	free(info(tep, r[0]));	/* back in time on CPU 0: state reset */
+	free(info(tep, r[1]));
+	free(info(tep, r[2]));
+	b = info(tep, r[3]);
+	result(strstr(b, "events=1") != NULL,
+	       "after a jump back, reading front to back merges again");
+	free(b);
+	free_recs(r, 4);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_option_and_unload(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct tep_event *ks;
+	struct rec *r[4];
+	char *out;
+
+	entry(r, 100, 0, 1000, 0xe1);
+	r[3] = mk_defer(100, 0, 2000, 0xe1, 2);
+
+	tep_plugin_add_option("unwind_deferred:merge", "0");
+	out = print_all(tep, r, 4);
+	result(!strstr(out, "[event") &&
+	       strstr(out, "nr=2\n=> 0x401000\n=> 0x401100") != NULL,
+	       "unwind_deferred:merge=0 prints the user stack alone");
+	free(out);
+	tep_plugin_add_option("unwind_deferred:merge", "1");
+
+	tep_unload_plugins(pl, tep);
+	ks = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
+	result(ks && ks->handler == NULL,
+	       "unloading restores the handlers it wrapped");
+	out = info(tep, r[1]);
+	result(strstr(out, "<stack trace >") == NULL,
+	       "after unloading kernel_stack prints with its own format");
+	free(out);
+	free_recs(r, 4);
+	tep_free(tep);
+}
+
+static void test_two_handles(void)
+{
+	struct tep_handle *t1 = new_tep(), *t2 = new_tep();
+	struct tep_plugin_list *p1 = tep_load_plugins(t1);
+	struct tep_plugin_list *p2 = tep_load_plugins(t2);
+	struct rec *r[4];
+	char *a, *b;
+
+	entry(r, 100, 0, 1000, 0xf1);
+	r[3] = mk_defer(100, 0, 2000, 0xf1, 1);
+	free(info(t1, r[0]));
+	free(info(t1, r[1]));
+	free(info(t1, r[2]));
+	b = info(t2, r[3]);
+	a = info(t1, r[3]);
+	result(strstr(a, "events=1") && strstr(b, "no pending event"),
+	       "two handles keep separate state");
+	free(a);
+	free(b);
+	free_recs(r, 4);
+	tep_unload_plugins(p2, t2);
+	tep_unload_plugins(p1, t1);
+	tep_free(t2);
+	tep_free(t1);
+}
+
+static void test_bounds(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[3 * 10 + 1];
+	char *out;
+	int i;
+
+	tep_plugin_add_option("unwind_deferred:max_pending", "3");
+	for (i = 0; i < 10; i++)
+		entry(r + 3 * i, 100 + i, 0, 1000 + 100 * i, 0x100 + i);
+	r[30] = mk_defer(109, 1, 5000, 0x109, 1);
+	out = print_all(tep, r, 31);
+	result(count(out, "evicted cookie") == 7 &&
+	       strstr(out, "max_pending=3 reached") &&
+	       strstr(out, "events=1"),
+	       "max_pending=3: the 7 oldest of 10 cookies evicted, newest kept");
+	free(out);
+	tep_plugin_add_option("unwind_deferred:max_pending", "4096");
+
+	/* a record shorter than its format: no read past the end */
+	r[0]->r.size = 10;
+	r[1]->r.size = 12;
+	r[2]->r.size = 9;
+	r[30]->r.size = 20;
+	out = print_all(tep, r, 3);
+	free(out);
+	out = info(tep, r[30]);
+	result(strstr(out, "[unwind_deferred:") != NULL,
+	       "short records give an error marker");
+	free(out);
+	free_recs(r, 31);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s FORMATS_DIR\n", argv[0]);
+		return 2;
+	}
+	fmt_dir = argv[1];
+	test_front_to_back();
+	test_twice_and_reorder();
+	test_option_and_unload();
+	test_two_handles();
+	test_bounds();
+	printf("harness: %d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
