@@ -12,6 +12,6 @@ done
 echo "installing missing packages:$missing" >&2
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
-$SUDO apt-get update -q >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q >&2
 $SUDO env DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y -q --no-install-recommends $missing >&2
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing >&2

@@ -10,7 +10,7 @@
 #  - runs tep_harness (libtraceevent only: records built by hand);
 #  - runs valgrind on report runs and the harness;
 #  - truncates and corrupts trace.dat files: no crash.
-#  - runs the KernelShark plugin's test program (kshark_stack).
+#  - builds the KernelShark plugin and runs kshark_stack (libkshark).
 # The last line is "N passed, N failed[, N skipped]"; exit 1 on failure.
 #
 # Usage: tests/userspace/plugin/run.sh [-v]   (-v: show failing output)
@@ -38,6 +38,7 @@ check() { # check NAME CMD...: ok when CMD succeeds
 }
 
 "$PLUGDIR/install-deps.sh" trace-cmd libtraceevent-dev libtracecmd-dev \
+	libkshark-dev libjson-c-dev \
 	valgrind python3 gcc make pkg-config binutils coreutils ||
 	{ echo "0 passed, 1 failed"; exit 1; }
 
@@ -248,11 +249,52 @@ if [ -f "$HERE/fixtures.sh" ] && [ ${#fixtures[@]} -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------- KernelShark
-if [ -f "$KSDIR/run-tests.sh" ]; then
-	check "KernelShark plugin: builds and its tests pass" \
-		bash "$KSDIR/run-tests.sh" "$WORK"
-	[ $VERBOSE = 1 ] || grep -E '^(ok|not ok|skip)' "$WORK/last.out" | sed 's/^/    /'
-fi
+# kshark_stack opens a trace.dat with libkshark as the GUI does, registers
+# the plugin to the stream, loads the entries and prints the info text
+# (with the plugin's one-line stack) and the merged stack of each entry.
+KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
+ks_run() { # ks_run FILE [EVENT]: output in $WORK/ks.out
+	$KS "$@" >"$WORK/ks.out" 2>"$WORK/ks.err"
+}
+export KS KSDIR
+export -f ks_run
+check "KernelShark plugin and kshark_stack build (libkshark 2.2)" \
+	make -C "$KSDIR" -s clean all
+check "KernelShark: every asking event of crosscpu.dat gets its merged stack" \
+	bash -c "ks_run '$WORK/crosscpu.dat' syscalls/sys_enter_getppid &&
+	       grep -q 'merged stacks shown: 2' '$WORK/ks.out' &&
+	       grep -q '^sys_enter_getppid pid=1240 cpu=1 cookie=0x200002' '$WORK/ks.out' &&
+	       grep -A8 '^sys_enter_getppid pid=1240' '$WORK/ks.out' | grep -q '=> do_syscall_64+0x77 (ffffffff81300077)' &&
+	       grep -A8 '^sys_enter_getppid pid=1240' '$WORK/ks.out' | tail -3 | grep -q '=> 0x400300 (user)'"
+check "KernelShark: the info text carries the one-line stack (kernel | user)" \
+	bash -c "grep -q 'pid=1234 cpu=0:  \[stack: ftrace_syscall_enter+0x42 < syscall_trace_enter+0x123 < do_syscall_64+0x77 < entry_SYSCALL_64_after_hwframe+0x46 | 0x55555555513a < 0x555555555160' '$WORK/ks.out'"
+check "KernelShark: the first event of the trace is named (all records seen)" \
+	bash -c "ks_run '$WORK/basic.dat' unwind/user_stack_deferred &&
+	       grep -c '^sys_enter_getppid pid=1234' '$WORK/ks.out' | grep -qx 2 &&
+	       grep -q 'completes 2 events' '$WORK/ks.out'"
+check "KernelShark: a user stack that never came says so" \
+	bash -c "ks_run '$WORK/missing.dat' && grep -q 'user stack never arrived' '$WORK/ks.out'"
+check "KernelShark: truncated/empty stacks are marked" \
+	bash -c "ks_run '$WORK/truncated.dat' && grep -q '(user stack cut short)' '$WORK/ks.out' &&
+	       grep -q '(no user frames: unwind failed)' '$WORK/ks.out'"
+check "KernelShark: corrupt records and unknown formats, no crash" \
+	bash -c "ks_run '$WORK/corrupt.dat'; [ \$? -lt 2 ] && ks_run '$WORK/badformat.dat'; [ \$? -lt 2 ]"
+check "KernelShark: not applicable to a trace without the unwind events" \
+	bash -c "python3 - '$WORK/basic.dat' '$WORK/nounwind.dat' <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read().replace(b'name: user_stack_', b'name: uSer_stack_')
+open(sys.argv[2], 'wb').write(d)
+PY
+	       ks_run '$WORK/nounwind.dat'; [ \$? = 1 ]"
+KSVG="$VG --suppressions=$HERE/kshark.supp"
+for s in crosscpu many corrupt; do
+	check "valgrind: kshark_stack $s.dat, no errors, no leaks (libkshark leak suppressed)" \
+		bash -c "$KSVG $KS '$WORK/$s.dat' >/dev/null 2>'$WORK/vg.err'; [ \$? != 99 ]"
+done
+for f in "${fixtures[@]}"; do
+	check "KernelShark: fixture $(basename "$f") shows merged stacks" \
+		bash -c "ks_run '$f' && grep -q '(user)\$' '$WORK/ks.out'"
+done
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
