@@ -629,6 +629,16 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 				e->event_id != ctx->kstack_id &&
 				!find_by_off(ctx, e->offset)))
 		return info;
+	/* one frame per line does not fit a table row: one line */
+	if (info) {
+		char *p;
+
+		for (p = info; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		while (p > info && p[-1] == ' ')
+			*--p = '\0';
+	}
 	extra = entry_text(ctx, e, 1);
 	if (!extra)
 		return info;
