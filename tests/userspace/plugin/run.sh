@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 PLUGDIR=$REPO/trace-cmd/plugins
 KSDIR=$REPO/kernelshark
-FIXTURES=$REPO/tests/fixtures
+FIXTURES=${FIXTURES:-$REPO/tests/fixtures}
 VERBOSE=0
 [ "$1" = -v ] && VERBOSE=1
 

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Fixture-specific checks, sourced by run.sh when tests/fixtures/*.dat exist
+# (uses its check/report/checked helpers and $WORK, $FIXTURES).
+#
+# trigger-getppid.dat: stacktrace:defer on sys_enter_getppid and
+# sys_exit_getppid, workload `callchain getppid N`: both events of one
+# syscall share a cookie, so most user stacks complete 2 events, whose
+# kernel stacks go through do_syscall_64, and the user stack has at least
+# work_inner, work_middle, work_outer and main (4 frames; a frame-pointer
+# walk may add libc's start frames).
+#
+# option-T.dat: -e syscalls -T -O userstacktrace_defer: every event
+# carries kernel stack + cookie.
+
+fixture_trigger() {
+	local f=$FIXTURES/trigger-getppid.dat
+	report "$f" || return 1
+	python3 - "$WORK/r.out" <<'EOF'
+import re, sys
+sys.path.insert(0, __import__("os").environ["HERE"])
+import check_report as c
+recs = c.parse(open(sys.argv[1]))
+two = other = 0
+bad = []
+for r in recs:
+    if r["name"] != "user_stack_deferred" or r["comm"] != "callchain":
+        continue
+    m = re.search(r"nr=(\d+).* events=(\d+)", r["info"])
+    if not m:
+        continue
+    nr, ev = int(m.group(1)), int(m.group(2))
+    if ev == 2:
+        two += 1
+    else:
+        other += 1
+    if nr < 4:
+        bad.append("nr=%d < 4: %s" % (nr, r["info"]))
+    names = re.findall(r"^ \[event \d+/\d+\] (\S+)", "\n".join(r["more"]), re.M)
+    for n in names:
+        if n not in ("sys_enter_getppid", "sys_exit_getppid", "(event"):
+            bad.append("unexpected asking event %s" % n)
+    if not any("do_syscall_64" in x for x in r["more"]):
+        bad.append("no do_syscall_64 in the kernel frames: %s" % r["info"])
+print("callchain user stacks completing 2 events: %d, others: %d" % (two, other))
+for b in bad[:10]:
+    print(b)
+sys.exit(1 if bad or two == 0 or two < other else 0)
+EOF
+}
+
+fixture_option_T() {
+	local f=$FIXTURES/option-T.dat
+	checked "$f" || return 1
+	python3 - "$WORK/r.out" <<'EOF'
+import json, subprocess, sys, os
+out = subprocess.run([sys.executable,
+                      os.path.join(os.environ["HERE"], "check_report.py"),
+                      sys.argv[1]], capture_output=True, text=True).stdout
+d = json.loads(out)
+print(out)
+sys.exit(0 if d["merged_events"] > 0 and d["kernel_frames_checked"] > 0 else 1)
+EOF
+}
+
+[ -f "$FIXTURES/trigger-getppid.dat" ] &&
+	check "fixture trigger-getppid.dat: enter+exit share a cookie, kernel frames through do_syscall_64, >= 4 user frames" \
+		fixture_trigger
+[ -f "$FIXTURES/option-T.dat" ] &&
+	check "fixture option-T.dat: events merged with their kernel stacks" \
+		fixture_option_T
+true
