@@ -14,6 +14,9 @@
   tracecheck.py nojunk TRACE [--comm-prefix P]
       no cookie from a kernel thread (or a task whose comm starts with P),
       and at least one kernel stack from such a task, as proof
+  tracecheck.py show TRACE BINARY
+      print each user stack merged with the kernel stacks that asked for
+      it, user frames as function+offset (binary)
   tracecheck.py none TRACE
       no user_stack_cookie or user_stack_deferred at all
 
@@ -28,7 +31,7 @@ from collections import OrderedDict
 
 LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?'
                   r'\[(?P<cpu>\d+)\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+'
-                  r'(?P<event>[\w<> ]+?)(?::\s*(?P<rest>.*))?$')
+                  r'(?P<event>.+?)(?::\s+(?P<rest>.*))?$')
 STACK_LINE = re.compile(r'^\s*=>\s*(?P<sym>.*)$')
 
 
@@ -112,6 +115,10 @@ class Symbols:
         if i < 0:
             return '?'
         return self.names[i]
+
+    def offset(self, addr):
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return addr - self.addrs[i] if i >= 0 else addr
 
 
 def fail(msg):
@@ -200,6 +207,47 @@ def cmd_chain(a):
     print('%d user stacks resolve to %s' % (len(cs), ' <- '.join(want)))
 
 
+def cmd_show(a):
+    syms = Symbols(a.binary)
+    base = a.binary.rsplit('/', 1)[-1]
+    last = {}      # (cpu, pid) -> [event record, stack record]
+    asked = {}     # (pid, cookie) -> [(event record, kernel frames)]
+    shown = 0
+    for r in parse(a.trace):
+        key = (r.cpu, r.pid)
+        if r.event == '<stack trace>':
+            last.setdefault(key, [None, None])[1] = r
+        elif r.event == 'user_stack_cookie':
+            ev, st = last.get(key, [None, None])
+            asked.setdefault((r.pid, r.field('cookie')), []).append(
+                (ev, st.stack if st else []))
+        elif r.event == 'user_stack_deferred':
+            cookie = r.field('cookie')
+            print('=== %s-%d cookie=%s' % (r.comm, r.pid, cookie))
+            for ev, kframes in asked.pop((r.pid, cookie), []):
+                if ev:
+                    print('  event: %s: %s' % (ev.event, ev.rest))
+                for k in kframes:
+                    print('    => %s' % k)
+            print('  user stack (%d frames%s):' %
+                  (len(r.frames()), ', truncated' if '(truncated)' in r.rest
+                   else ''))
+            for x in r.frames():
+                n = syms.name(x)
+                if n == '?':
+                    print('    => 0x%x' % x)
+                else:
+                    print('    => %s+0x%x (%s)' % (n, syms.offset(x), base))
+            shown += 1
+        else:
+            last[key] = [r, None]
+    for (pid, cookie), evs in asked.items():
+        print('=== pid %d cookie=%s: user stack never arrived (%d events)'
+              % (pid, cookie, len(evs)))
+    if not shown:
+        fail('no user stack in %s' % a.trace)
+
+
 def cmd_none(a):
     recs = [r for r in parse(a.trace)
             if r.event in ('user_stack_cookie', 'user_stack_deferred')]
@@ -234,6 +282,10 @@ def main():
     s.add_argument('trace')
     s.add_argument('--comm-prefix')
     s.set_defaults(fn=cmd_nojunk)
+    s = sub.add_parser('show')
+    s.add_argument('trace')
+    s.add_argument('binary')
+    s.set_defaults(fn=cmd_show)
     s = sub.add_parser('none')
     s.add_argument('trace')
     s.set_defaults(fn=cmd_none)

@@ -1,0 +1,17 @@
+#!/bin/bash
+# The main job: build Linux 7.3 with deferred user stacks for ftrace, boot
+# it under QEMU, trace a real program with the stacktrace:defer trigger
+# and print each event's kernel stack merged with its user stack.
+#
+#   rig/demo.sh        (installs what it needs with apt; first run ~10 min)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+ensure_cache
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3
+make -s -C "$REPO/tests/workload"
+out=$CACHE/demo
+"$here/run-guest.sh" --quiet --out "$out" --cmd "$REPO/tests/guest/demo-guest.sh" ||
+	{ cat "$out/console.log" >&2; die "the demo failed (see $out)"; }
+# The guest's output, without the kernel's boot messages
+sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'

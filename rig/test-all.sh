@@ -1,0 +1,96 @@
+#!/bin/bash
+# Run every test of the project and print one total "N passed, N failed".
+#
+#   rig/test-all.sh [--debug] [--only SUITE]
+#
+# Suites, in order: kernel-static (series applies, checkpatch), guest (the
+# kernel built and booted under QEMU, tests/guest/run-all.sh inside: the
+# tree's ftracetest and one test per guarantee), plugin
+# (tests/userspace/plugin/run.sh), lib (tests/userspace/lib/run.sh).
+# Installs what it needs with apt (as root, or via sudo).  Each suite's own
+# output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
+# count line, or whose count disagrees with its exit status, counts as
+# one failure more.  --debug also boots the lockdep/KASAN kernel and runs
+# the lifetime and concurrency tests on it.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+debug=0 only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debug) debug=1 ;;
+	--only) only=$2; shift ;;
+	*) die "usage: $0 [--debug] [--only SUITE]" ;;
+	esac
+	shift
+done
+
+ensure_cache
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3
+logs=$CACHE/test-all
+rm -rf "$logs"; mkdir -p "$logs"
+total_pass=0 total_fail=0 total_skip=0 t0=$SECONDS
+declare -a summary
+
+# suite NAME CMD...: run it, take its last "N passed, N failed" line
+suite() {
+	local name=$1 rc line p f s extra=0 start=$SECONDS
+	shift
+	[ -n "$only" ] && [ "$only" != "$name" ] && return 0
+	log "suite $name: $*"
+	"$@" > "$logs/$name.log" 2>&1
+	rc=$?
+	line=$(grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
+	else
+		p=0 f=0 s=0
+	fi
+	if [ $rc != 0 ] && [ "$f" = 0 ]; then
+		extra=1
+		tail -30 "$logs/$name.log" >&2
+		log "suite $name exited $rc without a failed test: counted as one failure"
+	fi
+	grep -E '^(FAIL|SKIP) ' "$logs/$name.log" | sed "s/^/  [$name] /" >&2
+	total_pass=$((total_pass + p)) total_fail=$((total_fail + f + extra))
+	total_skip=$((total_skip + s))
+	summary+=("$(printf '%-14s %4d passed %3d failed %3d skipped %5ds  (%s)' \
+		"$name" "$p" $((f + extra)) "$s" $((SECONDS - start)) "$logs/$name.log")")
+}
+
+# The guest suite: results.txt has one PASS/FAIL/SKIP line per test; the
+# rig itself fails on a timeout or a kernel warning in the console.
+guest_suite() {
+	local out=$logs/guest-run rc
+	"$REPO/rig/run-guest.sh" --quiet --out "$out" "$@"
+	rc=$?
+	cat "$out/console.log" 2>/dev/null | grep -E '^(PASS|FAIL|SKIP) ' || true
+	[ -f "$out/console-problems.log" ] && cat "$out/console-problems.log"
+	local p f s
+	p=$(grep -c '^PASS ' "$out/results.txt" 2>/dev/null)
+	f=$(grep -c '^FAIL ' "$out/results.txt" 2>/dev/null)
+	s=$(grep -c '^SKIP ' "$out/results.txt" 2>/dev/null)
+	# the rig's own verdict: console clean, no timeout, command finished
+	if [ $rc = 0 ]; then p=$((p + 1)); echo "PASS guest-run-clean"
+	else f=$((f + 1)); echo "FAIL guest-run-clean # see $out"; fi
+	echo "${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+	[ "$f" = 0 ]
+}
+
+make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
+suite kernel-static "$REPO/tests/kernel-static.sh"
+suite guest guest_suite --timeout 2400
+if [ $debug = 1 ]; then
+	suite guest-debug guest_suite --debug --timeout 3600 \
+		--cmd "$REPO/tests/guest/run-all.sh lifetime"
+fi
+suite plugin "$REPO/tests/userspace/plugin/run.sh"
+suite lib "$REPO/tests/userspace/lib/run.sh"
+
+echo
+echo "test-all: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"
+printf '  %s\n' "${summary[@]}"
+line="$total_pass passed, $total_fail failed"
+[ $total_skip -gt 0 ] && line+=", $total_skip skipped"
+echo "$line"
+[ $total_fail = 0 ]

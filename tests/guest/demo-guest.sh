@@ -1,0 +1,22 @@
+#!/bin/bash
+# In-guest half of rig/demo.sh: trace the workload with stacktrace:defer
+# and show what the kernel wrote, then the merged stacks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+reset_tracing >/dev/null
+d=$(idir demo)
+mkinst demo
+echo 'stacktrace:defer if comm == "callchain"' > $d/events/syscalls/sys_enter_getppid/trigger
+echo "# echo 'stacktrace:defer if comm == \"callchain\"' > instances/demo/events/syscalls/sys_enter_getppid/trigger"
+echo "# cat instances/demo/events/syscalls/sys_enter_getppid/trigger"
+cat $d/events/syscalls/sys_enter_getppid/trigger
+echo "# $WL/callchain getppid 2     (main -> work_outer -> work_middle -> work_inner -> getppid)"
+"$WL"/callchain getppid 2
+f=$(save demo demo)
+echo
+echo "# cat instances/demo/trace   (what the kernel wrote)"
+grep -v '^#' "$f"
+echo
+echo "# merged: the event, its kernel stack, then the user stack of its cookie"
+$TC show "$f" "$WL"/callchain
+reset_tracing >/dev/null
