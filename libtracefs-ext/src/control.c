@@ -7,11 +7,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ustack-local.h"
 
 #define OPTION_FILE	"options/userstacktrace_defer"
 #define TRIGGER		"stacktrace:defer"
+
+/*
+ * tracefs_file_exists() of libtracefs 1.6 ignores tracefs_set_tracing_dir()
+ * for the top instance: build the path with tracefs_instance_get_file(),
+ * which does not.
+ */
+static bool path_exists(struct tracefs_instance *instance, const char *rel,
+			bool dir)
+{
+	struct stat st;
+	char *path;
+	int ret;
+
+	path = tracefs_instance_get_file(instance, rel);
+	if (!path)
+		return false;
+	ret = stat(path, &st);
+	tracefs_put_tracing_file(path);
+	if (ret < 0)
+		return false;
+	return dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
+}
 
 int ustack_kernel_support(struct tracefs_instance *instance)
 {
@@ -24,10 +47,10 @@ int ustack_kernel_support(struct tracefs_instance *instance)
 		errno = ENODEV;
 		return -1;
 	}
-	if (tracefs_file_exists(NULL, "events/unwind/user_stack_cookie") &&
-	    tracefs_file_exists(NULL, "events/unwind/user_stack_deferred"))
+	if (path_exists(NULL, "events/unwind/user_stack_cookie", true) &&
+	    path_exists(NULL, "events/unwind/user_stack_deferred", true))
 		ret |= USTACK_SUPPORT_EVENTS;
-	if (tracefs_file_exists(instance, OPTION_FILE))
+	if (path_exists(instance, OPTION_FILE, false))
 		ret |= USTACK_SUPPORT_OPTION;
 	readme = tracefs_instance_file_read(NULL, "README", NULL);
 	if (readme && strstr(readme, TRIGGER))
@@ -48,12 +71,15 @@ bool ustack_kernel_supported(struct tracefs_instance *instance)
 static int check_event(struct tracefs_instance *instance,
 		       const char *system, const char *event)
 {
+	char rel[1024];
+
 	if (!system || !event || !*system || !*event ||
 	    strchr(system, '/') || strchr(event, '/')) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!tracefs_event_file_exists(instance, system, event, "trigger")) {
+	snprintf(rel, sizeof(rel), "events/%s/%s/trigger", system, event);
+	if (!path_exists(instance, rel, false)) {
 		ustack_err("event %s:%s has no trigger file", system, event);
 		errno = ENOENT;
 		return -1;
@@ -157,7 +183,7 @@ static int option_write(struct tracefs_instance *instance, const char *val)
 {
 	int ret;
 
-	if (!tracefs_file_exists(instance, OPTION_FILE)) {
+	if (!path_exists(instance, OPTION_FILE, false)) {
 		ustack_err("the kernel has no %s", OPTION_FILE);
 		errno = ENOTSUP;
 		return -1;
@@ -180,7 +206,7 @@ int ustack_option_is_enabled(struct tracefs_instance *instance)
 {
 	long long val;
 
-	if (!tracefs_file_exists(instance, OPTION_FILE)) {
+	if (!path_exists(instance, OPTION_FILE, false)) {
 		errno = ENOTSUP;
 		return -1;
 	}

@@ -5,9 +5,13 @@
  * stream are merged across CPUs in time order by libtracecmd.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
@@ -20,6 +24,55 @@ struct ustack_file {
 	size_t			max_tasks;
 	bool			used;
 };
+
+/*
+ * libtracecmd 3.1.6 crashes on some corrupt or truncated files while
+ * opening them (tracecmd_open_fd() fails half way and its cleanup,
+ * tracecmd_close(), walks CPU data that was never allocated).  So a file
+ * is first opened in a child process, with its buffer instances (whose
+ * opening has the same problem): if that fails or crashes, the file is
+ * reported as unreadable and this process never touches it.
+ */
+static int probe_open(const char *path)
+{
+	struct tracecmd_input *h;
+	int status, i, n;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* cannot probe: try for real */
+	if (!pid) {
+		/* die quietly: no crash handler of the parent's */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!h)
+			_exit(1);
+		n = tracecmd_buffer_instances(h);
+		for (i = 0; i < n; i++) {
+			struct tracecmd_input *b;
+
+			b = tracecmd_buffer_instance_handle(h, i);
+			if (!b)
+				_exit(1);
+			tracecmd_close(b);
+		}
+		tracecmd_close(h);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return -1;
+}
 
 struct ustack_file *ustack_file_open(const char *path)
 {
@@ -42,13 +95,20 @@ struct ustack_file *ustack_file_open(const char *path)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (probe_open(path) < 0) {
+		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
+			   path);
+		errno = EINVAL;
+		return NULL;
+	}
 	file = calloc(1, sizeof(*file));
 	if (!file)
 		return NULL;
 	file->path = strdup(path);
 	if (!file->path)
 		goto fail;
-	file->handle = tracecmd_open(path, 0);
+	/* the join decodes the fields itself: no print plugins needed */
+	file->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!file->handle) {
 		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
 			   path);
@@ -235,7 +295,8 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 		memset(stats, 0, sizeof(*stats));
 	if (file->used) {
 		/* libtracecmd reads forward only: start over */
-		struct tracecmd_input *h = tracecmd_open(file->path, 0);
+		struct tracecmd_input *h = tracecmd_open(file->path,
+						TRACECMD_FL_LOAD_NO_PLUGINS);
 
 		if (!h) {
 			ustack_err("%s: cannot reopen", file->path);
@@ -245,13 +306,8 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 		tracecmd_close(file->handle);
 		file->handle = h;
 	}
+	/* tracecmd_open() has read the headers and set up the data */
 	file->used = true;
-	if (tracecmd_init_data(file->handle) < 0) {
-		ustack_err("%s: cannot read the trace data (corrupt or truncated?)",
-			   file->path);
-		errno = EINVAL;
-		return -1;
-	}
 	for (i = 0; i < n; i++) {
 		if (index >= 0 && i != index)
 			continue;

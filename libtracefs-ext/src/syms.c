@@ -47,6 +47,7 @@ struct elf_file {
 	Dwfl_Module		*mod;
 	unsigned long long	low;
 	unsigned long long	high;
+	char			*tmp;		/* last unversioned name */
 };
 
 struct ustack_syms {
@@ -94,6 +95,7 @@ void ustack_syms_free(struct ustack_syms *syms)
 			dwfl_end(f->dwfl);
 		free(f->name);
 		free(f->path);
+		free(f->tmp);
 		free(f);
 	}
 	if (syms->own_tep)
@@ -469,6 +471,15 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 		return 0;
 	sym->name = name;
 	sym->offset = off;
+	/* "name@@VERSION" from a dynamic symbol table: keep the name */
+	if (strchr(name, '@')) {
+		size_t len = strcspn(name, "@");
+
+		free(f->tmp);
+		f->tmp = strndup(name, len);
+		if (f->tmp)
+			sym->name = f->tmp;
+	}
 	return 0;
 }
 

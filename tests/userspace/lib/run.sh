@@ -1,0 +1,340 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of libtracefs-ext and the ustack tool: builds everything, runs
+# all tests, prints "N passed, N failed" last, exits non-zero on failure.
+#
+#   tests/userspace/lib/run.sh            all tests
+#   FUZZ_TIME=60 run.sh                   fuzz for 60 s (default 30)
+#   NO_VALGRIND=1 run.sh                  skip valgrind (faster)
+#
+# Installs its own Debian packages when missing (libtracefs-ext/deps.sh).
+
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+LIB=$REPO/libtracefs-ext
+B=$HERE/build
+FIX=$REPO/tests/fixtures
+FUZZ_TIME=${FUZZ_TIME:-30}
+PASS=0
+FAIL=0
+SKIP=0
+
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+skip() { SKIP=$((SKIP + 1)); echo "SKIP: $*"; }
+
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" = 0 ]
+	exit $?
+}
+
+# Count PASS:/FAIL: lines of a C test binary's output.
+count() {
+	local out=$1 rc=$2 name=$3 p f
+	cat "$out"
+	p=$(grep -c '^PASS:' "$out")
+	f=$(grep -c '^FAIL:' "$out")
+	PASS=$((PASS + p))
+	FAIL=$((FAIL + f))
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		fail "$name exited $rc"
+	fi
+}
+
+VG=()
+if [ -z "${NO_VALGRIND:-}" ]; then
+	VG=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect
+	    --errors-for-leak-kinds=definite,indirect --error-exitcode=99)
+fi
+
+# ---- build ----
+"$LIB/deps.sh" || { fail "installing packages"; finish; }
+rm -rf "$B"
+mkdir -p "$B" "$B/fake-tracefs" "$B/sym"
+if ! make -s -C "$LIB" OUT="$B/lib" all samples >"$B/make.log" 2>&1; then
+	cat "$B/make.log"
+	fail "make libtracefs-ext"
+	finish
+fi
+pass "build: library, tool, samples (-Wall -Wextra -Werror)"
+USTACK=$B/lib/ustack
+PKGS="libtracefs libtraceevent libtracecmd libdw"
+CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src $(pkg-config --cflags $PKGS)"
+LD="$B/lib/libtracefs-ext.a $(pkg-config --libs $PKGS) -lelf"
+for t in test-join test-syms test-control; do
+	# shellcheck disable=SC2086
+	gcc $CF -o "$B/$t" "$HERE/$t.c" $LD || fail "build $t"
+done
+
+# binaries for the symbol tests
+S=$B/sym
+SF="-O1 -g -fno-omit-frame-pointer"
+gcc $SF -shared -fPIC -o "$S/libsymtest.so" "$HERE/symdata/symlib.c" &&
+gcc $SF -fPIE -pie -o "$S/symtest-pie" "$HERE/symdata/symtest.c" -L"$S" -lsymtest &&
+gcc $SF -no-pie -fno-pie -o "$S/symtest-nopie" "$HERE/symdata/symtest.c" -L"$S" -lsymtest &&
+strip -o "$S/symtest-stripped" "$S/symtest-pie" &&
+head -c 4096 /dev/urandom | { printf '\177ELF\002\001\001'; cat; } >"$S/corrupt.so" ||
+	fail "build the symbol test binaries"
+PIE_VADDR=$(nm "$S/symtest-pie" | awk '$3 == "prog_func" { print $1 }')
+NOPIE_VADDR=$(nm "$S/symtest-nopie" | awk '$3 == "prog_func" { print $1 }')
+
+# workloads for synthetic traces: the workload's call chain, PIE and not
+W=$B/work
+mkdir -p "$W"
+WF="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+gcc $WF -fPIE -pie -o "$W/callchain" "$REPO/tests/workload/callchain.c" &&
+gcc $WF -no-pie -fno-pie -o "$W/callchain-nopie" "$REPO/tests/workload/callchain.c" &&
+strip -o "$W/callchain-stripped" "$W/callchain" ||
+	fail "build the workload copies"
+
+# ---- unit tests ----
+"${VG[@]}" "$B/test-join" "$HERE/data/formats" >"$B/join.out" 2>&1
+count "$B/join.out" $? test-join
+"${VG[@]}" "$B/test-syms" "$S" "$PIE_VADDR" "$NOPIE_VADDR" >"$B/syms.out" 2>&1
+count "$B/syms.out" $? test-syms
+"${VG[@]}" "$B/test-control" "$B/fake-tracefs" >"$B/control.out" 2>&1
+count "$B/control.out" $? test-control
+
+# ---- the tool on synthetic trace.dat files ----
+MK="python3 $HERE/mktrace.py --formats $HERE/data/formats"
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+[ -f "$LIBC" ] || LIBC=
+T=$B/traces
+mkdir -p "$T"
+$MK trigger "$T/trigger.dat" --binary "$W/callchain" ${LIBC:+--libc $LIBC} --count 6 &&
+$MK option "$T/option.dat" --binary "$W/callchain" --count 4 &&
+$MK never "$T/never.dat" --binary "$W/callchain" --count 3 &&
+$MK instances "$T/instances.dat" --binary "$W/callchain" --count 4 &&
+$MK trigger "$T/nopie.dat" --binary "$W/callchain-nopie" --count 2 &&
+$MK trigger "$T/stripped.dat" --binary "$W/callchain" --binname /guest/bin/callchain-stripped --count 2 ||
+	fail "mktrace.py"
+
+# run_tool NAME EXPECTED_RC ARGS... : runs ustack under valgrind
+run_tool() {
+	local name=$1 want=$2 rc
+	shift 2
+	"${VG[@]}" "$USTACK" "$@" >"$B/$name.out" 2>"$B/$name.err"
+	rc=$?
+	if [ "$rc" = 99 ]; then
+		cat "$B/$name.err"
+		fail "$name: valgrind errors"
+		return 1
+	fi
+	if [ "$rc" != "$want" ]; then
+		cat "$B/$name.err"
+		fail "$name: exit $rc, want $want"
+		return 1
+	fi
+	return 0
+}
+
+# the user frames of every event are the workload's chain, in order
+chain_ok() {
+	awk -v want="$2" '
+		/^[^ ]/ { if (ev && n) { if (got != want) bad++ } ; ev = 1; got = ""; n = 0; next }
+		/^  u / { n++; split($2, a, "+"); got = got (got ? "," : "") a[1] }
+		END { if (ev && n && got != want) bad++; exit bad ? 1 : 0 }
+	' "$1"
+}
+
+CHAIN="work_inner,work_middle,work_outer,main"
+if run_tool trigger 0 "$T/trigger.dat"; then
+	n=$(grep -c 'status=complete' "$B/trigger.out")
+	if [ "$n" = 12 ] && chain_ok "$B/trigger.out" "$CHAIN${LIBC:+,__libc_start_main}" &&
+	   grep -q '^  k trace_event_raw_event_sys_enter+0x10$' "$B/trigger.out" &&
+	   grep -q "^  u work_inner+0x[0-9a-f]* ($W/callchain)$" "$B/trigger.out"; then
+		pass "ustack: trigger trace, kernel then user frames by name (PIE)"
+	else
+		fail "ustack: trigger trace output (complete=$n)"
+	fi
+fi
+if run_tool folded 0 --folded "$T/trigger.dat"; then
+	want_enter="callchain;${LIBC:+__libc_start_main;}main;work_outer;work_middle;work_inner;entry_SYSCALL_64_after_hwframe;do_syscall_64;trace_event_raw_event_sys_enter 6"
+	if grep -qxF "$want_enter" "$B/folded.out" &&
+	   grep -q ';trace_event_raw_event_sys_exit 6$' "$B/folded.out" &&
+	   [ "$(grep -c callchain "$B/folded.out")" = 2 ] &&
+	   grep -qx 'kworker/0:1;.*;process_one_work 1' "$B/folded.out"; then
+		pass "ustack --folded: one line per distinct stack, right counts"
+	else
+		cat "$B/folded.out"
+		fail "ustack --folded"
+	fi
+fi
+if run_tool option 0 "$T/option.dat"; then
+	if [ "$(grep -c 'status=complete' "$B/option.out")" = 12 ] &&
+	   grep -q 'sched:sched_switch status=complete' "$B/option.out" &&
+	   chain_ok "$B/option.out" "$CHAIN"; then
+		pass "ustack: -T -O userstacktrace_defer style trace, three events per cookie"
+	else
+		fail "ustack: option trace"
+	fi
+fi
+if run_tool never 0 "$T/never.dat"; then
+	if [ "$(grep -c 'status=never-arrived' "$B/never.out")" = 2 ] &&
+	   [ "$(grep -c 'status=complete' "$B/never.out")" = 4 ] &&
+	   grep -q 'kworker/0:1-33 .* status=no-cookie' "$B/never.out"; then
+		pass "ustack: a user stack that never arrived, a kernel thread"
+	else
+		fail "ustack: never-arrived trace"
+	fi
+fi
+if run_tool instances 0 "$T/instances.dat" &&
+   run_tool instances2 0 -B second "$T/instances.dat"; then
+	if [ "$(grep -c '(top) .*status=complete' "$B/instances.out")" = 8 ] &&
+	   [ "$(grep -c '(second) .*status=complete' "$B/instances.out")" = 4 ] &&
+	   [ "$(grep -c 'status=complete' "$B/instances2.out")" = 4 ]; then
+		pass "ustack: two buffer instances, a join each"
+	else
+		fail "ustack: instances"
+	fi
+fi
+if run_tool nopie 0 "$T/nopie.dat" && chain_ok "$B/nopie.out" "$CHAIN" &&
+   [ "$(grep -c 'status=complete' "$B/nopie.out")" = 4 ]; then
+	pass "ustack: fixed-address executable"
+else
+	fail "ustack: fixed-address executable"
+fi
+if run_tool stripped 0 -s "$W" "$T/stripped.dat" &&
+   grep -q '^  u /guest/bin/callchain-stripped+0x[0-9a-f]*$' "$B/stripped.out"; then
+	pass "ustack: stripped binary found in a search dir gives file+offset"
+else
+	fail "ustack: stripped binary"
+fi
+if run_tool raw 0 --raw "$T/trigger.dat" && grep -q '^  u 0x5555' "$B/raw.out"; then
+	pass "ustack --raw"
+else
+	fail "ustack --raw"
+fi
+# an ELF file that cannot be read: message, fallback, exit 2
+cp "$S/corrupt.so" "$W/corrupt-bin"
+$MK trigger "$T/corrupt-elf.dat" --binary "$W/callchain" --binname "$W/corrupt-bin" --count 1
+if run_tool corrupt-elf 2 "$T/corrupt-elf.dat" && grep -q 'not a readable ELF' "$B/corrupt-elf.err" &&
+   grep -q "^  u $W/corrupt-bin+0x" "$B/corrupt-elf.out"; then
+	pass "ustack: unreadable ELF: message, file+offset, exit 2"
+else
+	fail "ustack: unreadable ELF"
+fi
+
+# ---- bad input: message, non-zero exit, no crash ----
+bad_input() {
+	local name=$1 file=$2 rc
+	"${VG[@]}" "$USTACK" "$file" >"$B/$name.out" 2>"$B/$name.err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ -s "$B/$name.err" ]; then
+		pass "bad input: $name -> exit 1: $(head -1 "$B/$name.err")"
+	else
+		cat "$B/$name.err"
+		fail "bad input: $name (exit $rc)"
+	fi
+}
+: >"$T/empty.dat"
+head -c 100000 /dev/urandom >"$T/random.dat"
+head -c 300 "$T/trigger.dat" >"$T/trunc-head.dat"
+head -c 3000 "$T/trigger.dat" >"$T/trunc-formats.dat"
+bad_input missing "$T/does-not-exist.dat"
+bad_input empty "$T/empty.dat"
+bad_input random "$T/random.dat"
+bad_input truncated-header "$T/trunc-head.dat"
+bad_input truncated-formats "$T/trunc-formats.dat"
+bad_input directory "$T"
+# an unknown format of the unwind events
+mkdir -p "$B/badfmt"
+cp "$HERE/data/formats/"* "$B/badfmt/"
+sed -i 's/frames;/stack;/' "$B/badfmt/unwind_user_stack_deferred"
+python3 "$HERE/mktrace.py" --formats "$B/badfmt" trigger "$T/badfmt.dat" --binary "$W/callchain" --count 1 2>/dev/null ||
+	python3 - "$T/trigger.dat" "$T/badfmt.dat" <<'EOF'
+import sys
+d = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(d.replace(b"unsigned long[] frames;", b"unsigned long[] stack; "))
+EOF
+bad_input unknown-format "$T/badfmt.dat"
+# data truncated in the middle of the CPU pages, and bytes flipped
+size=$(stat -c %s "$T/trigger.dat")
+head -c $((size - 5000)) "$T/trigger.dat" >"$T/trunc-data.dat"
+"${VG[@]}" "$USTACK" "$T/trunc-data.dat" >"$B/trunc-data.out" 2>"$B/trunc-data.err"
+rc=$?
+if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
+	pass "bad input: data cut short -> exit $rc, no crash"
+else
+	fail "bad input: data cut short (exit $rc)"
+fi
+python3 - "$T/trigger.dat" "$T" <<'EOF'
+import random, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+r = random.Random(7)
+for i in range(20):
+    c = bytearray(d)
+    for _ in range(8):
+        c[r.randrange(len(c))] = r.randrange(256)
+    open("%s/flip%02d.dat" % (sys.argv[2], i), "wb").write(c)
+EOF
+crashed=0
+for f in "$T"/flip*.dat; do
+	"${VG[@]}" "$USTACK" "$f" >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" -gt 2 ]; then
+		echo "exit $rc on $f"
+		crashed=1
+	fi
+done
+[ $crashed = 0 ] && pass "bad input: 20 files with flipped bytes, no crash" ||
+	fail "bad input: flipped bytes"
+run_tool usage 1 --no-such-option && pass "bad usage -> exit 1" || true
+run_tool nofile-live 1 -i x "$T/trigger.dat" && pass "bad usage: -i with FILE -> exit 1" || true
+
+# ---- recorded fixtures (from the booted kernel) ----
+if ls "$FIX"/*.dat >/dev/null 2>&1; then
+	"$HERE/test-fixtures.sh" "$USTACK" "$FIX" "$B" >"$B/fixtures.out" 2>&1
+	count "$B/fixtures.out" $? test-fixtures
+else
+	skip "recorded fixtures: $FIX has no *.dat yet"
+fi
+
+# ---- documentation, samples, install ----
+if "$HERE/check-man.sh" "$LIB" >"$B/man.out" 2>&1; then
+	pass "every public function has a man page ($(tail -1 "$B/man.out"))"
+else
+	cat "$B/man.out"
+	fail "man page check"
+fi
+if make -s -C "$LIB" OUT="$B/lib" doc >"$B/doc.log" 2>&1 && [ -f "$B/lib/man/ustack_join_alloc.3" ] && [ -f "$B/lib/man/ustack.1" ]; then
+	pass "man pages build ($(ls "$B/lib/man/"*.[13] | wc -l) pages)"
+else
+	tail -20 "$B/doc.log"
+	fail "man pages build"
+fi
+if "${VG[@]}" "$B/lib/samples/join-file" "$T/trigger.dat" >"$B/sample.out" 2>&1 &&
+   grep -q 'work_inner' "$B/sample.out"; then
+	pass "sample join-file runs on a trace"
+else
+	cat "$B/sample.out"
+	fail "sample join-file"
+fi
+D=$B/destdir
+P=$D/usr/local
+if make -s -C "$LIB" OUT="$B/lib" PREFIX="$P" install >"$B/install.log" 2>&1 &&
+   PKG_CONFIG_PATH=$P/lib/pkgconfig gcc -Wall -Werror -o "$B/sample-installed" \
+	"$LIB/samples/control.c" \
+	$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs libtracefs-ext) \
+	-Wl,-rpath,"$P/lib" && [ -f "$P/share/man/man3/ustack_join_alloc.3" ] &&
+   [ -f "$P/share/man/man1/ustack.1" ] && [ -x "$P/bin/ustack" ] &&
+   { "$B/sample-installed"; [ $? = 1 ]; } 2>/dev/null; then
+	pass "make install; a sample builds against the installed pkg-config file"
+else
+	tail -20 "$B/install.log"
+	fail "make install / pkg-config"
+fi
+
+# ---- fuzzing the trace.dat reading and join path ----
+if "$HERE/fuzz/run-fuzz.sh" "$B" "$T" "$FUZZ_TIME" >"$B/fuzz.out" 2>&1; then
+	pass "fuzz: $(tail -1 "$B/fuzz.out")"
+else
+	tail -30 "$B/fuzz.out"
+	fail "fuzz"
+fi
+
+finish

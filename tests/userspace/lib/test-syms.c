@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbol tests on binaries built on the host (symdata/): a PIE program,
+ * a fixed-address program, a shared library, a stripped program, with
+ * /proc/PID/maps of the running program and with synthetic maps; an
+ * unreadable ELF file; kernel symbols from a kallsyms file.
+ *
+ * usage: test-syms DIR PROG_FUNC_VADDR_PIE PROG_FUNC_VADDR_NOPIE
+ *   DIR holds symtest-pie, symtest-nopie, symtest-stripped, libsymtest.so
+ *   and a corrupt ELF "corrupt.so"; the vaddrs are prog_func's, from nm.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracefs-ext.h"
+
+static int failures;
+static const char *cur_test;
+static int cur_failed;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("%s: %s: ", cur_failed ? "     " : "FAIL",	\
+		       cur_test);					\
+		printf(__VA_ARGS__);					\
+		printf(" (line %d)\n", __LINE__);			\
+		cur_failed = 1;						\
+	}								\
+} while (0)
+
+static void begin(const char *name)
+{
+	cur_test = name;
+	cur_failed = 0;
+}
+
+static void end(void)
+{
+	if (cur_failed)
+		failures++;
+	else
+		printf("PASS: %s\n", cur_test);
+}
+
+struct child {
+	pid_t			pid;
+	int			in;	/* its stdin */
+	unsigned long long	prog;
+	unsigned long long	lib;
+};
+
+static int spawn(const char *path, const char *libdir, struct child *c)
+{
+	int to[2], from[2];
+	char line[256];
+	FILE *fp;
+	int n;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (!c->pid) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		setenv("LD_LIBRARY_PATH", libdir, 1);
+		execl(path, path, NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	c->in = to[1];
+	fp = fdopen(from[0], "r");
+	if (!fp || !fgets(line, sizeof(line), fp)) {
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	n = sscanf(line, "%*d %llx %llx", &c->prog, &c->lib);
+	return n == 2 ? 0 : -1;
+}
+
+static void reap(struct child *c)
+{
+	int st;
+
+	close(c->in);
+	waitpid(c->pid, &st, 0);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Copy the file mappings of pid to fake_pid, shifted by delta. */
+static int copy_maps(struct ustack_syms *syms, int pid, int fake_pid,
+		     unsigned long long delta)
+{
+	unsigned long long start, end, off;
+	char path[64], line[4096], name[4096];
+	FILE *fp;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*d %4095s", &start,
+			   &end, &off, name) == 4 && name[0] == '/') {
+			ustack_syms_add_map(syms, fake_pid, start + delta,
+					    end + delta, off, name);
+			n++;
+		}
+	}
+	fclose(fp);
+	return n;
+}
+
+static void test_live(const char *dir, const char *prog, const char *suffix,
+		      unsigned long long vaddr, bool stripped)
+{
+	struct ustack_syms *syms;
+	struct ustack_sym s;
+	struct child c;
+	char path[4096], buf[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, prog);
+	if (spawn(path, dir, &c)) {
+		CHECK(0, "cannot run %s", path);
+		return;
+	}
+	syms = ustack_syms_alloc();
+	ret = ustack_syms_load_pid(syms, c.pid);
+	CHECK(ret > 0, "maps of %d: %d", c.pid, ret);
+
+	/* the program's own function, at its load address + 5 */
+	ret = ustack_syms_resolve(syms, c.pid, c.prog + 5, &s);
+	CHECK(ret == 0 && ends_with(s.file, suffix), "file %s", s.file);
+	if (stripped) {
+		CHECK(!s.name, "stripped binary gave a name: %s", s.name);
+		CHECK(s.file_addr == vaddr + 5 && s.offset == vaddr + 5,
+		      "stripped offset 0x%llx, want 0x%llx", s.offset,
+		      vaddr + 5);
+		ustack_syms_format(syms, c.pid, c.prog + 5, buf, sizeof(buf));
+		snprintf(path, sizeof(path), "%s+0x%llx", suffix, vaddr + 5);
+		CHECK(ends_with(buf, path), "format '%s', want '...%s'", buf,
+		      path);
+	} else {
+		CHECK(s.name && !strcmp(s.name, "prog_func") && s.offset == 5,
+		      "got %s+0x%llx", s.name, s.offset);
+		CHECK(s.file_addr == vaddr + 5, "file address 0x%llx want 0x%llx",
+		      s.file_addr, vaddr + 5);
+		ustack_syms_format(syms, c.pid, c.prog + 5, buf, sizeof(buf));
+		snprintf(path, sizeof(path), "prog_func+0x5 (%s/%s)", dir, prog);
+		CHECK(!strcmp(buf, path), "format '%s'", buf);
+	}
+
+	/* the shared library's function */
+	ret = ustack_syms_resolve(syms, c.pid, c.lib + 3, &s);
+	CHECK(ret == 0 && s.name && !strcmp(s.name, "lib_func") &&
+	      s.offset == 3 && ends_with(s.file, "/libsymtest.so"),
+	      "library: %s+0x%llx (%s)", s.name, s.offset, s.file);
+
+	/* the same, through synthetic maps at another load address */
+	copy_maps(syms, c.pid, 424242, 0x100000000ULL);
+	ret = ustack_syms_resolve(syms, 424242, c.lib + 0x100000000ULL + 3,
+				  &s);
+	CHECK(ret == 0 && s.name && !strcmp(s.name, "lib_func") &&
+	      s.offset == 3, "synthetic maps: %s+0x%llx", s.name, s.offset);
+	if (!stripped && vaddr < 0x400000) {
+		ret = ustack_syms_resolve(syms, 424242,
+					  c.prog + 0x100000000ULL + 9, &s);
+		CHECK(ret == 0 && s.name && !strcmp(s.name, "prog_func") &&
+		      s.offset == 9, "synthetic maps (PIE moved): %s+0x%llx",
+		      s.name, s.offset);
+	}
+	/* no map at all */
+	ustack_syms_format(syms, c.pid, 0x10, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0x10"), "unmapped: %s", buf);
+	CHECK(ustack_syms_errors(syms) == 0, "errors %d",
+	      ustack_syms_errors(syms));
+	ustack_syms_free(syms);
+	reap(&c);
+}
+
+static void test_unreadable(const char *dir)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	struct ustack_sym s;
+	char path[4096], buf[4096];
+
+	snprintf(path, sizeof(path), "%s/corrupt.so", dir);
+	ustack_syms_add_map(syms, 7, 0x7f0000000000ULL, 0x7f0000010000ULL, 0,
+			    path);
+	ustack_syms_add_map(syms, 7, 0x7f0000100000ULL, 0x7f0000110000ULL, 0,
+			    "/nonexistent/libgone.so");
+	ustack_set_loglevel(TEP_LOG_NONE);
+	CHECK(ustack_syms_resolve(syms, 7, 0x7f0000000123ULL, &s) == 0,
+	      "resolve failed");
+	CHECK(!s.name && s.offset == 0x123, "corrupt: %s+0x%llx", s.name,
+	      s.offset);
+	CHECK(ustack_syms_errors(syms) == 1, "errors %d",
+	      ustack_syms_errors(syms));
+	ustack_syms_format(syms, 7, 0x7f0000100042ULL, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "/nonexistent/libgone.so+0x42"), "missing: %s",
+	      buf);
+	CHECK(ustack_syms_errors(syms) == 1, "a missing file is no error");
+	ustack_set_loglevel(TEP_LOG_WARNING);
+	CHECK(ustack_syms_add_map(syms, 7, 5, 5, 0, "/x") < 0 &&
+	      errno == EINVAL, "empty map accepted");
+	ustack_syms_free(syms);
+}
+
+static void test_search_dir(const char *dir)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	struct child c;
+	char path[4096], line[4096], name[4096];
+	unsigned long long start, end, off;
+	struct ustack_sym s;
+	FILE *fp;
+
+	/* maps naming a path that is not there: found in a search dir */
+	snprintf(path, sizeof(path), "%s/symtest-pie", dir);
+	if (spawn(path, dir, &c)) {
+		CHECK(0, "cannot run %s", path);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", c.pid);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*d %4095s", &start,
+			   &end, &off, name) == 4 && strstr(name, "symtest-pie"))
+			ustack_syms_add_map(syms, 1, start, end, off,
+					    "/guest/bin/symtest-pie");
+	}
+	if (fp)
+		fclose(fp);
+	ustack_syms_add_search_dir(syms, dir);
+	ustack_syms_resolve(syms, 1, c.prog + 2, &s);
+	CHECK(s.name && !strcmp(s.name, "prog_func") && s.offset == 2 &&
+	      !strcmp(s.file, "/guest/bin/symtest-pie"),
+	      "search dir: %s+0x%llx (%s)", s.name, s.offset, s.file);
+	ustack_syms_free(syms);
+	reap(&c);
+}
+
+static void test_kernel(const char *dir)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	struct ustack_sym s;
+	char path[4096], buf[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "ffffffff81000000 T _stext\n"
+		"ffffffff81001000 T do_syscall_64\n"
+		"ffffffff81002000 t helper\n"
+		"ffffffff81003000 T _etext\n");
+	fclose(fp);
+	CHECK(ustack_syms_load_kallsyms(syms, path) == 0, "load");
+	ustack_syms_resolve_kernel(syms, 0xffffffff81001234ULL, &s);
+	CHECK(s.name && !strcmp(s.name, "do_syscall_64") && s.offset == 0x234,
+	      "kernel: %s+0x%llx", s.name, s.offset);
+	ustack_syms_format_kernel(syms, 0xffffffff81002010ULL, buf,
+				  sizeof(buf));
+	CHECK(!strcmp(buf, "helper+0x10"), "kernel format: %s", buf);
+	ustack_syms_free(syms);
+	syms = ustack_syms_alloc();
+	ustack_syms_format_kernel(syms, 0xffffffff81002010ULL, buf,
+				  sizeof(buf));
+	CHECK(!strcmp(buf, "0xffffffff81002010"), "no kallsyms: %s", buf);
+	CHECK(ustack_syms_load_kallsyms(syms, "/nonexistent") < 0, "missing");
+	ustack_syms_free(syms);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long pie, nopie;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s DIR PIE_VADDR NOPIE_VADDR\n",
+			argv[0]);
+		return 2;
+	}
+	pie = strtoull(argv[2], NULL, 16);
+	nopie = strtoull(argv[3], NULL, 16);
+
+	begin("PIE program and shared library, live maps and synthetic maps");
+	test_live(argv[1], "symtest-pie", "/symtest-pie", pie, false);
+	end();
+	begin("fixed-address (ET_EXEC) program");
+	test_live(argv[1], "symtest-nopie", "/symtest-nopie", nopie, false);
+	end();
+	begin("stripped program falls back to file+offset");
+	test_live(argv[1], "symtest-stripped", "/symtest-stripped", pie, true);
+	end();
+	begin("unreadable or missing ELF file");
+	test_unreadable(argv[1]);
+	end();
+	begin("binaries found through a search directory");
+	test_search_dir(argv[1]);
+	end();
+	begin("kernel symbols from kallsyms");
+	test_kernel(argv[1]);
+	end();
+	return failures ? 1 : 0;
+}
