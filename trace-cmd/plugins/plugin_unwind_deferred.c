@@ -56,6 +56,7 @@
 #define UD_HASH_BITS		12
 #define UD_HASH_SIZE		(1 << UD_HASH_BITS)
 #define UD_NO_EVENT		(-1)
+#define UD_DONE_MAX		256	/* completed cookies kept */
 
 struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	{
@@ -117,6 +118,22 @@ struct ud_pending {
 	struct ud_asker		askers[UD_MAX_COOKIE_EVENTS];
 };
 
+/*
+ * A cookie whose user stack was printed, kept for a request that comes
+ * after it in the same kernel entry (the kernel answers such a late
+ * request with the stack it already wrote; its cookie record then comes
+ * after the user_stack_deferred).
+ */
+struct ud_done {
+	struct ud_done		*hnext;
+	unsigned long long	cookie;
+	int			pid;
+	int			nr;
+	int			truncated;
+	unsigned long long	ts;	/* of the user_stack_deferred */
+	unsigned long long	*frames;
+};
+
 /* What was last seen on one CPU. */
 struct ud_cpu {
 	unsigned long long	seq;		/* records seen on this CPU */
@@ -159,6 +176,9 @@ struct ud_state {
 	struct ud_pending	*hash[UD_HASH_SIZE];
 	struct ud_pending	*oldest;
 	struct ud_pending	*newest;
+	struct ud_done		*done_hash[UD_HASH_SIZE];
+	struct ud_done		*done_ring[UD_DONE_MAX];
+	int			done_next;
 	unsigned long		nr_pending;
 	unsigned long		nr_frames;
 	unsigned long		evicted;
@@ -399,6 +419,68 @@ static void evict(struct ud_state *st, struct trace_seq *s,
 	}
 }
 
+static struct ud_done *done_find(struct ud_state *st, int pid,
+				 unsigned long long cookie)
+{
+	struct ud_done *d;
+
+	for (d = st->done_hash[hash_key(pid, cookie)]; d; d = d->hnext)
+		if (d->pid == pid && d->cookie == cookie)
+			return d;
+	return NULL;
+}
+
+static void done_drop(struct ud_state *st, struct ud_done *d)
+{
+	struct ud_done **p = &st->done_hash[hash_key(d->pid, d->cookie)];
+
+	for (; *p; p = &(*p)->hnext)
+		if (*p == d) {
+			*p = d->hnext;
+			break;
+		}
+	free(d->frames);
+	free(d);
+}
+
+/* Keep @frames (taken over) as the user stack of (pid, cookie). */
+static void done_add(struct ud_state *st, int pid, unsigned long long cookie,
+		     unsigned long long ts, unsigned long long *frames, int nr,
+		     int truncated)
+{
+	struct ud_done *d = calloc(1, sizeof(*d));
+	unsigned int h = hash_key(pid, cookie);
+
+	if (!d) {
+		free(frames);
+		return;
+	}
+	if (st->done_ring[st->done_next])
+		done_drop(st, st->done_ring[st->done_next]);
+	d->pid = pid;
+	d->cookie = cookie;
+	d->nr = nr;
+	d->truncated = truncated;
+	d->ts = ts;
+	d->frames = frames;
+	d->hnext = st->done_hash[h];
+	st->done_hash[h] = d;
+	st->done_ring[st->done_next] = d;
+	st->done_next = (st->done_next + 1) % UD_DONE_MAX;
+}
+
+static void done_drop_all(struct ud_state *st)
+{
+	int i;
+
+	for (i = 0; i < UD_DONE_MAX; i++) {
+		if (st->done_ring[i])
+			done_drop(st, st->done_ring[i]);
+		st->done_ring[i] = NULL;
+	}
+	st->done_next = 0;
+}
+
 static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
 {
 	struct ud_cpu **n;
@@ -431,6 +513,7 @@ static void reset_state(struct ud_state *st)
 	int i;
 
 	drop_all_pending(st);
+	done_drop_all(st);
 	for (i = 0; i < st->nr_cpus; i++) {
 		free(st->cpus[i]);
 		st->cpus[i] = NULL;
@@ -438,14 +521,67 @@ static void reset_state(struct ud_state *st)
 	st->resets++;
 }
 
+/*
+ * Fill @a with what asked for the cookie record @record of @pid: the
+ * kernel_stack just before it from the same task (and the event before
+ * that), or the event just before it.  With @copy the kernel frames are
+ * copied, else @a points at the CPU's buffer.
+ */
+static void fill_asker(struct ud_cpu *c, int pid, struct tep_record *record,
+		       struct ud_asker *a, int copy)
+{
+	memset(a, 0, sizeof(*a));
+	a->cpu = record->cpu;
+	a->event_id = UD_NO_EVENT;
+	a->ts = record->ts;
+	if (c && c->ks_seq && c->ks_seq + 1 == c->seq && c->ks_pid == pid) {
+		a->has_kstack = 1;
+		a->event_id = c->ks_event_id;
+		a->ts = c->ks_ts;
+		if (c->ks_nr && !copy) {
+			a->frames = c->ks_frames;
+			a->nr = c->ks_nr;
+		} else if (c->ks_nr) {
+			a->frames = malloc(c->ks_nr * sizeof(*a->frames));
+			if (a->frames) {
+				memcpy(a->frames, c->ks_frames,
+				       c->ks_nr * sizeof(*a->frames));
+				a->nr = c->ks_nr;
+			}
+		}
+		c->ks_seq = 0;
+	} else if (c && c->ev_seq && c->ev_seq + 1 == c->seq &&
+		   c->ev_pid == pid) {
+		/* no kernel stack asked: the event is just before */
+		a->event_id = c->ev_id;
+		a->ts = c->ev_ts;
+	}
+}
+
+static void print_asker(struct trace_seq *s, struct tep_handle *tep,
+			struct ud_asker *a, int i, int n,
+			const unsigned long long *ufr, int nr, int truncated);
+
 /* A cookie record: remember what asked for it. */
 static void note_cookie(struct ud_state *st, struct trace_seq *s,
 			struct ud_cpu *c, int pid, unsigned long long cookie,
-			struct tep_record *record)
+			struct tep_record *record, struct tep_handle *tep)
 {
 	struct ud_pending **slot, *pd;
-	struct ud_asker *a;
-	int from_ks;
+	struct ud_asker la;
+	struct ud_done *d;
+
+	/* a late request: its user stack was printed already */
+	d = done_find(st, pid, cookie);
+	if (d && record->ts >= d->ts && !*find_slot(st, pid, cookie)) {
+		fill_asker(c, pid, record, &la, 0);
+		if (opt_merge->set) {
+			trace_seq_puts(s, " (after its user stack) events=1\n");
+			print_asker(s, tep, &la, 0, 1, d->frames, d->nr,
+				    d->truncated);
+		}
+		return;
+	}
 
 	slot = find_slot(st, pid, cookie);
 	pd = *slot;
@@ -468,36 +604,9 @@ static void note_cookie(struct ud_state *st, struct trace_seq *s,
 		pd->dropped++;
 		return;
 	}
-	a = &pd->askers[pd->nr];
-	memset(a, 0, sizeof(*a));
-	a->cpu = record->cpu;
-	a->event_id = UD_NO_EVENT;
-	a->ts = record->ts;
-
-	/* The kernel_stack just before, from the same task? */
-	from_ks = c && c->ks_seq && c->ks_seq + 1 == c->seq &&
-		c->ks_pid == pid;
-	if (from_ks) {
-		a->has_kstack = 1;
-		a->event_id = c->ks_event_id;
-		a->ts = c->ks_ts;
-		if (c->ks_nr) {
-			a->frames = malloc(c->ks_nr * sizeof(*a->frames));
-			if (a->frames) {
-				memcpy(a->frames, c->ks_frames,
-				       c->ks_nr * sizeof(*a->frames));
-				a->nr = c->ks_nr;
-			}
-		}
-		c->ks_seq = 0;
-	} else if (c && c->ev_seq && c->ev_seq + 1 == c->seq &&
-		   c->ev_pid == pid) {
-		/* no kernel stack asked: the event is just before */
-		a->event_id = c->ev_id;
-		a->ts = c->ev_ts;
-	}
+	fill_asker(c, pid, record, &pd->askers[pd->nr], 1);
+	st->nr_frames += pd->askers[pd->nr].nr;
 	pd->nr++;
-	st->nr_frames += a->nr;
 	evict(st, s, pd);
 }
 
@@ -592,55 +701,59 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 	}
 	trace_seq_printf(s, "cookie=0x%llx", cookie);
 	if (c)
-		note_cookie(st, s, c, pid, cookie, record);
+		note_cookie(st, s, c, pid, cookie, record, event->tep);
 	return 0;
 }
 
-static void print_user_frames(struct trace_seq *s, struct tep_handle *tep,
-			      void *data, int nr, int esize,
+static void print_user_frames(struct trace_seq *s,
+			      const unsigned long long *fr, int nr,
 			      const char *suffix)
 {
 	int i;
 
 	for (i = 0; i < nr; i++)
-		trace_seq_printf(s, "=> 0x%llx%s\n",
-				 tep_read_number(tep, (char *)data + i * esize,
-						 esize), suffix);
+		trace_seq_printf(s, "=> 0x%llx%s\n", fr[i], suffix);
 }
 
-static void print_merged(struct ud_state *st, struct trace_seq *s,
-			 struct tep_handle *tep, struct ud_pending *pd,
-			 void *data, int nr, int esize, int truncated)
+/* One asking event (@i of @n): name, kernel frames, user frames. */
+static void print_asker(struct trace_seq *s, struct tep_handle *tep,
+			struct ud_asker *a, int i, int n,
+			const unsigned long long *ufr, int nr, int truncated)
 {
 	struct tep_event *ev;
-	struct ud_asker *a;
-	int i, j;
+	int j;
 
-	for (i = 0; i < pd->nr; i++) {
-		a = &pd->askers[i];
-		ev = a->event_id == UD_NO_EVENT ? NULL :
-			tep_find_event(tep, a->event_id);
-		trace_seq_printf(s, " [event %d/%d] %s cpu=%d ts=%llu.%06llu",
-				 i + 1, pd->nr,
-				 ev ? ev->name : "(event not seen)",
-				 a->cpu, a->ts / 1000000000ULL,
-				 (a->ts % 1000000000ULL) / 1000);
-		if (!a->has_kstack)
-			trace_seq_puts(s, " (no kernel stack recorded)");
-		trace_seq_putc(s, '\n');
-		for (j = 0; j < a->nr; j++)
-			print_kaddr(s, tep, a->frames[j]);
-		print_user_frames(s, tep, data, nr, esize, " (user)");
-		if (!nr)
-			trace_seq_puts(s, "   (no user frames: unwind failed)\n");
-		else if (truncated)
-			trace_seq_puts(s, "   (user stack cut short)\n");
-	}
+	ev = a->event_id == UD_NO_EVENT ? NULL :
+		tep_find_event(tep, a->event_id);
+	trace_seq_printf(s, " [event %d/%d] %s cpu=%d ts=%llu.%06llu",
+			 i + 1, n, ev ? ev->name : "(event not seen)",
+			 a->cpu, a->ts / 1000000000ULL,
+			 (a->ts % 1000000000ULL) / 1000);
+	if (!a->has_kstack)
+		trace_seq_puts(s, " (no kernel stack recorded)");
+	trace_seq_putc(s, '\n');
+	for (j = 0; j < a->nr; j++)
+		print_kaddr(s, tep, a->frames[j]);
+	print_user_frames(s, ufr, nr, " (user)");
+	if (!nr)
+		trace_seq_puts(s, "   (no user frames: unwind failed)\n");
+	else if (truncated)
+		trace_seq_puts(s, "   (user stack cut short)\n");
+}
+
+static void print_merged(struct trace_seq *s, struct tep_handle *tep,
+			 struct ud_pending *pd, const unsigned long long *ufr,
+			 int nr, int truncated)
+{
+	int i;
+
+	for (i = 0; i < pd->nr; i++)
+		print_asker(s, tep, &pd->askers[i], i, pd->nr, ufr, nr,
+			    truncated);
 	if (pd->dropped)
 		trace_seq_printf(s,
 			" [unwind_deferred: %d more events of this cookie not kept]\n",
 			pd->dropped);
-	(void)st;
 }
 
 static int print_deferred(struct ud_state *st, struct trace_seq *s,
@@ -651,7 +764,8 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	unsigned long long cookie, tgid = 0, truncated = 0;
 	struct ud_pending **slot, *pd = NULL;
 	int pid = tep_data_pid(tep, record);
-	int nr = 0, esize = 8;
+	unsigned long long *ufr = NULL;
+	int nr = 0, esize = 8, i;
 	void *data = NULL;
 
 	if (field_num(event, record, "cookie", &cookie)) {
@@ -672,6 +786,17 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		}
 		return 0;
 	}
+	if (nr) {
+		ufr = malloc(nr * sizeof(*ufr));
+		if (!ufr) {
+			trace_seq_printf(s, "cookie=0x%llx [unwind_deferred: out of memory]",
+					 cookie);
+			return 0;
+		}
+		for (i = 0; i < nr; i++)
+			ufr[i] = tep_read_number(tep, (char *)data + i * esize,
+						 esize);
+	}
 	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
 			 (int)tgid, nr);
 	if (truncated)
@@ -685,7 +810,7 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	}
 	if (pd && opt_merge->set) {
 		trace_seq_printf(s, " events=%d\n", pd->nr);
-		print_merged(st, s, tep, pd, data, nr, esize, truncated);
+		print_merged(s, tep, pd, ufr, nr, truncated);
 	} else {
 		trace_seq_putc(s, '\n');
 		if (opt_merge->set && c)
@@ -693,10 +818,14 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
-		print_user_frames(s, tep, data, nr, esize, "");
+		print_user_frames(s, ufr, nr, "");
 	}
 	if (pd)
 		drop_pending(st, pd);
+	if (c)
+		done_add(st, pid, cookie, record->ts, ufr, nr, !!truncated);
+	else
+		free(ufr);
 	return 0;
 }
 
@@ -881,6 +1010,7 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
 
 	drop_all_pending(st);
+	done_drop_all(st);
 	for (c = 0; c < st->nr_cpus; c++)
 		free(st->cpus[c]);
 	free(st->cpus);

@@ -59,12 +59,53 @@ def kstack_addrs(rec):
     return out
 
 
+def blocks_of(r, c, errors):
+    blocks = []
+    for ln in r["more"]:
+        h = EVENT_HDR.match(ln)
+        if h:
+            blocks.append({"name": h.group(3), "hdr": ln, "k": [], "u": []})
+        elif ln.startswith("=> ") and blocks:
+            b = blocks[-1]
+            if ln.endswith(" (user)"):
+                b["u"].append(int(ln[3:].split()[0], 16))
+            else:
+                if b["u"]:
+                    errors.append("cookie %x: kernel frame after user "
+                                  "frames" % c)
+                a = ADDR_PAREN.search(ln)
+                b["k"].append(int(a.group(1), 16) if a else
+                              int(ln[3:].strip(), 16))
+    return blocks
+
+
+def check_block(b, e, c, nr, user, stats, errors):
+    if len(b["u"]) != nr:
+        errors.append("cookie %x: %d user frames, nr=%d" % (c, len(b["u"]), nr))
+    if user is not None and b["u"] != user:
+        errors.append("cookie %x: user frames differ" % c)
+    stats["user_frames_checked"] += len(b["u"])
+    if b["name"] == "(event not seen)":
+        stats["unseen_events"] += 1
+    elif e["name"] is not None and b["name"] != e["name"]:
+        errors.append("cookie %x: event %s, expected %s"
+                      % (c, b["name"], e["name"]))
+    if e["kframes"] is not None:
+        if b["k"] != e["kframes"]:
+            errors.append("cookie %x: kernel frames %s, expected %s" %
+                          (c, [hex(x) for x in b["k"]],
+                           [hex(x) for x in e["kframes"]]))
+        stats["kernel_frames_checked"] += len(b["k"])
+
+
 def check(recs):
     errors = []
     stats = {"records": len(recs), "cookies": 0, "deferred": 0,
              "merged_deferred": 0, "merged_events": 0,
              "unseen_events": 0, "no_pending": 0, "evictions": 0,
-             "kernel_frames_checked": 0, "user_frames_checked": 0}
+             "kernel_frames_checked": 0, "user_frames_checked": 0,
+             "late_merged": 0}
+    done = {}           # (pid, cookie) -> user frames already printed
     last = {}           # cpu -> list of recent records on that cpu
     pending = {}        # (pid, cookie) -> [expected askers]
     for r in recs:
@@ -86,7 +127,19 @@ def check(recs):
                     else:
                         exp["name"] = hist[-1]["name"]
                         exp["kframes"] = []
-                pending.setdefault((r["pid"], c), []).append(exp)
+                if "(after its user stack)" in r["info"]:
+                    stats["late_merged"] += 1
+                    u = done.get((r["pid"], c))
+                    bl = blocks_of(r, c, errors)
+                    if u is None or len(bl) != 1:
+                        errors.append("late cookie %x: %d blocks, user "
+                                      "stack known: %s"
+                                      % (c, len(bl), u is not None))
+                    else:
+                        check_block(bl[0], exp, c, len(u), u, stats,
+                                    errors)
+                else:
+                    pending.setdefault((r["pid"], c), []).append(exp)
             stats["evictions"] += r["info"].count("evicted cookie")
         elif r["name"] == "user_stack_deferred":
             stats["deferred"] += 1
@@ -103,6 +156,8 @@ def check(recs):
                 if any("no pending event" in x for x in r["more"]):
                     stats["no_pending"] += 1
                 ulines = [x for x in r["more"] if x.startswith("=> ")]
+                done[(r["pid"], c)] = [int(x[3:].split()[0], 16)
+                                       for x in ulines]
                 if len(ulines) != nr:
                     errors.append("cookie %x: %d user lines, nr=%d"
                                   % (c, len(ulines), nr))
@@ -147,6 +202,7 @@ def check(recs):
                 elif b["u"] != first_u:
                     errors.append("cookie %x: user frames differ between "
                                   "events" % c)
+                done[(r["pid"], c)] = first_u
                 stats["user_frames_checked"] += len(b["u"])
                 if b["name"] == "(event not seen)":
                     stats["unseen_events"] += 1

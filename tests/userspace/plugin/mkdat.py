@@ -263,6 +263,20 @@ def sc_many():
     return r, {2000: "a", 2001: "b", 2002: "c"}
 
 
+def sc_late():
+    """A request after the user stack was written in the same kernel
+    entry (signal delivery on the way out): its cookie record comes after
+    the user_stack_deferred of that cookie, and no other stack comes."""
+    c = 0x800001
+    r = [enter(0, T0, 1234), kstack(0, T0 + 100, 1234, KSTACK_ENTER),
+         cookie(0, T0 + 200, 1234, c),
+         deferred(1, T0 + 3000, 1234, c, USTACK),
+         exit_(0, T0 + 4000, 1234),
+         kstack(0, T0 + 4100, 1234, KSTACK_EXIT),
+         cookie(0, T0 + 4200, 1234, c)]
+    return r, {1234: "callchain"}
+
+
 def sc_corrupt():
     """Damaged records: a __data_loc pointing out of the record, a
     length not a multiple of 8, a kernel_stack whose size field lies."""
@@ -297,6 +311,7 @@ SCENARIOS = {
     "missing": sc_missing,
     "truncated": sc_truncated,
     "many": sc_many,
+    "late": sc_late,
     "corrupt": sc_corrupt,
     "badformat": sc_badformat,
 }

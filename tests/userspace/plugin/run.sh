@@ -69,7 +69,7 @@ check "tep_harness builds" \
 	       \$(pkg-config --libs libtraceevent)"
 
 # ---------------------------------------------------------- synthetic
-for s in basic crosscpu missing truncated many corrupt badformat; do
+for s in basic crosscpu missing truncated many late corrupt badformat; do
 	python3 "$HERE/mkdat.py" $s "$WORK/$s.dat" ||
 		not_ok "mkdat.py $s"
 done
@@ -123,6 +123,9 @@ check "many: -O unwind_deferred:max_frames=40 bounds the kernel frames kept" \
 	bash -c "checked '$WORK/many.dat' --expect-merged-events 10 \
 		-- -O unwind_deferred:max_frames=40 &&
 	       grep -q 'max_frames=40 reached' '$WORK/r.out'"
+check "late request (cookie after its user stack, same entry): merged at the cookie" \
+	checked "$WORK/late.dat" --expect-late-merged 1 --expect-merged-events 1 \
+		--expect-never-completed 0 --expect-kernel-frames-checked 8
 check "merge=0: no merged blocks, frames one per line, output differs" \
 	bash -c "report '$WORK/basic.dat' && cp '$WORK/r.out' '$WORK/merge1.out' &&
 	       report '$WORK/basic.dat' -O unwind_deferred:merge=0 &&
@@ -160,7 +163,7 @@ vg_report() { # vg_report FILE [args]
 	local rc=$?
 	[ $rc != 99 ] && ! grep -q 'plugin_unwind_deferred' "$WORK/vg.err"
 }
-for s in basic crosscpu missing many corrupt badformat; do
+for s in basic crosscpu missing many late corrupt badformat; do
 	check "valgrind: trace-cmd report $s.dat, no errors, no leaks" \
 		vg_report "$WORK/$s.dat"
 done
@@ -272,6 +275,9 @@ check "KernelShark: the first event of the trace is named (all records seen)" \
 	bash -c "ks_run '$WORK/basic.dat' unwind/user_stack_deferred &&
 	       grep -c '^sys_enter_getppid pid=1234' '$WORK/ks.out' | grep -qx 2 &&
 	       grep -q 'completes 2 events' '$WORK/ks.out'"
+check "KernelShark: a late request (cookie after its user stack) is merged" \
+	bash -c "ks_run '$WORK/late.dat' syscalls/sys_exit_getppid &&
+	       grep -A9 '^sys_exit_getppid pid=1234' '$WORK/ks.out' | grep -q '=> 0x7ffff7df018a (user)'"
 check "KernelShark: a user stack that never came says so" \
 	bash -c "ks_run '$WORK/missing.dat' && grep -q 'user stack never arrived' '$WORK/ks.out'"
 check "KernelShark: truncated/empty stacks are marked" \
