@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The ustack tool on the trace.dat fixtures recorded on the booted kernel
-# (tests/fixtures/, see its README).  usage: test-fixtures.sh USTACK FIXDIR BUILD
+# (tests/fixtures/, made by tests/fixtures/record.sh; the workload binaries
+# are in tests/fixtures/bin/).  Prints PASS:/FAIL: lines.
+#   usage: test-fixtures.sh USTACK FIXDIR BUILD
 set -u
 USTACK=$1
 FIX=$2
@@ -11,53 +13,97 @@ VG=()
 [ -z "${NO_VALGRIND:-}" ] && VG=(valgrind -q --leak-check=full
 	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
 	--error-exitcode=99)
-CHAIN="work_inner work_middle work_outer main"
+CHAIN="work_inner,work_middle,work_outer,main"
 
-# Every event of the workload (comm callchain*) with a complete user stack
-# has the chain in order; print how many events and how many complete.
-check_chain() {
-	awk -v chain="$CHAIN" '
+# Summary of a ustack text output, for the workload's events (comm
+# callchain*): "events complete chain_ok never truncated late kframes"
+# where chain_ok counts complete events whose user frames hold the chain
+# in order.
+summary() {
+	awk -v want="$CHAIN" '
 		function done() {
-			if (!ev) return
-			if (callchain && status == "complete") {
-				complete++
-				if (index(got, want) == 0) bad++
+			if (!ev || !cc) return
+			events++
+			if (status == "complete" || status == "truncated") {
+				if (status == "complete") complete++; else trunc++
+				if (index("," got ",", "," want ",")) ok++
 			}
+			if (status == "never-arrived") never++
+			if (late) nlate++
 		}
-		BEGIN { want = chain; gsub(/ /, ",", want) }
-		/^[^ ]/ { done(); ev = 1; got = ""; callchain = ($1 ~ /^callchain/);
-			  status = ""; for (i = 1; i <= NF; i++) if ($i ~ /^status=/) { split($i, s, "[=,]"); status = s[2] } ; next }
+		/^[^ ]/ {
+			done(); ev = 1; got = ""; cc = ($1 ~ /^callchain/)
+			status = ""; late = 0
+			for (i = 1; i <= NF; i++) if ($i ~ /^status=/) {
+				split($i, s, "[=,]"); status = s[2]
+				late = ($i ~ /,late/)
+			}
+			next
+		}
+		/^  k / { if (cc) kf++ }
 		/^  u / { split($2, a, "+"); got = got (got ? "," : "") a[1] }
-		END { done(); printf "%d %d\n", complete, bad }
+		END { done(); printf "%d %d %d %d %d %d %d\n", events, complete, ok, never, trunc, nlate, kf }
 	' "$1"
+}
+
+check() {
+	local name=$1 cond=$2 what=$3
+	if eval "$cond"; then
+		echo "PASS: fixture $name: $what"
+	else
+		echo "FAIL: fixture $name: $what [events=$events complete=$complete chain_ok=$ok never=$never truncated=$trunc late=$late kframes=$kf]"
+	fi
 }
 
 for f in "$FIX"/*.dat; do
 	name=$(basename "$f" .dat)
-	"${VG[@]}" "$USTACK" "$f" >"$B/$name.out" 2>"$B/$name.err"
+	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$f" >"$B/$name.out" 2>"$B/$name.err"
 	rc=$?
-	if [ "$rc" = 99 ] || [ "$rc" -gt 2 ]; then
+	if [ "$rc" = 99 ] || [ "$rc" -gt 2 ] || [ "$rc" = 1 ]; then
 		cat "$B/$name.err"
 		echo "FAIL: fixture $name: ustack exit $rc"
 		continue
 	fi
-	read -r complete bad < <(check_chain "$B/$name.out")
-	kframes=$(grep -c '^  k ' "$B/$name.out")
-	if [ "$complete" -gt 0 ] && [ "$bad" = 0 ] && [ "$kframes" -gt 0 ]; then
-		echo "PASS: fixture $name: $complete complete workload events, kernel then user frames $CHAIN (exit $rc)"
-	elif grep -q '^callchain' "$B/$name.out"; then
-		echo "FAIL: fixture $name: complete=$complete bad=$bad kernel frames=$kframes"
-		head -40 "$B/$name.out"
-		cat "$B/$name.err"
+	read -r events complete ok never trunc late kf < <(summary "$B/$name.out")
+	case $name in
+	trigger-getppid)
+		check "$name" '[ "$complete" -ge 10 ] && [ "$ok" = "$complete" ] && [ "$never" = 0 ] && [ "$kf" -gt 0 ]' \
+			"10 getppid enter/exit events, kernel frames then $CHAIN by name"
+		"${VG[@]}" "$USTACK" -s "$FIX/bin" --folded "$f" >"$B/$name.folded" 2>/dev/null
+		n=$(grep -c '^callchain;.*work_inner;.*_getppid.* 5$\|^callchain;.*work_inner;.* 5$' "$B/$name.folded")
+		check "$name" '[ "$n" -ge 2 ]' "folded: one line per distinct stack, count 5 each ($n lines)"
+		;;
+	option-T)
+		check "$name" '[ "$ok" -ge 3 ] && [ "$never" = 0 ] && [ "$kf" -gt 0 ]' \
+			"-T -O userstacktrace_defer, PIE: getppid events with $CHAIN"
+		;;
+	two-instances)
+		top=$(grep -c '(top) .*status=complete' "$B/$name.out")
+		quiet=$(grep -c '(quiet) ' "$B/$name.out")
+		check "$name" '[ "$top" -ge 3 ] && [ "$quiet" = 0 ] && [ "$ok" -ge 3 ]' \
+			"stacks in the asking instance only (top $top, quiet $quiet)"
+		;;
+	compat32)
+		check "$name" '[ "$ok" -ge 3 ] && [ "$never" = 0 ]' \
+			"32-bit task: $CHAIN from the i386 binary"
+		;;
+	truncated)
+		check "$name" '[ "$trunc" -ge 1 ] && [ "$never" = 0 ]' \
+			"a stack cut short says truncated"
+		;;
+	late-signal)
+		check "$name" '[ "$never" = 0 ] && [ "$complete" -ge 2 ] && grep -q "signal:signal_deliver status=complete" "$B/$name.out"' \
+			"signal_deliver after the callback gets the entry's user stack (late=$late)"
+		;;
+	*)
+		check "$name" '[ "$events" = 0 ] || [ "$complete" -ge 1 ]' "read ($events workload events)"
+		;;
+	esac
+	"${VG[@]}" "$USTACK" -s "$FIX/bin" --folded "$f" >"$B/$name.folded2" 2>/dev/null
+	if ! grep -vq '^[^ ]* [0-9][0-9]*$' "$B/$name.folded2"; then
+		echo "PASS: fixture $name: folded output well formed ($(wc -l <"$B/$name.folded2") stacks)"
 	else
-		echo "PASS: fixture $name: read, no workload events ($(grep -c status= "$B/$name.out") events, exit $rc)"
-	fi
-	"${VG[@]}" "$USTACK" --folded "$f" >"$B/$name.folded" 2>>"$B/$name.err"
-	rc=$?
-	if [ "$rc" -le 2 ] && ! grep -vq '^[^ ]* [0-9][0-9]*$' "$B/$name.folded"; then
-		echo "PASS: fixture $name: folded output well formed ($(wc -l <"$B/$name.folded") stacks)"
-	else
-		echo "FAIL: fixture $name: folded output (exit $rc)"
-		head -5 "$B/$name.folded"
+		echo "FAIL: fixture $name: folded output"
+		head -5 "$B/$name.folded2"
 	fi
 done
