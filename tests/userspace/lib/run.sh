@@ -99,6 +99,33 @@ count "$B/syms.out" $? test-syms
 "${VG[@]}" "$B/test-control" "$B/fake-tracefs" >"$B/control.out" 2>&1
 count "$B/control.out" $? test-control
 
+# ---- live, on the host's tracefs when it is usable (ASan: valgrind is too
+# slow for loading every event format of the running kernel) ----
+# shellcheck disable=SC2086
+gcc -g -O1 -fsanitize=address -fno-omit-frame-pointer $CF -o "$B/test-live" \
+	"$HERE/test-live.c" "$LIB"/src/*.c $(pkg-config --libs $PKGS) -lelf ||
+	fail "build test-live"
+ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$HERE/data/lsan-system.supp \
+	"$B/test-live" "$W/callchain" >"$B/live.out" 2>&1
+rc=$?
+cat "$B/live.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$B/live.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$B/live.out")))
+SKIP=$((SKIP + $(grep -c '^SKIP:' "$B/live.out")))
+[ $rc = 0 ] || grep -q '^FAIL:' "$B/live.out" || fail "test-live exited $rc"
+if grep -q '^PASS: live: this kernel has no deferred' "$B/live.out"; then
+	inst=ustack-tool-test-$$
+	"$USTACK" -i "$inst" -e syscalls:sys_enter_getppid -d 1 >"$B/live-tool.out" 2>"$B/live-tool.err"
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'no deferred user stacks' "$B/live-tool.err" &&
+	   [ ! -d "$(tracefs_dir=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts); echo "$tracefs_dir")/instances/$inst" ]; then
+		pass "ustack -i on a kernel without deferred stacks: message, exit 1, instance removed"
+	else
+		cat "$B/live-tool.err"
+		fail "ustack -i on a kernel without deferred stacks (exit $rc)"
+	fi
+fi
+
 # ---- the tool on synthetic trace.dat files ----
 MK="python3 $HERE/mktrace.py --formats $HERE/data/formats"
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
