@@ -231,6 +231,18 @@ if run_tool stripped 0 -s "$W" "$T/stripped.dat" &&
 else
 	fail "ustack: stripped binary"
 fi
+# the same traces in file format 7, compressed (trace-cmd convert)
+if trace-cmd convert -i "$T/trigger.dat" -o "$T/trigger-v7.dat" --file-version 7 \
+	--compression any >/dev/null 2>&1 &&
+   trace-cmd convert -i "$T/instances.dat" -o "$T/instances-v7.dat" --file-version 7 \
+	--compression any >/dev/null 2>&1 &&
+   run_tool v7 0 "$T/trigger-v7.dat" && run_tool v7i 0 "$T/instances-v7.dat" &&
+   cmp -s <(sed 's/ (.*)$//' "$B/trigger.out") <(sed 's/ (.*)$//' "$B/v7.out") &&
+   [ "$(grep -c '(second) .*status=complete' "$B/v7i.out")" = 4 ]; then
+	pass "ustack: file format 7, compressed: same output"
+else
+	fail "ustack: file format 7"
+fi
 if run_tool raw 0 --raw "$T/trigger.dat" && grep -q '^  u 0x5555' "$B/raw.out"; then
 	pass "ustack --raw"
 else
