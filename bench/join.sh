@@ -29,12 +29,12 @@ mkdir -p "$B"
 make -s -C "$LIB" OUT="$B/lib" all >&2
 gcc -O1 -g -fno-omit-frame-pointer -fPIE -pie -o "$B/callchain" "$REPO/tests/workload/callchain.c"
 
-F=${BENCH_FILE:-$B/large.dat}
-if [ -z "${BENCH_FILE:-}" ] && [ ! -f "$F.$N" ]; then
+F=${BENCH_FILE:-$B/large-$N.dat}
+if [ -z "${BENCH_FILE:-}" ] && [ ! -f "$F" ]; then
 	echo "generating $F ($N kernel entries)..." >&2
-	python3 "$TL/mktrace.py" large "$F" --formats "$TL/data/formats" \
+	python3 "$TL/mktrace.py" large "$F.tmp" --formats "$TL/data/formats" \
 		--binary "$B/callchain" --count "$N"
-	touch "$F.$N"
+	mv "$F.tmp" "$F"
 fi
 
 cat >"$B/join-bench.c" <<'EOF'
