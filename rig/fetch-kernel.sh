@@ -7,6 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 pkg=${KPKG:-linux-source-7.3}
+ensure_cache
 apt_dir=$CACHE/apt
 mkdir -p "$apt_dir"/{lists/partial,archives/partial,etc/preferences.d} "$CACHE/src"
 
@@ -32,6 +33,7 @@ if [ -f "$stamp" ] && [ -d "$(cat "$stamp")" ]; then
 	exit 0
 fi
 
+need_pkgs apt dpkg tar xz-utils debian-archive-keyring
 log "apt: updating private lists for trixie-backports"
 apt-get "${apt_opts[@]}" -q update >&2
 deb=$(ls "$apt_dir"/archives/${pkg}_*.deb 2>/dev/null | tail -1 || true)

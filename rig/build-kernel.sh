@@ -1,0 +1,255 @@
+#!/bin/bash
+# Build the test kernel: pristine Debian 7.3 source + this repo's kernel
+# files + patches/, configured from tinyconfig + kernel-config/*.config.
+#
+#   rig/build-kernel.sh [--debug] [--config-only]
+#
+# Prints the bzImage path on stdout (everything else goes to stderr).
+# Environment:
+#   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
+#   FTD_NO_OURS=1    build the pristine tree: skip our files and patches
+#   FTD_JOBS=N       make -j (default: nproc)
+#
+# Layout under $CACHE:
+#   src/linux-source-7.3   pristine tree, a git repo with tag `pristine`
+#   work/linux             git worktree of it = pristine + ours (detached
+#                          commit; `git -C $CACHE/work/linux diff pristine`
+#                          shows our change)
+#   build/, build-debug/   O= build directories
+#   ccache/                CCACHE_DIR
+# The whole script is one block, read before it runs: editing this file
+# while it runs cannot derail it.
+{
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-0}"; }
+debug=0 config_only=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debug) debug=1 ;;
+	--config-only) config_only=1 ;;
+	-h|--help) usage 0 ;;
+	*) log "unknown argument: $1"; usage 2 ;;
+	esac
+	shift
+done
+
+t0=$(now)
+ensure_cache
+need_pkgs gcc make libc6-dev flex bison bc libelf-dev libssl-dev ccache git \
+	perl python3 util-linux
+
+# One build at a time: the work tree is shared by both configurations.
+exec 9>"$CACHE/.build.lock"
+flock 9
+
+tree=$("$here/fetch-kernel.sh")
+[ -f "$tree/Makefile" ] || die "no kernel tree at $tree"
+
+gitp() { git -C "$tree" -c user.name=ftd-rig -c user.email=ftd-rig@localhost "$@"; }
+
+# --- 1. the pristine tree becomes a git repo, once ------------------------
+if ! gitp rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	ver=$(make -s -C "$tree" kernelversion 2>/dev/null || echo 7.3)
+	log "making $tree a git repo (once; takes a minute or two)"
+	gitp init -q
+	gitp config gc.auto 0
+	gitp config core.untrackedCache true
+	if ! gitp rev-parse -q --verify HEAD >/dev/null; then
+		gitp add -f -A .
+		gitp commit -q -m "pristine $ver"
+	fi
+	gitp tag pristine HEAD
+fi
+
+# --- 2. the work tree: pristine + patches/ + our files --------------------
+W=$CACHE/work/linux
+if ! git -C "$W" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	log "creating work tree $W"
+	rm -rf "$W"
+	gitp worktree prune
+	mkdir -p "$CACHE/work"
+	gitp worktree add -q --detach "$W" pristine
+fi
+
+# Our files: everything under these repo paths goes to the same path.
+overlay_dirs=(kernel include Documentation/trace tools/testing/selftests/ftrace arch)
+overlay_files() {
+	local d
+	(cd "$REPO" && for d in "${overlay_dirs[@]}"; do
+		[ -d "$d" ] && find "$d" -type f ! -name '*~' ! -name '.*.sw?' \
+			! -name '*.orig' ! -name '*.rej' ! -name '.#*' -print
+	done | LC_ALL=C sort)
+}
+# Patches in series order (quilt-style: comments, blank lines, options).
+series_patches() {
+	[ -f "$REPO/patches/series" ] || return 0
+	sed -e 's/#.*//' "$REPO/patches/series" | awk 'NF { print $1 }'
+}
+
+ours=()
+patches=()
+if [ "${FTD_NO_OURS:-0}" != 1 ]; then
+	mapfile -t ours < <(overlay_files)
+	mapfile -t patches < <(series_patches)
+	if [ ! -f "$REPO/patches/series" ] && ls "$REPO"/patches/*.patch >/dev/null 2>&1; then
+		log "warning: patches/*.patch exist but patches/series does not: none applied"
+	fi
+else
+	log "FTD_NO_OURS=1: building the pristine tree"
+fi
+
+key=$( {
+	echo "prep v1 no_ours=${FTD_NO_OURS:-0}"
+	git -C "$tree" rev-parse pristine
+	[ -f "$REPO/patches/series" ] && cat "$REPO/patches/series"
+	for p in "${patches[@]}"; do
+		[ -f "$REPO/patches/$p" ] || die "patches/series names missing patch $p"
+		echo "patch $p"; sha256sum < "$REPO/patches/$p"
+	done
+	for f in "${ours[@]}"; do
+		echo "file $f $([ -x "$REPO/$f" ] && echo x)"; sha256sum < "$REPO/$f"
+	done
+} | sha256sum | cut -c1-16)
+
+stamp=$CACHE/work/.prepared
+head=$(git -C "$W" rev-parse HEAD)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key $head" ]; then
+	log "work tree up to date ($key)"
+else
+	log "preparing work tree: ${#patches[@]} patch(es), ${#ours[@]} file(s) of ours"
+	export GIT_INDEX_FILE=$CACHE/work/.index.tmp
+	rm -f "$GIT_INDEX_FILE"
+	gitp read-tree pristine
+	# Patches first (they are made against pristine), then our files,
+	# which win: a file that is both in the repo and in a patch must come
+	# out the same, else we say so.
+	for p in "${patches[@]}"; do
+		log "  applying patches/$p"
+		gitp apply --cached --whitespace=nowarn "$REPO/patches/$p" ||
+			die "patch patches/$p does not apply to pristine + earlier patches"
+	done
+	if [ ${#patches[@]} -gt 0 ]; then
+		patched=$(gitp write-tree)
+	fi
+	if [ ${#ours[@]} -gt 0 ]; then
+		printf "$REPO/%s\n" "${ours[@]}" |
+			git -C "$tree" hash-object -w --no-filters --stdin-paths > "$CACHE/work/.blobs"
+		paste -d' ' "$CACHE/work/.blobs" <(printf '%s\n' "${ours[@]}") |
+		while read -r blob path; do
+			mode=100644; [ -x "$REPO/$path" ] && mode=100755
+			printf '%s %s\t%s\n' "$mode" "$blob" "$path"
+		done | gitp update-index --index-info
+		rm -f "$CACHE/work/.blobs"
+		if [ ${#patches[@]} -gt 0 ]; then
+			mapfile -t touched < <(gitp diff-tree -r --name-only pristine "$patched")
+			if [ ${#touched[@]} -gt 0 ]; then
+				clash=$(gitp diff-tree -r --name-only "$patched" "$(gitp write-tree)" -- "${touched[@]}")
+				[ -z "$clash" ] || log "warning: repo files override what patches made of:" $clash
+			fi
+		fi
+	fi
+	wtree=$(gitp write-tree)
+	commit=$(printf 'ftd work tree %s\n\npatches: %s\nfiles: %s\n' "$key" \
+		"${patches[*]:-none}" "${#ours[@]}" | gitp commit-tree "$wtree" -p pristine)
+	unset GIT_INDEX_FILE
+	rm -f "$CACHE/work/.index.tmp"
+	gitp update-ref refs/ftd/work "$commit"
+	# checkout rewrites only the files that differ: mtimes of the rest stay.
+	git -C "$W" checkout -q -f --detach "$commit"
+	git -C "$W" clean -q -fdx
+	echo "$key $commit" > "$stamp"
+	log "work tree at $(git -C "$W" log -1 --format='%h %s')"
+fi
+
+# --- 3. configuration -------------------------------------------------------
+if [ $debug = 1 ]; then
+	B=$CACHE/build-debug
+	frags=("$REPO/kernel-config/base.config" "$REPO/kernel-config/debug.config")
+else
+	B=$CACHE/build
+	frags=("$REPO/kernel-config/base.config")
+fi
+mkdir -p "$B"
+export CCACHE_DIR=$CACHE/ccache
+mkdir -p "$CCACHE_DIR"
+[ -f "$CCACHE_DIR/ccache.conf" ] || printf 'max_size = 8G\n' > "$CCACHE_DIR/ccache.conf"
+
+jobs=${FTD_JOBS:-$(nproc)}
+mk=(make -C "$W" O="$B" CC="ccache gcc" LOCALVERSION=
+    KBUILD_BUILD_USER=ftd KBUILD_BUILD_HOST=rig)
+# Options that our kernel change adds: checked only if some Kconfig has them.
+optional_if_unknown=(TRACE_UNWIND_USER)
+
+cfgkey=$( {
+	echo "config v1"; cat "${frags[@]}"
+	git -C "$W" ls-files -s | grep -E '(^|/)Kconfig[^/]*$|/configs/tiny'
+	gcc -dumpfullversion; make --version 2>&1 | sed -n 1p
+} | sha256sum | cut -c1-16)
+
+verify_config() {
+	local f line opt want have bad=0
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
+				opt=${BASH_REMATCH[1]}; want=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set ]]; then
+				opt=${BASH_REMATCH[1]}; want=n
+			else
+				continue
+			fi
+			have=$(sed -n "s/^CONFIG_$opt=//p" "$B/.config")
+			[ -n "$have" ] || have=n
+			[ "$have" = "$want" ] && continue
+			if [[ " ${optional_if_unknown[*]} " == *" $opt "* ]] &&
+			   ! git -C "$W" grep -q -E "^\s*(menu)?config $opt\s*$" -- '*Kconfig*'; then
+				log "note: CONFIG_$opt is not in this tree (yet): skipped"
+				continue
+			fi
+			log "config: CONFIG_$opt=$want asked in $(basename "$f"), got $have"
+			bad=1
+		done < "$f"
+	done
+	return $bad
+}
+
+if [ -f "$B/.config" ] && [ -f "$B/.ftd-config" ] && [ "$(cat "$B/.ftd-config")" = "$cfgkey" ]; then
+	log "config up to date ($B/.config)"
+else
+	log "configuring $B: tinyconfig + ${frags[*]##*/}"
+	rm -f "$B/.ftd-config"
+	"${mk[@]}" -s tinyconfig >&2
+	(cd "$B" && "$W/scripts/kconfig/merge_config.sh" -m -O "$B" "$B/.config" "${frags[@]}") >"$B/merge.log" 2>&1 ||
+		{ cat "$B/merge.log" >&2; die "merge_config.sh failed"; }
+	"${mk[@]}" -s olddefconfig >&2
+	verify_config || die "config fragments not satisfied (see above): fix kernel-config/*.config"
+	echo "$cfgkey" > "$B/.ftd-config"
+fi
+
+if [ $config_only = 1 ]; then
+	log "config only: $B/.config"
+	echo "$B/.config"
+	exit 0
+fi
+
+# --- 4. build ---------------------------------------------------------------
+# -Werror for all C (so certainly for kernel/trace).
+log "building bzImage in $B (-j$jobs); follow with: tail -f $B/build.log"
+tb=$(now)
+set +e
+"${mk[@]}" -j"$jobs" KCFLAGS=-Werror bzImage > "$B/build.log" 2>&1
+rc=$?
+set -e
+if [ $rc != 0 ]; then
+	grep -E -B2 -A6 'error:|Error [0-9]|\*\*\*' "$B/build.log" | tail -60 >&2
+	die "kernel build failed (rc $rc); full log: $B/build.log"
+fi
+grep -E 'warning:' "$B/build.log" >&2 || true
+img=$B/arch/x86/boot/bzImage
+[ -f "$img" ] || die "no $img after build"
+log "make took $(elapsed "$tb"); total $(elapsed "$t0"); kernel $(cat "$B/include/config/kernel.release")"
+echo "$img"
+exit
+}

@@ -1,0 +1,118 @@
+# Helpers for in-guest bash tests.  Source it:  . "$(dirname "$0")/lib.sh"
+#
+#   t_begin NAME     start a test (NAME: no spaces; unique across scripts)
+#   t_pass           the current test passed
+#   t_fail MSG       the current test failed (returns 1: `t_fail x || ...`)
+#   t_skip MSG       the current test was skipped (never counted as passed)
+#   t_summary        print "N passed, N failed[, N skipped]"; non-zero if any failed
+#
+# Each verdict is also appended to $T_RESULTS ($FTD_RESULTS/results.txt):
+#   PASS name | FAIL name # msg | SKIP name # msg
+# Environment set by rig/run-guest.sh: FTD_RESULTS (writable, comes back to
+# the host), FTD_REPO (the repo, read-only in effect), FTD_DEBUG (1 for the
+# lockdep/KASAN kernel), FTD_AGENT_DIR (host requests, see request_nmi).
+
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+tracefs=$TRACEFS
+FTD_RESULTS=${FTD_RESULTS:-/tmp/ftd-results}
+mkdir -p "$FTD_RESULTS"
+T_RESULTS=${T_RESULTS:-$FTD_RESULTS/results.txt}
+_t_pass=0 _t_fail=0 _t_skip=0 _t_cur=
+
+_t_record() { # STATUS [MSG]
+	local line="$1 $_t_cur"
+	[ -n "${2:-}" ] && line+=" # $2"
+	echo "$line"
+	echo "$line" >> "$T_RESULTS"
+	_t_cur=
+}
+
+t_begin() {
+	[ -n "$_t_cur" ] && t_fail "no verdict before the next test began"
+	_t_cur=${1// /_}
+	echo "--- $_t_cur"
+}
+t_pass() { _t_pass=$((_t_pass + 1)); _t_record PASS; }
+t_fail() { _t_fail=$((_t_fail + 1)); _t_record FAIL "${1:-failed}"; return 1; }
+t_skip() { _t_skip=$((_t_skip + 1)); _t_record SKIP "${1:-skipped}"; }
+
+t_summary() {
+	[ -n "$_t_cur" ] && t_fail "no verdict"
+	local s="$_t_pass passed, $_t_fail failed"
+	[ "$_t_skip" -gt 0 ] && s+=", $_t_skip skipped"
+	echo "$s"
+	[ "$_t_fail" = 0 ]
+}
+
+# wait_for [-t SECS] CMD...: run CMD every 0.1 s until it succeeds (default 10 s).
+wait_for() {
+	local t=10
+	[ "$1" = -t ] && { t=$2; shift 2; }
+	local end=$((SECONDS + t))
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.1
+	done
+}
+
+# reset_trigger_files FILE...: remove every trigger listed in these files.
+reset_trigger_files() {
+	local f line
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		# actions (onmatch/onmax...) first: other triggers may depend on them
+		grep -v '^#' "$f" | grep ':on[^:]*(' | while read -r line; do
+			echo "!${line%%\[*}" >> "$f" 2>/dev/null
+		done
+		grep -v '^#' "$f" | while read -r line; do
+			echo "!${line%%\[*}" >> "$f" 2>/dev/null
+		done
+	done
+	return 0
+}
+
+# reset_tracing: triggers off everywhere, instances removed, events off,
+# options we use off, buffers and error_log cleared, tracing_on 1.
+# Returns 1 if an instance could not be removed.
+reset_tracing() {
+	local t=$TRACEFS d o rc=0
+	echo 0 > $t/tracing_on
+	for d in $t $t/instances/*; do
+		[ -d "$d/events" ] || continue
+		reset_trigger_files $(grep -l -v '^#' $d/events/*/*/trigger 2>/dev/null)
+	done
+	for d in $t/instances/*; do
+		[ -d "$d" ] || continue
+		rmdir "$d" 2>/dev/null || { echo "reset_tracing: cannot remove $d" >&2; rc=1; }
+	done
+	echo 0 > $t/events/enable
+	echo nop > $t/current_tracer
+	for o in stacktrace userstacktrace userstacktrace_defer; do
+		[ -f $t/options/$o ] && echo 0 > $t/options/$o
+	done
+	[ -f $t/set_event_pid ] && echo > $t/set_event_pid
+	echo > $t/trace
+	: > $t/error_log 2>/dev/null
+	echo 1 > $t/tracing_on
+	return $rc
+}
+
+# expect_traces_begin WHY / expect_traces_end: stack dumps the test provokes
+# on purpose (sysrq, NMI backtraces) do not fail the run (rig/scan-console.sh).
+expect_traces_begin() { echo "ftd-expect: begin ${1:-}" > /dev/kmsg; }
+expect_traces_end() { echo "ftd-expect: end" > /dev/kmsg; }
+
+# request_nmi [N]: ask the host to inject N NMIs into every vCPU (QEMU
+# monitor `nmi`); returns once they were sent.  Not available outside
+# rig/run-guest.sh.
+request_nmi() {
+	local n=${1:-1} dir=${FTD_AGENT_DIR:-} id
+	[ -n "$dir" ] && [ -d "$dir" ] || { echo "request_nmi: no host agent" >&2; return 2; }
+	id=nmi-$$-$RANDOM
+	echo "nmi $n" > "$dir/$id.tmp" && mv "$dir/$id.tmp" "$dir/$id.req"
+	wait_for -t 30 test -f "$dir/$id.done" || { echo "request_nmi: no answer" >&2; return 1; }
+	grep -q '^ok' "$dir/$id.done"
+	local rc=$?
+	rm -f "$dir/$id.done"
+	return $rc
+}
