@@ -202,12 +202,15 @@ static void trace_unwind_write_stack(struct trace_array *tr,
 {
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	struct trace_event_raw_user_stack_deferred *entry;
+	unsigned int max, size, offset;
 	struct ring_buffer_event *event;
-	unsigned int max, size;
 	bool truncated = false;
 
+	/* Where the frames go, as the event's format file says */
+	offset = offsetof(typeof(*entry), __data);
+
 	/* The event must fit in one sub-buffer of this instance */
-	max = (ring_buffer_max_event_size(buffer) - sizeof(*entry)) /
+	max = (ring_buffer_max_event_size(buffer) - offset) /
 		sizeof(unsigned long);
 	max = min(max, TRACE_UNWIND_MAX_FRAMES);
 	if (nr >= max) {
@@ -218,7 +221,7 @@ static void trace_unwind_write_stack(struct trace_array *tr,
 
 	event = trace_buffer_lock_reserve(buffer,
 					  event_user_stack_deferred.event.type,
-					  sizeof(*entry) + size, trace_ctx);
+					  offset + size, trace_ctx);
 	if (!event)
 		return;
 
@@ -226,7 +229,7 @@ static void trace_unwind_write_stack(struct trace_array *tr,
 	entry->cookie = cookie;
 	entry->tgid = current->tgid;
 	entry->truncated = truncated;
-	entry->__data_loc_frames = (size << 16) | sizeof(*entry);
+	entry->__data_loc_frames = (size << 16) | offset;
 	if (size)
 		memcpy(entry->__data, frames, size);
 	__buffer_unlock_commit(buffer, event);

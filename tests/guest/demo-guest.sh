@@ -7,6 +7,7 @@ reset_tracing >/dev/null
 d=$(idir demo)
 mkinst demo
 echo 'stacktrace:defer if comm == "callchain"' > $d/events/syscalls/sys_enter_getppid/trigger
+echo 1 > $d/events/syscalls/sys_enter_getppid/enable
 echo "# echo 'stacktrace:defer if comm == \"callchain\"' > instances/demo/events/syscalls/sys_enter_getppid/trigger"
 echo "# cat instances/demo/events/syscalls/sys_enter_getppid/trigger"
 cat $d/events/syscalls/sys_enter_getppid/trigger
