@@ -27,22 +27,28 @@ else
 fi
 
 t_begin scale-slots-run-out
+why=
 for i in $(seq 101 160); do
-	mkdir "$TRACEFS/instances/s$i" || break
-	if ! echo "stacktrace:defer" > "$TRACEFS/instances/s$i/events/syscalls/sys_enter_getppid/trigger" 2>/dev/null; then
+	d=$TRACEFS/instances/s$i
+	mkdir $d || { why="mkdir s$i failed"; break; }
+	if ! echo "stacktrace:defer" > $d/events/syscalls/sys_enter_getppid/trigger 2>/dev/null; then
+		if ! grep -q 'Too many instances use deferred user stacks' $d/error_log; then
+			why="s$i refused the trigger without the slot error: $(cat $d/error_log)"
+		elif grep -q stacktrace $d/events/syscalls/sys_enter_getppid/trigger; then
+			why="s$i: a refused trigger was left behind"
+		elif echo 1 > $d/options/userstacktrace_defer 2>/dev/null; then
+			why="s$i: the option was accepted with no slot left"
+		fi
 		break
 	fi
 done
-last=$i
-if [ "$last" -ge 160 ]; then
+if [ "$i" -ge 160 ]; then
 	t_fail "no limit reached with 160 instances"
-elif grep -q 'Too many instances use deferred user stacks' "$TRACEFS/instances/s$last/error_log" &&
-     ! grep -q stacktrace "$TRACEFS/instances/s$last/events/syscalls/sys_enter_getppid/trigger" &&
-     ! echo 1 > "$TRACEFS/instances/s$last/options/userstacktrace_defer" 2>/dev/null; then
-	echo "  ok: instance s$last refused: all slots taken"
-	t_pass
+elif [ -n "$why" ]; then
+	t_fail "$why"
 else
-	t_fail "instance s$last failed without the expected error"
+	echo "  ok: instance s$i refused, all slots taken"
+	t_pass
 fi
 
 reset_tracing

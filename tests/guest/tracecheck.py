@@ -5,7 +5,7 @@
   tracecheck.py summary TRACE
       one line per cookie: pid comm asked=N stacks=N nr=N truncated=N
   tracecheck.py chain TRACE BINARY COMM FUNC[,FUNC...] [--min N]
-      every user_stack_deferred of tasks named COMM must resolve, with
+      every user_stack_deferred of tasks named COMM (- for any) must resolve, with
       BINARY's symbol table, to FUNC,FUNC,... as its innermost frames;
       every cookie of COMM must have exactly one stack; at least N stacks
   tracecheck.py complete TRACE... [--comm COMM] [--min N] [--asked N]
@@ -195,7 +195,7 @@ def cmd_nojunk(a):
 
 
 def cmd_chain(a):
-    cs = cookies(parse(a.trace), a.comm)
+    cs = cookies(parse(a.trace), None if a.comm == '-' else a.comm)
     check_complete(cs, a.min)
     syms = Symbols(a.binary)
     want = a.funcs.split(',')
