@@ -5,7 +5,8 @@
 #    upper layer is a tmpfs, so the guest sees the host's userspace and may
 #    write anywhere (writes are thrown away at poweroff);
 #  - mounts the host output dir (9p tag ftdout, read-write) at /results;
-#  - mounts proc, sys, dev, devpts, /dev/shm, tracefs, debugfs, /tmp, /run;
+#  - mounts proc, sys, dev, devpts, /dev/shm, tracefs, debugfs, /run (the
+#    host's /tmp stays visible, writable through the overlay);
 #  - runs /results/.ftd/cmd.sh with /bin/bash chrooted into that root,
 #    output to the console and to /results/output.log;
 #  - writes the exit code to /results/exit-code, dmesg to /results/dmesg.log,
@@ -54,7 +55,6 @@ ln -sfn /proc/self/fd/1 $N/dev/stdout
 ln -sfn /proc/self/fd/2 $N/dev/stderr
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $N/dev/pts
 mount -t tmpfs -o mode=1777 shm $N/dev/shm
-mount -t tmpfs -o mode=1777 tmp $N/tmp
 mount -t tmpfs -o mode=0755 run $N/run
 hostname ftd-guest
 

@@ -8,7 +8,9 @@ file holds one request per line.  We answer each by running QEMU monitor
 (HMP) commands over MONITOR_SOCKET, then write REQUEST_DIR/<id>.done with
 the monitor output (or "error: ...").  Known requests:
 
-    nmi [N]      inject N (default 1) NMIs into every vCPU (HMP `nmi`)
+    nmi [N]      inject N (default 1) NMIs, 20 ms apart (HMP `nmi`).  QEMU
+                 raises LINT1 on every vCPU, but Linux unmasks LINT1 only on
+                 the boot CPU: the guest sees them on CPU 0 alone.
 
 Runs until the monitor socket closes (QEMU exited) or it is killed.
 """
@@ -58,7 +60,9 @@ def handle(sock, text):
             out.append("error: request %r not allowed" % words[0])
             continue
         n = int(words[1]) if len(words) > 1 else 1
-        for _ in range(max(1, min(n, 1000))):
+        for i in range(max(1, min(n, 1000))):
+            if i:
+                time.sleep(0.02)  # NMIs sent back to back would merge
             hmp(sock, "nmi")
         out.append("ok: nmi x%d" % n)
     return "\n".join(out) + "\n"

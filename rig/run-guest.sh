@@ -57,7 +57,8 @@ if [ -z "$kernel" ]; then
 		bflag=(); [ $debug = 1 ] && bflag=(--debug)
 		kernel=$("$here/build-kernel.sh" "${bflag[@]}") || die "kernel build failed"
 	else
-		kernel=$CACHE/build$([ $debug = 1 ] && echo -debug)/arch/x86/boot/bzImage
+		kernel=$CACHE/build/arch/x86/boot/bzImage
+		[ $debug = 1 ] && kernel=$CACHE/build-debug/arch/x86/boot/bzImage
 	fi
 fi
 [ -f "$kernel" ] || die "no kernel image $kernel (run rig/build-kernel.sh)"
