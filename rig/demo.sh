@@ -8,10 +8,20 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 ensure_cache
-need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd
 make -s -C "$REPO/tests/workload"
+# the reader side: the libtracefs-ext tool and the libtraceevent plugin
+make -s -C "$REPO/libtracefs-ext" >&2
+make -s -C "$REPO/trace-cmd/plugins" >&2
 out=$CACHE/demo
 "$here/run-guest.sh" --quiet --out "$out" --cmd "$REPO/tests/guest/demo-guest.sh" ||
 	{ cat "$out/console.log" >&2; die "the demo failed (see $out)"; }
 # The guest's output, without the kernel's boot messages
 sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'
+echo
+echo "# on the host: ustack $out/demo.dat   (libtracefs-ext: names from the saved process maps)"
+"$REPO/libtracefs-ext/build/ustack" "$out/demo.dat"
+echo
+echo "# on the host: trace-cmd report with our libtraceevent plugin (raw user addresses)"
+TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins trace-cmd report "$out/demo.dat" 2>/dev/null |
+	sed -n '/user_stack_deferred/,$p' | head -40

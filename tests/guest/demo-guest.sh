@@ -21,3 +21,11 @@ echo
 echo "# merged: the event, its kernel stack, then the user stack of its cookie"
 $TC show "$f" "$WL"/callchain
 reset_tracing >/dev/null
+
+# The same with the stock trace-cmd, saving the process maps: rig/demo.sh
+# shows it on the host with the libtracefs-ext tool and the plugin.
+cd "$FTD_RESULTS" &&
+trace-cmd record -q -o demo.dat --proc-map -F \
+	-e syscalls:sys_enter_getppid -R stacktrace:defer -e unwind \
+	"$WL"/callchain getppid 2 > /dev/null &&
+echo "# recorded demo.dat with trace-cmd"

@@ -26,7 +26,7 @@ mkinst uw &&
 trig uw sched/sched_switch 'stacktrace:defer if prev_comm ~ "iou-wrk*"' &&
 "$WL"/uring_worker &&
 f=$(save uw nojunk-io-uring) &&
-check "no cookie from io_uring workers" $TC nojunk "$f" --comm-prefix iou-wrk &&
+check "no cookie from io_uring workers" $TC nojunk "$f" --worker-func io_wq_worker &&
 t_pass
 
 reset_tracing
