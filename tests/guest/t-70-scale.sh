@@ -34,7 +34,7 @@ for i in $(seq 101 160); do
 	if ! echo "stacktrace:defer" > $d/events/syscalls/sys_enter_getppid/trigger 2>/dev/null; then
 		if ! grep -q 'Too many instances use deferred user stacks' $d/error_log; then
 			why="s$i refused the trigger without the slot error: $(cat $d/error_log)"
-		elif grep -q stacktrace $d/events/syscalls/sys_enter_getppid/trigger; then
+		elif grep -q "^stacktrace" $d/events/syscalls/sys_enter_getppid/trigger; then
 			why="s$i: a refused trigger was left behind"
 		elif echo 1 > $d/options/userstacktrace_defer 2>/dev/null; then
 			why="s$i: the option was accepted with no slot left"
