@@ -194,6 +194,19 @@ def cmd_nojunk(a):
           '%d user task(s) had cookies' % (len(kind), what, len(cookie_pids)))
 
 
+def cmd_chain(a):
+    cs = cookies(parse(a.trace), None if a.comm == '-' else a.comm)
+    check_complete(cs, a.min)
+    syms = Symbols(a.binary)
+    want = a.funcs.split(',')
+    for c, d in cs.items():
+        got = [syms.name(x) for x in d['frames']]
+        if got[:len(want)] != want:
+            fail('cookie %s: user frames resolve to %s, expected %s first' %
+                 (c, got, want))
+    print('%d user stacks resolve to %s' % (len(cs), ' <- '.join(want)))
+
+
 def cmd_show(a):
     syms = Symbols(a.binary)
     base = a.binary.rsplit('/', 1)[-1]
