@@ -9,7 +9,7 @@ pass=0 fail=0
 ok() { echo "PASS $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1 # $2"; fail=$((fail + 1)); }
 
-need_pkgs patch perl python3-ply git
+need_pkgs patch perl python3-ply python3-git git
 tree=$("$REPO/rig/fetch-kernel.sh") || die "no kernel source"
 new_files=(kernel/trace/trace_unwind_user.c include/trace/events/unwind.h
 	   include/linux/trace_unwind_user_types.h)

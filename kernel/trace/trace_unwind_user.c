@@ -286,6 +286,19 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 		return;
 	slot--;
 
+	/*
+	 * The later events of an entry that this instance already asked
+	 * for: another request would only return the same cookie.  The
+	 * task's unwind id is that cookie until it returns to user space.
+	 */
+	cookie = READ_ONCE(current->unwind_info.id.id);
+	if (cookie && READ_ONCE(rec->cookie) == cookie &&
+	    test_bit(slot, rec->asked)) {
+		trace_unwind_write_cookie(tr->array_buffer.buffer, cookie,
+					  trace_ctx);
+		return;
+	}
+
 	/* On error the cookie may be set anyway: it means nothing */
 	if (unwind_deferred_request(&trace_unwind_work, &cookie) < 0)
 		return;
