@@ -181,13 +181,15 @@ mkdir -p "$CCACHE_DIR"
 [ -f "$CCACHE_DIR/ccache.conf" ] || printf 'max_size = 8G\n' > "$CCACHE_DIR/ccache.conf"
 
 jobs=${FTD_JOBS:-$(nproc)}
-mk=(make -C "$W" O="$B" CC="ccache gcc" LOCALVERSION=
+# ARCH=x86_64, not the default ARCH=x86: with the latter tinyconfig starts
+# 32-bit, and int options (FRAME_WARN...) keep their 32-bit defaults.
+mk=(make -C "$W" O="$B" ARCH=x86_64 CC="ccache gcc" LOCALVERSION=
     KBUILD_BUILD_USER=ftd KBUILD_BUILD_HOST=rig)
 # Options that our kernel change adds: checked only if some Kconfig has them.
 optional_if_unknown=(TRACE_UNWIND_USER)
 
 cfgkey=$( {
-	echo "config v1"; cat "${frags[@]}"
+	echo "config v2 ${mk[*]}"; cat "${frags[@]}"
 	git -C "$W" ls-files -s | grep -E '(^|/)Kconfig[^/]*$|/configs/tiny'
 	gcc -dumpfullversion; make --version 2>&1 | sed -n 1p
 } | sha256sum | cut -c1-16)

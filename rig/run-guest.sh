@@ -12,7 +12,9 @@
 # guest ($FTD_RESULTS) = DIR on the host (default $CACHE/runs/<time>; the
 # newest run is linked as $CACHE/runs/latest).
 #
-# Default command: $REPO/tests/guest/run-all.sh.  Exit status: 0 only when
+# Default command: $REPO/tests/guest/run-all.sh.  The last line on stdout is
+# "N passed, N failed[, N skipped]" from $OUT/results.txt, where each rig
+# check that failed counts as a failed test rig/<check>.  Exit status: 0 only when
 # the guest command exited 0, the guest did not time out, and the console
 # log shows no kernel warning, bug, oops, lockdep or KASAN report.
 # The whole script is one block, read before it runs: editing this file
@@ -159,22 +161,34 @@ set -e
 t1=$(now)
 
 # --- verdict -------------------------------------------------------------------
+# Each problem is also a failed test "rig/<what>" in results.txt, so that the
+# closing "N passed, N failed" line counts it.
+res=$out/results.txt
 problems=()
+problem() { problems+=("$2"); echo "FAIL rig/$1 # $2" >> "$res"; }
+guest_fails=$(grep -c '^FAIL ' "$res" 2>/dev/null || true)
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	problems+=("guest timed out after ${timeout}s and was killed")
+	problem timeout "guest timed out after ${timeout}s and was killed"
 elif [ "$qrc" != 0 ]; then
-	problems+=("qemu exited with status $qrc: $(tr '\n' ' ' < "$out/qemu.log")")
+	problem qemu "qemu exited with status $qrc: $(tr '\n' ' ' < "$out/qemu.log")"
 fi
 if [ -f "$out/exit-code" ]; then
 	grc=$(cat "$out/exit-code")
-	[ "$grc" = 0 ] || problems+=("guest command exited with status $grc")
+	if [ "$grc" != 0 ]; then
+		# failures the tests recorded already account for a non-zero status
+		if [ "${guest_fails:-0}" -gt 0 ]; then
+			problems+=("guest command exited with status $grc")
+		else
+			problem exit-status "guest command exited with status $grc"
+		fi
+	fi
 else
 	grc=missing
-	problems+=("guest command exit code missing (it did not finish)")
+	problem finished "guest command exit code missing (it did not finish)"
 fi
 if ! "$here/scan-console.sh" "$out/console.log" > "$out/console-problems.log"; then
 	cat "$out/console-problems.log" >&2
-	problems+=("kernel problems in console log (see above, and $out/console-problems.log)")
+	problem kernel-log "kernel problems in console log (see above, and $out/console-problems.log)"
 fi
 
 boot=n/a
@@ -185,13 +199,23 @@ total=$(elapsed "$t0" "$t1")
 printf 'boot_to_command=%s\ntotal=%s\nexit_code=%s\nqemu_status=%s\n' \
 	"$boot" "$total" "$grc" "$qrc" > "$out/timings"
 log "start to guest command: $boot; total: $total"
+np=0 nf=0 ns=0
+if [ -f "$res" ]; then
+	np=$(grep -c '^PASS ' "$res" || true)
+	nf=$(grep -c '^FAIL ' "$res" || true)
+	ns=$(grep -c '^SKIP ' "$res" || true)
+fi
+summary="$np passed, $nf failed"
+[ "$ns" -gt 0 ] && summary+=", $ns skipped"
 if [ ${#problems[@]} -gt 0 ]; then
 	for p in "${problems[@]}"; do log "FAIL: $p"; done
 	echo FAIL > "$out/result"
 	log "results in $out"
+	echo "$summary"
 	exit 1
 fi
 echo PASS > "$out/result"
 log "PASS; results in $out"
+echo "$summary"
 exit
 }
