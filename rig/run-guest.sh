@@ -78,7 +78,9 @@ irkey=$( { echo "initramfs v1"; cat "$here/guest-init.sh" "$gic" "$bb"; } |
 initrd=$ird/initramfs-$irkey.cpio.gz
 if [ ! -f "$initrd" ]; then
 	log "building initramfs $initrd"
-	gcc -O2 -o "$ird/gen_init_cpio" "$gic" || die "cannot build gen_init_cpio"
+	tmp=$ird/tmp.$$	# runs may build it at the same time
+	mkdir -p "$tmp"
+	gcc -O2 -o "$tmp/gen_init_cpio" "$gic" || die "cannot build gen_init_cpio"
 	{
 		for d in /bin /dev /proc /sys /tmp /host /rw /newroot; do
 			echo "dir $d 0755 0 0"
@@ -90,9 +92,11 @@ if [ ! -f "$initrd" ]; then
 		"$bb" --list | grep -vx busybox | while read -r a; do
 			echo "slink /bin/$a busybox 0777 0 0"
 		done
-	} > "$ird/list"
-	"$ird/gen_init_cpio" "$ird/list" | gzip -1 > "$initrd.tmp" && mv "$initrd.tmp" "$initrd"
-	find "$ird" -name 'initramfs-*.cpio.gz' ! -name "${initrd##*/}" -delete
+	} > "$tmp/list"
+	"$tmp/gen_init_cpio" "$tmp/list" | gzip -1 > "$tmp/initramfs.cpio.gz"
+	mv "$tmp/initramfs.cpio.gz" "$initrd"
+	rm -rf "$tmp"
+	find "$ird" -maxdepth 1 -name 'initramfs-*.cpio.gz' ! -name "${initrd##*/}" -mmin +60 -delete
 fi
 
 # --- output directory and the command file -----------------------------------
