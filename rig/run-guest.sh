@@ -137,7 +137,12 @@ trap cleanup EXIT
 # --- boot ----------------------------------------------------------------------
 # KVM when this machine has it (not ours), else TCG.
 if [ -w /dev/kvm ] && [ -z "${FTD_NO_KVM:-}" ]; then accel=(-machine pc,accel=kvm -cpu host)
-else accel=(-machine pc,accel=tcg -cpu max); fi
+# One TCG thread for all vCPUs: with a thread per vCPU, a vCPU can run a
+# stale translation of code that another one has just patched (static
+# keys, tracepoints), which we saw once as an "Oops: int3" in a
+# patched call site on a busy host.  Round-robin switches vCPUs only at
+# translation-block boundaries.
+else accel=(-machine pc -accel tcg,thread=single -cpu max); fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem"
       -nodefaults -no-user-config -display none -no-reboot
       -kernel "$kernel" -initrd "$initrd"

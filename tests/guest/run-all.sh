@@ -4,14 +4,14 @@
 #
 #   run-all.sh [PATTERN]     only the scripts whose name contains PATTERN
 #
-# Environment: T_TIMEOUT (seconds per script; default 300, 900 with
+# Environment: T_TIMEOUT (seconds per script; default 900, 1800 with
 # FTD_DEBUG=1).  A script that exits non-zero without recording a FAIL, or
 # that times out, counts as one failure of its own.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 pattern=${1:-}
-if [ "${FTD_DEBUG:-0}" = 1 ]; then tmo=${T_TIMEOUT:-900}; else tmo=${T_TIMEOUT:-300}; fi
+if [ "${FTD_DEBUG:-0}" = 1 ]; then tmo=${T_TIMEOUT:-1800}; else tmo=${T_TIMEOUT:-900}; fi
 
 : >> "$T_RESULTS"
 n0=$(wc -l < "$T_RESULTS")	# count only what this run adds
