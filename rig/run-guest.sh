@@ -135,6 +135,9 @@ cleanup() {
 trap cleanup EXIT
 
 # --- boot ----------------------------------------------------------------------
+# acpi=noirq: PCI interrupts routed by the BIOS table instead of ACPI AML.
+# Same result, but on the KASAN + lockdep kernel the AML for the two virtio
+# devices' links took 27 s each under TCG (boot 69 s -> 14 s).
 # KVM when this machine has it (not ours), else TCG.
 if [ -w /dev/kvm ] && [ -z "${FTD_NO_KVM:-}" ]; then accel=(-machine pc,accel=kvm -cpu host)
 # One TCG thread for all vCPUs: with a thread per vCPU, a vCPU can run a
@@ -146,7 +149,7 @@ else accel=(-machine pc -accel tcg,thread=single -cpu max); fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem"
       -nodefaults -no-user-config -display none -no-reboot
       -kernel "$kernel" -initrd "$initrd"
-      -append "console=ttyS0 panic=-1 ftd.hostout=$out $append"
+      -append "console=ttyS0 panic=-1 acpi=noirq ftd.hostout=$out $append"
       -serial stdio
       -monitor "unix:$mon,server=on,wait=off"
       -virtfs "local,id=hostroot,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
