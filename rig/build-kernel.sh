@@ -8,6 +8,7 @@
 # Environment:
 #   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
 #   FTD_NO_OURS=1    build the pristine tree: skip our files and patches
+#                    (work/linux-pristine, build-pristine[-debug])
 #   FTD_JOBS=N       make -j (default: nproc)
 #
 # Layout under $CACHE:
@@ -15,7 +16,8 @@
 #   work/linux             git worktree of it = pristine + ours (detached
 #                          commit; `git -C $CACHE/work/linux diff pristine`
 #                          shows our change)
-#   build/, build-debug/   O= build directories
+#   build/, build-debug/   O= build directories (build-pristine*/ for
+#                          FTD_NO_OURS=1, whose work tree is work/linux-pristine)
 #   ccache/                CCACHE_DIR
 # The whole script is one block, read before it runs: editing this file
 # while it runs cannot derail it.
@@ -65,7 +67,10 @@ if ! gitp rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 fi
 
 # --- 2. the work tree: pristine + patches/ + our files --------------------
-W=$CACHE/work/linux
+# FTD_NO_OURS=1 (the stock kernel) has its own work tree and build dirs, so
+# switching back and forth rebuilds nothing.
+sfx=; [ "${FTD_NO_OURS:-0}" = 1 ] && sfx=-pristine
+W=$CACHE/work/linux$sfx
 if ! git -C "$W" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	log "creating work tree $W"
 	rm -rf "$W"
@@ -114,7 +119,7 @@ key=$( {
 	done
 } | sha256sum | cut -c1-16)
 
-stamp=$CACHE/work/.prepared
+stamp=$CACHE/work/.prepared$sfx
 head=$(git -C "$W" rev-parse HEAD)
 dirty=$(git -C "$W" status --porcelain)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key $head" ] && [ -z "$dirty" ]; then
@@ -169,10 +174,10 @@ fi
 
 # --- 3. configuration -------------------------------------------------------
 if [ $debug = 1 ]; then
-	B=$CACHE/build-debug
+	B=$CACHE/build$sfx-debug
 	frags=("$REPO/kernel-config/base.config" "$REPO/kernel-config/debug.config")
 else
-	B=$CACHE/build
+	B=$CACHE/build$sfx
 	frags=("$REPO/kernel-config/base.config")
 fi
 mkdir -p "$B"

@@ -59,8 +59,9 @@ if [ -z "$kernel" ]; then
 		bflag=(); [ $debug = 1 ] && bflag=(--debug)
 		kernel=$("$here/build-kernel.sh" "${bflag[@]}") || die "kernel build failed"
 	else
-		kernel=$CACHE/build/arch/x86/boot/bzImage
-		[ $debug = 1 ] && kernel=$CACHE/build-debug/arch/x86/boot/bzImage
+		sfx=; [ "${FTD_NO_OURS:-0}" = 1 ] && sfx=-pristine
+		kernel=$CACHE/build$sfx/arch/x86/boot/bzImage
+		[ $debug = 1 ] && kernel=$CACHE/build$sfx-debug/arch/x86/boot/bzImage
 	fi
 fi
 [ -f "$kernel" ] || die "no kernel image $kernel (run rig/build-kernel.sh)"
