@@ -44,9 +44,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ $debug = 1 ]; then
-	: "${timeout:=1800}" "${mem:=4G}"
+	: "${timeout:=3600}" "${mem:=4G}"
 else
-	: "${timeout:=600}" "${mem:=2G}"
+	# the whole suite took 290 s on an idle host
+	: "${timeout:=1200}" "${mem:=2G}"
 fi
 : "${cmd:=$REPO/tests/guest/run-all.sh}"
 
