@@ -113,7 +113,8 @@ class Symbols:
 
     def name(self, addr):
         i = bisect.bisect_right(self.addrs, addr) - 1
-        if i < 0:
+        # below the first or far past the last symbol: not this binary
+        if i < 0 or addr - self.addrs[-1] > 0x100000:
             return '?'
         return self.names[i]
 
