@@ -15,34 +15,9 @@
 
 #include "tracefs-ext.h"
 
-static int failures;
-static const char *cur_test;
-static int cur_failed;
+#include "check.h"
+
 static char root[4096];
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("%s: %s: ", cur_failed ? "     " : "FAIL",	\
-		       cur_test);					\
-		printf(__VA_ARGS__);					\
-		printf(" (line %d)\n", __LINE__);			\
-		cur_failed = 1;						\
-	}								\
-} while (0)
-
-static void begin(const char *name)
-{
-	cur_test = name;
-	cur_failed = 0;
-}
-
-static void end(void)
-{
-	if (cur_failed)
-		failures++;
-	else
-		printf("PASS: %s\n", cur_test);
-}
 
 static void put(const char *rel, const char *text)
 {
