@@ -15,8 +15,10 @@ static int cur_failed;
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
-		printf("%s: %s: ", cur_failed ? "     " : "FAIL",	\
-		       cur_test);					\
+		if (!cur_failed)					\
+			printf("FAIL: %s: ", cur_test);			\
+		else							\
+			printf("      %s: ", cur_test);			\
 		printf(__VA_ARGS__);					\
 		printf(" (line %d)\n", __LINE__);			\
 		cur_failed = 1;						\

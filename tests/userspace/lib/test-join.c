@@ -38,35 +38,7 @@ struct log {
 	int		stop_after;	/* >0: return 1 from that delivery */
 };
 
-static int failures;
-static const char *cur_test;
-static int cur_failed;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		if (!cur_failed)					\
-			printf("FAIL: %s: ", cur_test);			\
-		else							\
-			printf("      %s: ", cur_test);			\
-		printf(__VA_ARGS__);					\
-		printf(" (line %d)\n", __LINE__);			\
-		cur_failed = 1;						\
-	}								\
-} while (0)
-
-static void begin(const char *name)
-{
-	cur_test = name;
-	cur_failed = 0;
-}
-
-static void end(void)
-{
-	if (cur_failed)
-		failures++;
-	else
-		printf("PASS: %s\n", cur_test);
-}
+#include "check.h"
 
 static int log_cb(const struct ustack_event *ev, void *data)
 {
