@@ -38,6 +38,7 @@
 #include <event-parse.h>
 
 #include "unwind_stack.h"
+#include "unwind_record.h"
 
 #define US_HASH		4096
 #define US_MAX_FRAMES	512
@@ -146,84 +147,33 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 /* ------------------------------------------------------------------ */
 /* Fields, with bounds checks. */
 
-static int rd_num(struct tep_handle *tep, struct tep_record *r,
-		  struct tep_format_field *f, unsigned long long *v)
-{
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    f->offset + f->size > r->size)
-		return -1;
-	*v = tep_read_number(tep, (char *)r->data + f->offset, f->size);
-	return 0;
-}
-
 static int rd_field(struct tep_event *ev, struct tep_record *r,
 		    const char *name, unsigned long long *v)
 {
-	return rd_num(ev->tep, r, tep_find_field(ev, name), v);
+	return unwind_rec_field(ev, r, name, v);
 }
 
-static int esize_of(struct tep_handle *tep, struct tep_format_field *f)
-{
-	if (f->elementsize == 4 || f->elementsize == 8)
-		return f->elementsize;
-	return tep_get_long_size(tep) == 4 ? 4 : 8;
-}
-
-/* Frames of a kernel_stack record ("size" entries of caller[]). */
+/* Frames of a kernel_stack record. */
 static int ks_frames(struct tep_event *ev, struct tep_record *r,
 		     unsigned long long *out, int max)
 {
-	struct tep_format_field *f = tep_find_field(ev, "caller");
-	unsigned long long size, a;
-	int es, avail, nr, i;
+	struct unwind_rec_span sp;
 
-	if (!f || f->offset < 0 || f->offset > r->size)
+	if (unwind_rec_kstack(ev->tep, r, tep_find_field(ev, "size"),
+			      tep_find_field(ev, "caller"), &sp))
 		return -1;
-	es = esize_of(ev->tep, f);
-	avail = (r->size - f->offset) / es;
-	nr = avail;
-	if (!rd_field(ev, r, "size", &size) && (long long)size >= 0 &&
-	    (long long)size < avail)
-		nr = size;
-	if (nr > max)
-		nr = max;
-	for (i = 0; i < nr; i++) {
-		a = tep_read_number(ev->tep,
-				    (char *)r->data + f->offset + i * es, es);
-		if ((es == 8 && a == ~0ULL) || (es == 4 && a == 0xffffffffULL))
-			break;
-		out[i] = a;
-	}
-	return i;
+	return unwind_rec_copy(ev->tep, &sp, out, max);
 }
 
 /* Frames of a user_stack_deferred record (__data_loc frames). */
 static int us_frames(struct tep_event *ev, struct tep_record *r,
 		     unsigned long long *out, int max)
 {
-	struct tep_format_field *f = tep_find_field(ev, "frames");
-	unsigned long long v;
-	unsigned int off, len;
-	int es, nr, i;
+	struct unwind_rec_span sp;
 
-	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
-	    rd_num(ev->tep, r, f, &v))
+	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, "frames"), &sp))
 		return -1;
-	off = v & 0xffff;
-	len = (v >> 16) & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += f->offset + f->size;
-	es = esize_of(ev->tep, f);
-	if (off > (unsigned int)r->size || len > (unsigned int)r->size - off ||
-	    len % es)
-		return -1;
-	nr = len / es;
-	if (nr > max)
-		nr = max;
-	for (i = 0; i < nr; i++)
-		out[i] = tep_read_number(ev->tep, (char *)r->data + off + i * es,
-					 es);
-	return nr;
+	return unwind_rec_copy(ev->tep, &sp, out, max);
 }
 
 static struct tep_event *rec_event(struct tep_handle *tep,

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ustack-local.h"
+#include "unwind_record.h"
 
 #define MAX_OPEN	8
 #define MAX_CPUS	65536
@@ -104,8 +105,6 @@ struct ustack_join {
 	struct field_set	kstack;		/* size, caller */
 	struct field_set	cookie;		/* cookie */
 	struct field_set	ustack;		/* cookie, tgid, truncated, frames */
-	int			kstack_elem;
-	int			frame_elem;
 
 	size_t			max_cookies;
 	size_t			max_events;
@@ -169,8 +168,6 @@ struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb, void *data)
 	join->kstack.id = -1;
 	join->cookie.id = -1;
 	join->ustack.id = -1;
-	join->kstack_elem = 8;
-	join->frame_elem = 8;
 	join->pbuckets = 1024;
 	join->ptab = calloc(join->pbuckets, sizeof(*join->ptab));
 	join->tbuckets = 1024;
@@ -212,21 +209,6 @@ static int find_set(struct tep_handle *tep, struct field_set *set,
 	return 0;
 }
 
-static int elem_size(struct tep_handle *tep, struct tep_format_field *f)
-{
-	int sz;
-
-	if (f->elementsize == 4 || f->elementsize == 8)
-		return f->elementsize;
-	sz = tep_get_header_page_size(tep);
-	if (sz == 4 || sz == 8)
-		return sz;
-	sz = tep_get_long_size(tep);
-	if (sz == 4 || sz == 8)
-		return sz;
-	return 8;
-}
-
 struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 				      ustack_join_cb cb, void *data)
 {
@@ -254,12 +236,10 @@ struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 		if (join->ustack.f1->size != 8 ||
 		    !(join->ustack.f4->flags & TEP_FIELD_IS_DYNAMIC))
 			goto bad_format;
-		join->frame_elem = elem_size(tep, join->ustack.f4);
 	}
 	if (join->kstack.id >= 0) {
 		if (!(join->kstack.f2->flags & TEP_FIELD_IS_ARRAY))
 			goto bad_format;
-		join->kstack_elem = elem_size(tep, join->kstack.f2);
 	}
 	return join;
 
@@ -712,36 +692,43 @@ static int feed_event(struct ustack_join *join, const struct ustack_input *in)
 	return 0;
 }
 
-static int find_open(struct cpu_open *c, int pid, bool for_cookie)
+/*
+ * The open event of in->pid on in->cpu that a kernel stack (or, with
+ * for_cookie, a cookie record) belongs to: the newest one still lacking
+ * it.  Its index is stored in *idx.  None: the record is counted as stray.
+ */
+static struct held *open_lookup(struct ustack_join *join,
+				const struct ustack_input *in, bool for_cookie,
+				struct cpu_open **cp, int *idx)
 {
+	struct cpu_open *c = cpu_get(join, in->cpu);
 	int i;
 
-	for (i = c->nr - 1; i >= 0; i--) {
+	for (i = c ? c->nr - 1 : -1; i >= 0; i--) {
 		struct held *h = c->ev[i];
 
-		if (h->pid != pid || h->has_c)
+		if (h->pid != in->pid || h->has_c)
 			continue;
 		if (!for_cookie && h->has_k)
 			continue;
-		return i;
+		*cp = c;
+		*idx = i;
+		return h;
 	}
-	return -1;
+	if (c)
+		join->stats.stray++;
+	return NULL;
 }
 
 static int feed_kstack(struct ustack_join *join, const struct ustack_input *in)
 {
-	struct cpu_open *c = cpu_get(join, in->cpu);
+	struct cpu_open *c;
 	struct held *h;
 	int i;
 
-	if (!c)
+	h = open_lookup(join, in, false, &c, &i);
+	if (!h)
 		return 0;
-	i = find_open(c, in->pid, false);
-	if (i < 0) {
-		join->stats.stray++;
-		return 0;
-	}
-	h = c->ev[i];
 	h->has_k = true;
 	if (in->nr > 0) {
 		h->kframes = malloc(in->nr * sizeof(*h->kframes));
@@ -765,20 +752,15 @@ static struct entry *entry_find(struct task *t, unsigned long long cookie)
 
 static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 {
-	struct cpu_open *c = cpu_get(join, in->cpu);
+	struct cpu_open *c;
 	struct entry *e;
 	struct task *t;
 	struct held *h;
 	int i;
 
-	if (!c)
+	h = open_lookup(join, in, true, &c, &i);
+	if (!h)
 		return 0;
-	i = find_open(c, in->pid, true);
-	if (i < 0) {
-		join->stats.stray++;
-		return 0;
-	}
-	h = c->ev[i];
 	open_remove(c, i);
 	h->has_c = true;
 	h->cookie = in->cookie;
@@ -871,33 +853,35 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 
 /* ---- decoding records ---- */
 
-static unsigned long long read_num(struct tep_handle *tep, const void *p,
-				   int size)
-{
-	return tep_read_number(tep, p, size);
-}
-
 static bool field_in(struct tep_format_field *f, struct tep_record *r)
 {
 	return f->offset >= 0 && f->size >= 0 &&
 	       (long long)f->offset + f->size <= r->size;
 }
 
-/* Frames of an array starting at data[off] with room for n elements. */
+static unsigned long long read_num(struct tep_handle *tep,
+				   struct tep_record *r,
+				   struct tep_format_field *f)
+{
+	unsigned long long v = 0;
+
+	unwind_rec_num(tep, r, f, &v);
+	return v;
+}
+
+/* The addresses of a span, in buf when they fit, else in new memory. */
 static unsigned long long *read_frames(struct ustack_join *join,
-				       const unsigned char *p, int n, int elem,
+				       const struct unwind_rec_span *sp,
 				       unsigned long long *buf, int nbuf)
 {
 	unsigned long long *out = buf;
-	int i;
 
-	if (n > nbuf) {
-		out = malloc(n * sizeof(*out));
+	if (sp->nr > nbuf) {
+		out = malloc(sp->nr * sizeof(*out));
 		if (!out)
 			return NULL;
 	}
-	for (i = 0; i < n; i++)
-		out[i] = read_num(join->tep, p + (size_t)i * elem, elem);
+	unwind_rec_copy(join->tep, sp, out, sp->nr);
 	return out;
 }
 
@@ -907,6 +891,7 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 {
 	unsigned long long fbuf[STACK_BUF];
 	unsigned long long *frames = NULL;
+	struct unwind_rec_span sp;
 	struct ustack_input in;
 	int type, ret;
 
@@ -925,68 +910,36 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	in.pid = tep_data_pid(join->tep, record);
 
 	if (type == join->kstack.id && type >= 0) {
-		struct tep_format_field *fs = join->kstack.f1;
-		struct tep_format_field *fc = join->kstack.f2;
-		long long n, room;
-
 		in.type = USTACK_IN_KSTACK;
-		if (!field_in(fs, record) || fc->offset > record->size)
+		if (!field_in(join->kstack.f1, record) ||
+		    unwind_rec_kstack(join->tep, record, join->kstack.f1,
+				      join->kstack.f2, &sp))
 			goto bad;
-		n = (int)read_num(join->tep, (char *)record->data + fs->offset,
-				  fs->size);
-		room = (record->size - fc->offset) / join->kstack_elem;
-		if (n < 0 || n > room)
-			n = room;
-		frames = read_frames(join, (unsigned char *)record->data +
-				     fc->offset, n, join->kstack_elem,
-				     fbuf, STACK_BUF);
+		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)
 			return -1;
-		/* the array may end in 0 or ULONG_MAX fill */
-		while (n > 0 && (frames[n - 1] == 0 ||
-				 frames[n - 1] == (join->kstack_elem == 4 ?
-						   0xffffffffULL : ~0ULL)))
-			n--;
-		in.nr = n;
+		in.nr = sp.nr;
 		in.frames = frames;
 	} else if (type == join->cookie.id && type >= 0) {
 		in.type = USTACK_IN_COOKIE;
 		if (!field_in(join->cookie.f1, record))
 			goto bad;
-		in.cookie = read_num(join->tep, (char *)record->data +
-				     join->cookie.f1->offset, 8);
+		in.cookie = read_num(join->tep, record, join->cookie.f1);
 	} else if (type == join->ustack.id && type >= 0) {
-		struct tep_format_field *ff = join->ustack.f4;
-		unsigned long long loc;
-		unsigned int off, len;
-
 		in.type = USTACK_IN_USTACK;
 		if (!field_in(join->ustack.f1, record) ||
 		    !field_in(join->ustack.f2, record) ||
 		    !field_in(join->ustack.f3, record) ||
-		    !field_in(ff, record) || ff->size < 4)
+		    unwind_rec_dynamic(join->tep, record, join->ustack.f4, &sp))
 			goto bad;
-		in.cookie = read_num(join->tep, (char *)record->data +
-				     join->ustack.f1->offset, 8);
-		in.tgid = (int)read_num(join->tep, (char *)record->data +
-					join->ustack.f2->offset,
-					join->ustack.f2->size);
-		in.truncated = (unsigned int)read_num(join->tep,
-					(char *)record->data +
-					join->ustack.f3->offset,
-					join->ustack.f3->size);
-		loc = read_num(join->tep, (char *)record->data + ff->offset, 4);
-		off = loc & 0xffff;
-		len = (loc >> 16) & 0xffff;
-		if (ff->flags & TEP_FIELD_IS_RELATIVE)
-			off += ff->offset + ff->size;
-		if ((unsigned long long)off + len > (unsigned int)record->size)
-			goto bad;
-		in.nr = len / join->frame_elem;
-		frames = read_frames(join, (unsigned char *)record->data + off,
-				     in.nr, join->frame_elem, fbuf, STACK_BUF);
+		in.cookie = read_num(join->tep, record, join->ustack.f1);
+		in.tgid = (int)read_num(join->tep, record, join->ustack.f2);
+		in.truncated = (unsigned int)read_num(join->tep, record,
+						      join->ustack.f3);
+		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)
 			return -1;
+		in.nr = sp.nr;
 		in.frames = frames;
 	} else {
 		in.type = USTACK_IN_EVENT;

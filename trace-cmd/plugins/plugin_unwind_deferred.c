@@ -49,6 +49,8 @@
 #include <trace-seq.h>
 #include <event-utils.h>
 
+#include "unwind_record.h"
+
 #define UD_ALIAS		"unwind_deferred"
 #define UD_MAX_EVENT_FRAMES	512	/* kernel frames kept per event */
 #define UD_MAX_COOKIE_EVENTS	64	/* asking events kept per cookie */
@@ -248,93 +250,23 @@ static unsigned long opt_ulong(struct tep_plugin_option *op,
 /* ------------------------------------------------------------------ */
 /* Reading fields, with bounds checks against the record. */
 
-static int read_num(struct tep_handle *tep, struct tep_record *record,
-		    struct tep_format_field *f, unsigned long long *val)
-{
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    f->offset + f->size > record->size)
-		return -1;
-	*val = tep_read_number(tep, (char *)record->data + f->offset,
-			       f->size);
-	return 0;
-}
-
 static int field_num(struct tep_event *event, struct tep_record *record,
 		     const char *name, unsigned long long *val)
 {
-	return read_num(event->tep, record, tep_find_field(event, name), val);
+	return unwind_rec_field(event, record, name, val);
 }
 
-static int elem_size(struct tep_handle *tep, struct tep_format_field *f)
-{
-	int ls;
-
-	if (f->elementsize == 4 || f->elementsize == 8)
-		return f->elementsize;
-	ls = tep_get_long_size(tep);
-	return ls == 4 ? 4 : 8;
-}
-
-/*
- * The frames of a __data_loc array: *data and *nr (element count),
- * *esize.  Returns -1 when the field is missing or points out of the
- * record.
- */
-static int dyn_array(struct tep_event *event, struct tep_record *record,
-		     const char *name, void **data, int *nr, int *esize)
-{
-	struct tep_format_field *f = tep_find_field(event, name);
-	unsigned long long v;
-	unsigned int off, len;
-
-	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
-		return -1;
-	if (read_num(event->tep, record, f, &v))
-		return -1;
-	off = v & 0xffff;
-	len = (v >> 16) & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += f->offset + f->size;
-	*esize = elem_size(event->tep, f);
-	if (off > (unsigned int)record->size ||
-	    len > (unsigned int)record->size - off || len % *esize)
-		return -1;
-	*data = (char *)record->data + off;
-	*nr = len / *esize;
-	return 0;
-}
-
-/*
- * The frames of a kernel_stack record: "int size" entries of the caller
- * array, never past the end of the record; an entry of -1 ends the
- * stack as well (older kernels).  Returns the count, -1 on error.
- */
+/* Up to max kernel frames of a kernel_stack record; -1 on error. */
 static int kstack_frames(struct tep_event *event, struct tep_record *record,
 			 unsigned long long *frames, int max)
 {
-	struct tep_format_field *f = tep_find_field(event, "caller");
-	unsigned long long size, addr;
-	int esize, avail, i, nr;
+	struct unwind_rec_span sp;
 
-	if (!f || f->offset < 0 || f->offset > record->size)
+	if (unwind_rec_kstack(event->tep, record,
+			      tep_find_field(event, "size"),
+			      tep_find_field(event, "caller"), &sp))
 		return -1;
-	esize = elem_size(event->tep, f);
-	avail = (record->size - f->offset) / esize;
-	nr = avail;
-	if (!field_num(event, record, "size", &size) &&
-	    (long long)size >= 0 && (long long)size < avail)
-		nr = size;
-	if (nr > max)
-		nr = max;
-	for (i = 0; i < nr; i++) {
-		addr = tep_read_number(event->tep, (char *)record->data +
-				       f->offset + i * esize, esize);
-		if ((esize == 8 && addr == (unsigned long long)-1) ||
-		    (esize == 4 && addr == 0xffffffffULL))
-			break;
-		frames[i] = addr;
-	}
-	return i;
+	return unwind_rec_copy(event->tep, &sp, frames, max);
 }
 
 /* ------------------------------------------------------------------ */
@@ -765,8 +697,8 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	struct ud_pending **slot, *pd = NULL;
 	int pid = tep_data_pid(tep, record);
 	unsigned long long *ufr = NULL;
-	int nr = 0, esize = 8, i;
-	void *data = NULL;
+	struct unwind_rec_span sp;
+	int nr;
 
 	if (field_num(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
@@ -774,7 +706,8 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	}
 	field_num(event, record, "tgid", &tgid);
 	field_num(event, record, "truncated", &truncated);
-	if (dyn_array(event, record, "frames", &data, &nr, &esize)) {
+	if (unwind_rec_dynamic(tep, record, tep_find_field(event, "frames"),
+			       &sp)) {
 		trace_seq_printf(s,
 			"cookie=0x%llx tgid=%d [unwind_deferred: bad or missing frames array]",
 			cookie, (int)tgid);
@@ -786,6 +719,7 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		}
 		return 0;
 	}
+	nr = sp.nr;
 	if (nr) {
 		ufr = malloc(nr * sizeof(*ufr));
 		if (!ufr) {
@@ -793,9 +727,7 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 					 cookie);
 			return 0;
 		}
-		for (i = 0; i < nr; i++)
-			ufr[i] = tep_read_number(tep, (char *)data + i * esize,
-						 esize);
+		unwind_rec_copy(tep, &sp, ufr, nr);
 	}
 	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
 			 (int)tgid, nr);
