@@ -193,9 +193,30 @@ int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
 }
 
 struct iter_ctx {
+	const char		*path;
 	struct ustack_join	*join;
 	int			ret;
 };
+
+/*
+ * A record must lie inside its ring-buffer page (sub-buffer).  The
+ * record's file offset tells where in the page it starts.  libtraceevent
+ * 1.7's kbuffer takes the length word of a corrupt page as it is, so a
+ * record may claim to run far past its page.
+ */
+static bool record_in_page(struct tracecmd_input *handle,
+			   struct tep_record *record)
+{
+	long long sb = tep_get_sub_buffer_size(tracecmd_get_tep(handle));
+	long long len = record->record_size > record->size ?
+			record->record_size : record->size;
+
+	if (len < 0 || record->size < 0)
+		return false;
+	if (sb <= 0)
+		return true;	/* not known: nothing to check against */
+	return len <= sb && (long long)(record->offset % sb) + len <= sb;
+}
 
 static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 		   int cpu, void *data)
@@ -203,8 +224,17 @@ static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 	struct iter_ctx *ctx = data;
 	int ret;
 
-	(void)handle;
 	(void)cpu;
+	/* libtracecmd 1.3 may call again after we asked it to stop */
+	if (ctx->ret)
+		return 1;
+	if (!record_in_page(handle, record)) {
+		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
+			   ctx->path, record->offset, record->size);
+		errno = EINVAL;
+		ctx->ret = -1;
+		return 1;
+	}
 	ret = ustack_join_add_record(ctx->join, record);
 	if (ret) {
 		ctx->ret = ret;
@@ -243,6 +273,7 @@ static int iterate_one(struct ustack_file *file, int index,
 			return -1;
 		}
 	}
+	ctx.path = file->path;
 	ctx.join = ustack_join_alloc(tracecmd_get_tep(handle), cb, data);
 	if (!ctx.join) {
 		ret = -1;

@@ -280,6 +280,14 @@ bad_input random "$T/random.dat"
 bad_input truncated-header "$T/trunc-head.dat"
 bad_input truncated-formats "$T/trunc-formats.dat"
 bad_input directory "$T"
+# Inputs the fuzzer once crashed on (kept as regression tests): a page
+# whose length word sends a record past the end of its page.
+for f in "$HERE"/data/regress/*.dat; do
+	bad_input "regress-$(basename "$f" .dat)" "$f"
+done
+grep -q 'corrupt record at offset' "$B/regress-record-past-page.err" &&
+	pass "bad input: a record past its page is named as corrupt" ||
+	fail "bad input: a record past its page: no 'corrupt record' message"
 # an unknown format of the unwind events
 mkdir -p "$B/badfmt"
 cp "$HERE/data/formats/"* "$B/badfmt/"

@@ -19,7 +19,7 @@ for t in fuzz-tracedat fuzz-records; do
 		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c \
 		$(pkg-config --libs $PKGS) -lelf || { echo "build $t failed"; exit 1; }
 done
-for f in "$SEEDS"/*.dat "$REPO"/tests/fixtures/*.dat; do
+for f in "$SEEDS"/*.dat "$REPO"/tests/fixtures/*.dat "$HERE"/../data/regress/*.dat; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in flip*|random*|trunc*|empty*) continue ;; esac
 	[ "$(stat -c %s "$f")" -le 4000000 ] && cp "$f" "$B/corpus/"
