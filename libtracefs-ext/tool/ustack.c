@@ -25,6 +25,7 @@ struct folded {
 struct ctx {
 	struct ustack_syms	*syms;
 	bool			raw;
+	bool			quiet;		/* -q: no warnings */
 	bool			folded;
 	bool			live;
 	bool			multi;		/* several buffer instances */
@@ -480,6 +481,11 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		}
 	}
 	c->multi = n > 1 && index < 0;
+	/* stock trace-cmd saves the formats of the enabled events only */
+	if (!c->quiet && !tep_find_event_by_name(ustack_file_tep(file), "unwind",
+						 "user_stack_deferred"))
+		fprintf(stderr, "ustack: warning: %s has no unwind:user_stack_deferred format: no user stacks (record with '-e unwind')\n",
+			path);
 	dup = strdup(path);
 	if (dup) {
 		dir = dirname(dup);
@@ -554,6 +560,7 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			ustack_set_loglevel(TEP_LOG_ERROR);
+			c.quiet = true;
 			break;
 		case 'S':
 			stats = true;

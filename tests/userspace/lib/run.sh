@@ -299,6 +299,21 @@ d = open(sys.argv[1], "rb").read()
 open(sys.argv[2], "wb").write(d.replace(b"unsigned long[] frames;", b"unsigned long[] stack; "))
 EOF
 bad_input unknown-format "$T/badfmt.dat"
+# recorded without '-e unwind': no format for the user stacks, a warning
+python3 - "$T/trigger.dat" "$T/nounwind.dat" <<'EOF'
+import sys
+d = open(sys.argv[1], "rb").read()
+assert b"name: user_stack_deferred" in d
+open(sys.argv[2], "wb").write(d.replace(b"user_stack_deferred", b"user_stack_xeferred"))
+EOF
+if run_tool nounwind 0 "$T/nounwind.dat" &&
+   grep -q "no unwind:user_stack_deferred format.*-e unwind" "$B/nounwind.err" &&
+   run_tool nounwind-q 0 -q "$T/nounwind.dat" && ! grep -q warning "$B/nounwind-q.err"; then
+	pass "a trace without the unwind formats: a warning that names '-e unwind' (none with -q)"
+else
+	cat "$B/nounwind.err"
+	fail "a trace without the unwind formats: no warning"
+fi
 # data truncated in the middle of the CPU pages, and bytes flipped
 size=$(stat -c %s "$T/trigger.dat")
 head -c $((size - 5000)) "$T/trigger.dat" >"$T/trunc-data.dat"
