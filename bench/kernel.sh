@@ -9,4 +9,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 make -s -C "$here/tests/workload" >&2
 exec "$here/rig/run-guest.sh" "$@" --timeout 1200 \
-	--cmd "BENCH_N=${BENCH_N:-20000} BENCH_ROUNDS=${BENCH_ROUNDS:-5} $here/tests/guest/bench-guest.sh"
+	--cmd "BENCH_N=${BENCH_N:-20000} BENCH_ROUNDS=${BENCH_ROUNDS:-7} $here/tests/guest/bench-guest.sh"
