@@ -12,8 +12,24 @@ ko() { echo "FAIL $1 # $2"; fail=$((fail + 1)); }
 need_pkgs patch perl python3-ply python3-git git
 tree=$("$REPO/rig/fetch-kernel.sh") || die "no kernel source"
 new_files=(kernel/trace/trace_unwind_user.c include/trace/events/unwind.h
-	   include/linux/trace_unwind_user_types.h)
+	   include/linux/trace_unwind_user_types.h
+	   Documentation/trace/deferred-user-stacks.rst
+	   tools/testing/selftests/ftrace/test.d/trigger/trigger-stacktrace-defer.tc
+	   tools/testing/selftests/ftrace/test.d/event/userstacktrace-defer.tc)
 mapfile -t series < <(sed -e 's/#.*//' "$REPO/patches/series" | awk 'NF { print $1 }')
+
+# Every new file is in the checkout and tracked: the rig copies what it
+# finds, and a file that git ignores is missing from a fresh clone.
+missing=()
+for f in "${new_files[@]}"; do
+	if [ ! -f "$REPO/$f" ] ||
+	   { git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 &&
+	     ! git -C "$REPO" ls-files --error-unmatch "$f" >/dev/null 2>&1; }; then
+		missing+=("$f")
+	fi
+done
+[ ${#missing[@]} = 0 ] && ok "new-files-tracked (${#new_files[@]} files)" ||
+	ko "new-files-tracked" "missing or not tracked by git: ${missing[*]}"
 
 # Apply in a scratch copy of the files the series touches
 tmp=$(mktemp -d)
