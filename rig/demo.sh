@@ -8,7 +8,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 ensure_cache
-need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
+	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev
 make -s -C "$REPO/tests/workload"
 # the reader side: the libtracefs-ext tool and the libtraceevent plugin
 make -s -C "$REPO/libtracefs-ext" >&2

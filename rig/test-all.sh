@@ -78,6 +78,9 @@ guest_suite() {
 }
 
 make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
+# the guest suite runs the ustack tool live (t-25)
+{ "$REPO/libtracefs-ext/deps.sh" && make -s -C "$REPO/libtracefs-ext"; } >&2 ||
+	die "cannot build libtracefs-ext"
 suite kernel-static "$REPO/tests/kernel-static.sh"
 suite guest guest_suite --timeout 2400
 if [ $debug = 1 ]; then
