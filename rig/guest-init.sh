@@ -57,6 +57,9 @@ mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $N/dev/pts
 mount -t tmpfs -o mode=1777 shm $N/dev/shm
 mount -t tmpfs -o mode=0755 run $N/run
 hostname ftd-guest
+# loopback up, for tests that ping 127.0.0.1 (stock ftracetest hist cases)
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null ||
+	say "warning: no loopback"
 
 F=$N$res/.ftd
 [ -f $F/cmd.sh ] || fail "no $res/.ftd/cmd.sh"

@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 done
 
 ensure_cache
-need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 iputils-ping
 logs=$CACHE/test-all
 rm -rf "$logs"; mkdir -p "$logs"
 total_pass=0 total_fail=0 total_skip=0 t0=$SECONDS
