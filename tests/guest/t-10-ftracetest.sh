@@ -10,6 +10,9 @@ dir=$CACHE/work/linux/tools/testing/selftests/ftrace
 must_pass=("test stacktrace-trigger" "test stacktrace:defer trigger" "userstacktrace_defer option")
 logdir=$FTD_RESULTS/ftracetest
 mkdir -p "$logdir"
+# The selftest Makefile builds this helper; the guest writes to an overlay
+[ -x "$dir/poll" ] || gcc -O2 -o "$dir/poll" "$dir/poll.c" ||
+	echo "warning: cannot build ftracetest's poll helper"
 ( cd "$dir" && ./ftracetest -v --logdir "$logdir" test.d/trigger/ \
 	test.d/event/userstacktrace-defer.tc ) > "$logdir/output.txt" 2>&1
 rc=$?
@@ -31,8 +34,19 @@ while IFS=$'\t' read -r name verdict; do
 		if [ $required = 1 ]; then
 			t_fail "required test is $verdict"
 		else
-			# UNRESOLVED: a program it needs (ping...) is not in the guest
+			# UNRESOLVED: a program it needs is not in the guest
 			t_skip "$verdict in this kernel config or guest"
+		fi ;;
+	*FAIL*)
+		# A race in the stock test, not in the kernel: it checks that
+		# "sleep" is gone from /proc as soon as its sched_process_exit
+		# event woke the poller, but the event fires before the task
+		# is reaped.  Under TCG it fails on pristine 7.3.4 as well.
+		if [[ $name == *"poll wait on histogram"* ]] &&
+		   grep -q '^poll exits too soon$' "$logdir/output.txt"; then
+			t_skip "stock test race under TCG ('poll exits too soon'; fails on pristine 7.3.4 too)"
+		else
+			t_fail "$verdict (log in $logdir)"
 		fi ;;
 	*) t_fail "$verdict (log in $logdir)" ;;
 	esac
