@@ -147,12 +147,6 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 /* ------------------------------------------------------------------ */
 /* Fields, with bounds checks. */
 
-static int rd_field(struct tep_event *ev, struct tep_record *r,
-		    const char *name, unsigned long long *v)
-{
-	return unwind_rec_field(ev, r, name, v);
-}
-
 /* Frames of a kernel_stack record. */
 static int ks_frames(struct tep_event *ev, struct tep_record *r,
 		     unsigned long long *out, int max)
@@ -233,7 +227,7 @@ static void note_cookie(struct plugin_unwind_ctx *ctx, struct us_cpu *c,
 	struct us_ask *a;
 	unsigned int h;
 
-	if (!ev || rd_field(ev, rec, "cookie", &cookie))
+	if (!ev || unwind_rec_field(ev, rec, "cookie", &cookie))
 		return;
 	if (find_by_off(ctx, e->offset))
 		return;			/* loaded again: known */
@@ -291,7 +285,7 @@ static void note_deferred(struct plugin_unwind_ctx *ctx,
 	struct us_def *d;
 	unsigned int h;
 
-	if (!ev || rd_field(ev, rec, "cookie", &cookie))
+	if (!ev || unwind_rec_field(ev, rec, "cookie", &cookie))
 		return;
 	d = find_def(ctx, e->pid, cookie);
 	if (!d) {
@@ -412,7 +406,7 @@ static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 		nr = ks_frames(ev, r, out, max);
 	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
 		nr = us_frames(ev, r, out, max);
-		if (truncated && !rd_field(ev, r, "truncated", &t))
+		if (truncated && !unwind_rec_field(ev, r, "truncated", &t))
 			*truncated = !!t;
 	}
 	tracecmd_free_record(r);
@@ -510,7 +504,7 @@ static char *entry_text(struct plugin_unwind_ctx *ctx,
 				     e->offset, NULL);
 		if (r) {
 			ev = rec_event(ctx->tep, r);
-			ok = ev && !rd_field(ev, r, "cookie", &c);
+			ok = ev && !unwind_rec_field(ev, r, "cookie", &c);
 			tracecmd_free_record(r);
 		}
 		pthread_mutex_unlock(&ctx->stream->input_mutex);

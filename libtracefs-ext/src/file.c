@@ -211,7 +211,7 @@ static bool record_in_page(struct tracecmd_input *handle,
 	long long len = record->record_size > record->size ?
 			record->record_size : record->size;
 
-	if (len < 0 || record->size < 0)
+	if (record->size < 0 || record->record_size < 0)
 		return false;
 	if (sb <= 0)
 		return true;	/* not known: nothing to check against */

@@ -853,22 +853,6 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 
 /* ---- decoding records ---- */
 
-static bool field_in(struct tep_format_field *f, struct tep_record *r)
-{
-	return f->offset >= 0 && f->size >= 0 &&
-	       (long long)f->offset + f->size <= r->size;
-}
-
-static unsigned long long read_num(struct tep_handle *tep,
-				   struct tep_record *r,
-				   struct tep_format_field *f)
-{
-	unsigned long long v = 0;
-
-	unwind_rec_num(tep, r, f, &v);
-	return v;
-}
-
 /* The addresses of a span, in buf when they fit, else in new memory. */
 static unsigned long long *read_frames(struct ustack_join *join,
 				       const struct unwind_rec_span *sp,
@@ -911,8 +895,7 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 
 	if (type == join->kstack.id && type >= 0) {
 		in.type = USTACK_IN_KSTACK;
-		if (!field_in(join->kstack.f1, record) ||
-		    unwind_rec_kstack(join->tep, record, join->kstack.f1,
+		if (unwind_rec_kstack(join->tep, record, join->kstack.f1,
 				      join->kstack.f2, &sp))
 			goto bad;
 		frames = read_frames(join, &sp, fbuf, STACK_BUF);
@@ -922,20 +905,22 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 		in.frames = frames;
 	} else if (type == join->cookie.id && type >= 0) {
 		in.type = USTACK_IN_COOKIE;
-		if (!field_in(join->cookie.f1, record))
+		if (unwind_rec_num(join->tep, record, join->cookie.f1,
+				   &in.cookie))
 			goto bad;
-		in.cookie = read_num(join->tep, record, join->cookie.f1);
 	} else if (type == join->ustack.id && type >= 0) {
+		unsigned long long tgid, truncated;
+
 		in.type = USTACK_IN_USTACK;
-		if (!field_in(join->ustack.f1, record) ||
-		    !field_in(join->ustack.f2, record) ||
-		    !field_in(join->ustack.f3, record) ||
+		if (unwind_rec_num(join->tep, record, join->ustack.f1,
+				   &in.cookie) ||
+		    unwind_rec_num(join->tep, record, join->ustack.f2, &tgid) ||
+		    unwind_rec_num(join->tep, record, join->ustack.f3,
+				   &truncated) ||
 		    unwind_rec_dynamic(join->tep, record, join->ustack.f4, &sp))
 			goto bad;
-		in.cookie = read_num(join->tep, record, join->ustack.f1);
-		in.tgid = (int)read_num(join->tep, record, join->ustack.f2);
-		in.truncated = (unsigned int)read_num(join->tep, record,
-						      join->ustack.f3);
+		in.tgid = (int)tgid;
+		in.truncated = (unsigned int)truncated;
 		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)
 			return -1;

@@ -250,12 +250,6 @@ static unsigned long opt_ulong(struct tep_plugin_option *op,
 /* ------------------------------------------------------------------ */
 /* Reading fields, with bounds checks against the record. */
 
-static int field_num(struct tep_event *event, struct tep_record *record,
-		     const char *name, unsigned long long *val)
-{
-	return unwind_rec_field(event, record, name, val);
-}
-
 /* Up to max kernel frames of a kernel_stack record; -1 on error. */
 static int kstack_frames(struct tep_event *event, struct tep_record *record,
 			 unsigned long long *frames, int max)
@@ -627,7 +621,7 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 	unsigned long long cookie;
 	int pid = tep_data_pid(event->tep, record);
 
-	if (field_num(event, record, "cookie", &cookie)) {
+	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
 		return 1;	/* and the event's own print format */
 	}
@@ -700,12 +694,12 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	struct unwind_rec_span sp;
 	int nr;
 
-	if (field_num(event, record, "cookie", &cookie)) {
+	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
 		return 1;
 	}
-	field_num(event, record, "tgid", &tgid);
-	field_num(event, record, "truncated", &truncated);
+	unwind_rec_field(event, record, "tgid", &tgid);
+	unwind_rec_field(event, record, "truncated", &truncated);
 	if (unwind_rec_dynamic(tep, record, tep_find_field(event, "frames"),
 			       &sp)) {
 		trace_seq_printf(s,
