@@ -70,6 +70,7 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[in
 declare -A med
 for m in $MODES; do med[$m]=$(echo ${samples[$m]} | median); done
 off=${med[off]} none=${med[none]} st=${med[stacktrace]}
+ratio() { awk -v a=$1 -v b=$2 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo "deferred user stack benchmark: $N getppid() x 4 traced events, median of $ROUNDS rounds, $(nproc) CPUs"
 printf '%-14s %10s %9s %6s %9s %11s %9s\n' mode ns/syscall ns/event ratio stack-ns stack-ratio B/syscall
 for m in $MODES; do
@@ -77,9 +78,7 @@ for m in $MODES; do
 	stk=$(( (${med[$m]} - none) / 4 ))
 	[ $m = off ] && stk=0
 	printf '%-14s %10d %9d %6s %9d %11s %9d\n' $m ${med[$m]} $ev \
-		$(awk -v a=$ev -v b=$(( (st - off) / 4 )) 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }') \
-		$stk \
-		$(awk -v a=$stk -v b=$(( (st - none) / 4 )) 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }') \
+		$(ratio $ev $(( (st - off) / 4 ))) $stk $(ratio $stk $(( (st - none) / 4 ))) \
 		${bytes[$m]}
 done
 echo "samples (ns/syscall):"
