@@ -44,3 +44,130 @@ need_pkgs() {
 # Seconds since the epoch with milliseconds, and a pretty difference.
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.1f s", b - a }'; }
+
+# apt_archive_uri: the Debian archive this machine's apt is configured with,
+# read from its own sources (deb822 *.sources first, then one-line *.list and
+# sources.list).  Prints the URI of the first "deb" entry that serves a
+# release suite (not -security, -updates or -backports) with component main,
+# so the rig follows whatever mirror or proxy the machine uses and names no
+# host itself.  FTD_APT_URI overrides.
+apt_archive_uri() {
+	if [ -n "${FTD_APT_URI:-}" ]; then echo "$FTD_APT_URI"; return 0; fi
+	local d=${FTD_APT_ETC:-/etc/apt} f uri
+	uri=$(
+		for f in "$d"/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			# paragraphs separated by blank lines; comments dropped
+			awk 'BEGIN { RS = ""; FS = "\n" }
+			{
+				types = uris = suites = comps = ""; enabled = 1
+				for (i = 1; i <= NF; i++) {
+					line = $i; sub(/#.*/, "", line)
+					if (match(line, /^[A-Za-z-]+:/)) {
+						key = tolower(substr(line, 1, RLENGTH - 1))
+						val = substr(line, RLENGTH + 1)
+						if (key == "types") types = val
+						else if (key == "uris") uris = val
+						else if (key == "suites") suites = val
+						else if (key == "components") comps = val
+						else if (key == "enabled" && val ~ /no/) enabled = 0
+					}
+				}
+				if (!enabled || types !~ /(^|[ \t])deb([ \t]|$)/) next
+				if (comps !~ /(^|[ \t])main([ \t]|$)/) next
+				n = split(suites, s, /[ \t]+/); ok = 0
+				for (j = 1; j <= n; j++)
+					if (s[j] != "" && s[j] !~ /-(security|updates|backports)$/ && s[j] !~ /\//) ok = 1
+				if (!ok) next
+				split(uris, u, /[ \t]+/)
+				for (j = 1; j in u; j++) if (u[j] != "") { print u[j]; exit }
+			}' "$f"
+		done
+		cat "$d"/sources.list "$d"/sources.list.d/*.list 2>/dev/null |
+			awk '{ sub(/#.*/, "") }
+			$1 == "deb" {
+				i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++
+				if ($i ~ /^\[/ || $i ~ /\]$/) i++
+				uri = $i; suite = $(i + 1)
+				main = 0; for (j = i + 2; j <= NF; j++) if ($j == "main") main = 1
+				if (main && suite !~ /-(security|updates|backports)$/) { print uri; exit }
+			}'
+	) || true
+	uri=$(printf '%s\n' "$uri" | awk 'NF { print; exit }')
+	[ -n "$uri" ] || return 1
+	echo "${uri%/}"
+}
+
+# choose_accel KERNEL: set the array ACCEL to QEMU's accelerator options.
+# KVM only when a probe boot shows a guest running under it: some machines
+# have a /dev/kvm that opens and creates VMs but runs no guest (QEMU aborts
+# on an MSR, or the guest hangs with no output), so presence proves
+# nothing.  The probe boots KERNEL with no initramfs under KVM; the guest
+# must reach the end of its boot ("Kernel panic - not syncing": no root
+# file system) and QEMU must exit by itself (-no-reboot, panic=-1) within
+# FTD_KVM_PROBE_TIMEOUT seconds (default 20; a working KVM needs ~2 s).
+# Otherwise TCG.  One log line says which and why.
+#   FTD_ACCEL=kvm|tcg|auto   force KVM (no probe) or TCG; default auto
+#   FTD_NO_KVM=1             same as FTD_ACCEL=tcg
+#   FTD_KVM_PROBE_ARGS=...   extra QEMU options for the probe only (tests
+#                            use it to break the probe and see the fallback)
+#   FTD_KVM_DEV=PATH         the KVM device to look for (default /dev/kvm)
+#   FTD_KVM_PROBE_QEMU=CMD   the QEMU binary of the probe (tests put in a
+#                            fake that aborts or hangs the way a broken KVM
+#                            does)
+# TCG runs one thread for all vCPUs: with a thread per vCPU, a vCPU can
+# run a stale translation of code another one has just patched (static
+# keys, tracepoints), seen once as an "Oops: int3" on a busy host.
+ACCEL_KVM=(-machine pc,accel=kvm -cpu host)
+ACCEL_TCG=(-machine pc -accel tcg,thread=single -cpu max)
+choose_accel() {
+	local kernel=$1 mode=${FTD_ACCEL:-auto} dev=${FTD_KVM_DEV:-/dev/kvm}
+	[ -n "${FTD_NO_KVM:-}" ] && mode=tcg
+	case $mode in
+	tcg) ACCEL=("${ACCEL_TCG[@]}"); log "accel: TCG (FTD_ACCEL=tcg)"; return 0 ;;
+	kvm) ACCEL=("${ACCEL_KVM[@]}"); log "accel: KVM (FTD_ACCEL=kvm, not probed)"; return 0 ;;
+	auto) ;;
+	*) die "FTD_ACCEL=$mode: want kvm, tcg or auto" ;;
+	esac
+	if ! [ -r "$dev" ] || ! [ -w "$dev" ]; then
+		ACCEL=("${ACCEL_TCG[@]}")
+		log "accel: TCG (no usable $dev)"
+		return 0
+	fi
+	local why
+	if why=$(probe_kvm "$kernel"); then
+		ACCEL=("${ACCEL_KVM[@]}")
+		log "accel: KVM ($why)"
+	else
+		ACCEL=("${ACCEL_TCG[@]}")
+		log "accel: TCG, KVM probe failed: $why"
+	fi
+}
+
+# probe_kvm KERNEL: boot KERNEL under KVM to its end; prints what happened.
+probe_kvm() {
+	local kernel=$1 t=${FTD_KVM_PROBE_TIMEOUT:-20} tmp rc start
+	local -a extra=()
+	# shellcheck disable=SC2206  # word splitting wanted: a list of options
+	[ -n "${FTD_KVM_PROBE_ARGS:-}" ] && extra=($FTD_KVM_PROBE_ARGS)
+	tmp=$(mktemp -d)
+	start=$(now)
+	timeout -k 5 "$t" "${FTD_KVM_PROBE_QEMU:-qemu-system-x86_64}" \
+		"${ACCEL_KVM[@]}" "${extra[@]}" \
+		-smp 1 -m 256M -nodefaults -no-user-config -display none -no-reboot \
+		-kernel "$kernel" -append "console=ttyS0 panic=-1 acpi=noirq" \
+		-serial "file:$tmp/console" </dev/null >"$tmp/qemu" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q 'Kernel panic - not syncing' "$tmp/console" 2>/dev/null; then
+		echo "probe boot finished in $(elapsed "$start")"
+		rm -rf "$tmp"
+		return 0
+	fi
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "no finished boot within ${t}s ($(wc -l < "$tmp/console") console lines)"
+	else
+		echo "qemu exited with status $rc: $(tr '\n' ' ' < "$tmp/qemu" | cut -c1-200)"
+	fi
+	rm -rf "$tmp"
+	return 1
+}

@@ -11,9 +11,13 @@ ensure_cache
 apt_dir=$CACHE/apt
 mkdir -p "$apt_dir"/{lists/partial,archives/partial,etc/preferences.d} "$CACHE/src"
 
+# The archive is the one this machine's apt already uses (rig/common.sh).
+archive=$(apt_archive_uri) ||
+	die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
+log "apt: archive $archive (from the machine's apt sources)"
 cat > "$apt_dir/etc/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
 SRC
 
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"

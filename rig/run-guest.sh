@@ -1,5 +1,6 @@
 #!/bin/bash
-# Boot the test kernel under QEMU (TCG) and run one command in the guest.
+# Boot the test kernel under QEMU (KVM when a probe boot proves it works,
+# else TCG) and run one command in the guest.
 #
 #   rig/run-guest.sh [--debug] [--timeout SECS] [--cmd 'guest command']
 #                    [--out DIR] [--no-build] [--kernel BZIMAGE] [--smp N]
@@ -140,15 +141,10 @@ trap cleanup EXIT
 # acpi=noirq: PCI interrupts routed by the BIOS table instead of ACPI AML.
 # Same result, but on the KASAN + lockdep kernel the AML for the two virtio
 # devices' links took 27 s each under TCG (boot 69 s -> 14 s).
-# KVM when this machine has it (not ours), else TCG.
-if [ -w /dev/kvm ] && [ -z "${FTD_NO_KVM:-}" ]; then accel=(-machine pc,accel=kvm -cpu host)
-# One TCG thread for all vCPUs: with a thread per vCPU, a vCPU can run a
-# stale translation of code that another one has just patched (static
-# keys, tracepoints), which we saw once as an "Oops: int3" in a
-# patched call site on a busy host.  Round-robin switches vCPUs only at
-# translation-block boundaries.
-else accel=(-machine pc -accel tcg,thread=single -cpu max); fi
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem"
+# KVM only when a probe boot proves it runs a guest (choose_accel in
+# rig/common.sh); FTD_ACCEL=kvm|tcg forces either.
+choose_accel "$kernel"
+qemu=(qemu-system-x86_64 "${ACCEL[@]}" -smp "$smp" -m "$mem"
       -nodefaults -no-user-config -display none -no-reboot
       -kernel "$kernel" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 acpi=noirq ftd.hostout=$out $append"

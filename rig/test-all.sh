@@ -3,10 +3,12 @@
 #
 #   rig/test-all.sh [--debug] [--only SUITE]
 #
-# Suites, in order: kernel-static (series applies, checkpatch), guest (the
-# kernel built and booted under QEMU, tests/guest/run-all.sh inside: the
-# tree's ftracetest and one test per guarantee), plugin
-# (tests/userspace/plugin/run.sh), lib (tests/userspace/lib/run.sh).
+# Suites, in order: kernel-static (series applies, checkpatch), rig
+# (tests/rig/run.sh: the archive read from apt's sources, the accelerator
+# probe and its fallback), guest (the kernel built and booted under QEMU,
+# tests/guest/run-all.sh inside: the tree's ftracetest and one test per
+# guarantee), plugin (tests/userspace/plugin/run.sh), lib
+# (tests/userspace/lib/run.sh).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -82,6 +84,7 @@ make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
 { "$REPO/libtracefs-ext/deps.sh" && make -s -C "$REPO/libtracefs-ext"; } >&2 ||
 	die "cannot build libtracefs-ext"
 suite kernel-static "$REPO/tests/kernel-static.sh"
+suite rig "$REPO/tests/rig/run.sh"
 suite guest guest_suite --timeout 2400
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \

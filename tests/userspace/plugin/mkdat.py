@@ -9,7 +9,7 @@ real kernel: a user stack that lands on another CPU, one that never comes,
 a stack that was cut short or is empty, more pending cookies than the
 plugin keeps, and damaged records.  The event formats are the ones in
 formats/, written in the style of /sys/kernel/tracing/events/*/*/format
-after the ABI in design.md.
+after the ABI in Documentation/contract.md.
 
 Usage: mkdat.py SCENARIO OUT.dat      (mkdat.py --list shows scenarios)
 

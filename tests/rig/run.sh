@@ -1,0 +1,147 @@
+#!/bin/bash
+# Tests of the rig itself: where it fetches from and which accelerator it
+# boots with.  Ends with "N passed, N failed".
+#
+#   tests/rig/run.sh
+#
+# Needs the test kernel (rig/build-kernel.sh; a no-op when it is built).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../rig/common.sh"
+npass=0 nfail=0
+pass() { echo "PASS $1"; npass=$((npass + 1)); }
+fail() { echo "FAIL $1${2:+ # $2}"; nfail=$((nfail + 1)); }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# ---- the archive comes from the machine's apt sources -----------------------
+# A made-up /etc/apt: the security suite first, a disabled entry, then the
+# release suite; the rig must take the release suite's URI.
+mk_etc() { rm -rf "$T/etc"; mkdir -p "$T/etc/sources.list.d"; }
+mk_etc
+cat > "$T/etc/sources.list.d/a.sources" <<'SRC'
+Types: deb
+URIs: http://mirror.invalid/security
+Suites: bookworm-security
+Components: main
+
+# a comment between paragraphs
+Types: deb
+URIs: http://disabled.invalid/debian
+Suites: bookworm
+Components: main
+Enabled: no
+
+Types: deb-src deb
+# a comment inside a paragraph
+URIs: http://mirror.invalid/debian/ http://second.invalid/debian
+Suites: bookworm bookworm-updates
+Components: main contrib
+SRC
+got=$(FTD_APT_ETC=$T/etc apt_archive_uri)
+[ "$got" = http://mirror.invalid/debian ] && pass apt-uri-deb822 ||
+	fail apt-uri-deb822 "got '$got'"
+
+mk_etc
+cat > "$T/etc/sources.list" <<'SRC'
+# deb http://commented.invalid/debian bookworm main
+deb http://proxy.invalid:3142/debian-security bookworm-security main
+deb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://proxy.invalid:3142/debian bookworm main
+SRC
+got=$(FTD_APT_ETC=$T/etc apt_archive_uri)
+[ "$got" = http://proxy.invalid:3142/debian ] && pass apt-uri-one-line ||
+	fail apt-uri-one-line "got '$got'"
+
+mk_etc
+printf 'deb http://mirror.invalid/debian bookworm contrib\n' > "$T/etc/sources.list"
+if got=$(FTD_APT_ETC=$T/etc apt_archive_uri); then
+	fail apt-uri-none "found '$got' where no source serves main"
+else
+	pass apt-uri-none
+fi
+
+got=$(FTD_APT_URI=http://override.invalid/d FTD_APT_ETC=$T/etc apt_archive_uri)
+[ "$got" = http://override.invalid/d ] && pass apt-uri-override ||
+	fail apt-uri-override "got '$got'"
+
+# The repo names no package archive: no URL whose host names a distribution,
+# and none of the hosts this machine's apt uses.
+hosts=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+	/etc/apt/sources.list.d/*.list 2>/dev/null |
+	grep -oE '(https?|ftp)://[^/[:space:]]+' | sed 's|.*://||; s|:.*||' | sort -u)
+pat='(https?|ftp)://[^/[:space:]]*(debian|ubuntu)'
+for h in $hosts; do pat="$pat|$(printf '%s' "$h" | sed 's/\./\\./g')"; done
+hits=$(cd "$REPO" && git ls-files -z | xargs -0 grep -I -l -E "$pat" 2>/dev/null)
+[ -z "$hits" ] && pass repo-names-no-archive ||
+	fail repo-names-no-archive "archive host in: $(echo $hits)"
+
+# ---- accelerator by proof ----------------------------------------------------
+kernel=$("$REPO/rig/build-kernel.sh" 2>"$T/build.log") ||
+	{ tail -20 "$T/build.log"; fail kernel-build; echo "$npass passed, $nfail failed"; exit 1; }
+need_pkgs qemu-system-x86
+
+# The rig's own choice on this machine, for the record.
+choose_accel "$kernel" 2>"$T/auto.log"
+echo "# this machine: $(sed 's/^\[rig [0-9:]*\] //' "$T/auto.log")"
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	grep -qE 'accel: (KVM \(probe boot finished|TCG, KVM probe failed)' "$T/auto.log" &&
+		pass accel-auto-probes || fail accel-auto-probes "$(cat "$T/auto.log")"
+else
+	grep -q 'accel: TCG (no usable /dev/kvm)' "$T/auto.log" &&
+		pass accel-auto-probes || fail accel-auto-probes "$(cat "$T/auto.log")"
+fi
+
+# A KVM that cannot run the guest.  FTD_KVM_DEV makes the probe run even on
+# a machine without /dev/kvm.  Three ways to fail: the real QEMU refuses
+# (an unknown CPU model); a stand-in QEMU that aborts as QEMU 7.2 does on
+# the broken machines (MSR 0x10a, exit 134); one that runs and prints
+# nothing, as their guests hang.
+: > "$T/kvm"
+cat > "$T/qemu-abort" <<'Q'
+#!/bin/sh
+echo 'qemu-system-x86_64: error: failed to set MSR 0x10a to 0x0' >&2
+echo 'kvm_buf_set_msrs: Assertion `ret == cpu->kvm_msr_buf->nmsrs' failed.' >&2
+kill -ABRT $$
+Q
+printf '#!/bin/sh\nexec sleep 60\n' > "$T/qemu-hang"
+chmod +x "$T/qemu-abort" "$T/qemu-hang"
+probe_case() {
+	local name=$1 want=$2
+	shift 2
+	ACCEL=()
+	env FTD_KVM_DEV="$T/kvm" FTD_KVM_PROBE_TIMEOUT=5 "$@" \
+		bash -c '. "$1"; choose_accel "$2"; echo "ACCEL=${ACCEL[*]}"' _ \
+		"$REPO/rig/common.sh" "$kernel" >"$T/$name.out" 2>"$T/$name.log"
+	if grep -qxF "ACCEL=${ACCEL_TCG[*]}" "$T/$name.out" &&
+	   grep -qF "accel: TCG, KVM probe failed: $want" "$T/$name.log"; then
+		pass "accel-fallback-$name"
+	else
+		fail "accel-fallback-$name" "$(cat "$T/$name.out" "$T/$name.log")"
+	fi
+}
+probe_case cpu-refused 'qemu exited with status 1' FTD_KVM_PROBE_ARGS='-cpu ftd-no-such-model'
+probe_case msr-abort 'qemu exited with status 134' FTD_KVM_PROBE_QEMU="$T/qemu-abort"
+probe_case silent-hang 'no finished boot within 5s' FTD_KVM_PROBE_QEMU="$T/qemu-hang"
+
+# The fallback boots: a guest command runs under the chosen TCG.
+if FTD_KVM_DEV=$T/kvm FTD_KVM_PROBE_ARGS='-cpu ftd-no-such-model' \
+	"$REPO/rig/run-guest.sh" --no-build --kernel "$kernel" --quiet --timeout 300 \
+	--out "$T/boot" --cmd 'echo ftd-rig-guest-ran > /results/ran' >"$T/boot.log" 2>&1 &&
+   grep -q ftd-rig-guest-ran "$T/boot/ran" &&
+   grep -q 'accel: TCG, KVM probe failed' "$T/boot.log"; then
+	pass accel-fallback-boots
+else
+	tail -20 "$T/boot.log"
+	fail accel-fallback-boots
+fi
+
+# Forcing works both ways without a probe.
+FTD_ACCEL=tcg choose_accel "$kernel" 2>/dev/null
+[ "${ACCEL[*]}" = "${ACCEL_TCG[*]}" ] && pass accel-force-tcg || fail accel-force-tcg
+FTD_ACCEL=kvm choose_accel "$kernel" 2>/dev/null
+[ "${ACCEL[*]}" = "${ACCEL_KVM[*]}" ] && pass accel-force-kvm || fail accel-force-kvm
+(FTD_ACCEL=bogus choose_accel "$kernel") 2>/dev/null && fail accel-bad-value ||
+	pass accel-bad-value
+
+echo "$npass passed, $nfail failed"
+[ $nfail = 0 ]
