@@ -100,7 +100,7 @@ fi
 cat > "$T/qemu-abort" <<'Q'
 #!/bin/sh
 echo 'qemu-system-x86_64: error: failed to set MSR 0x10a to 0x0' >&2
-echo 'kvm_buf_set_msrs: Assertion `ret == cpu->kvm_msr_buf->nmsrs' failed.' >&2
+echo "kvm_buf_set_msrs: Assertion \`ret == cpu->kvm_msr_buf->nmsrs' failed." >&2
 kill -ABRT $$
 Q
 printf '#!/bin/sh\nexec sleep 60\n' > "$T/qemu-hang"
