@@ -84,8 +84,19 @@ for f in "$FIX"/*.dat; do
 			"stacks in the asking instance only (top $top, quiet $quiet)"
 		;;
 	compat32)
-		check "$name" '[ "$ok" -ge 3 ] && [ "$never" = 0 ]' \
-			"32-bit task: $CHAIN from the i386 binary"
+		# exactly the 3 getppid() calls asked: the trigger has a filter
+		"$USTACK" --stats -s "$FIX/bin" "$f" 2>&1 >/dev/null |
+			grep -o 'orphan stacks [0-9]*' > "$B/$name.orphans"
+		check "$name" '[ "$events" = 3 ] && [ "$ok" = 3 ] && [ "$never" = 0 ] && grep -qx "orphan stacks 0" "$B/$name.orphans"' \
+			"32-bit task: 3 events, each with $CHAIN from the i386 binary, no stack without its event"
+		;;
+	orphan-stacks)
+		# the event was filtered, its trigger was not: 3 events, and the
+		# user stacks of 30 other syscalls with no event of their own
+		"$USTACK" --stats -s "$FIX/bin" "$f" 2>&1 >/dev/null |
+			grep -o 'orphan stacks [0-9]*' > "$B/$name.orphans"
+		check "$name" '[ "$events" = 3 ] && [ "$ok" = 3 ] && grep -qx "orphan stacks 30" "$B/$name.orphans"' \
+			"3 events with their stacks; the 30 stacks without an event are counted as orphans ($(cat "$B/$name.orphans"))"
 		;;
 	truncated)
 		check "$name" '[ "$trunc" -ge 1 ] && [ "$never" = 0 ]' \
