@@ -15,7 +15,7 @@ make -s -C "$REPO/tests/workload"
 make -s -C "$REPO/libtracefs-ext" >&2
 make -s -C "$REPO/trace-cmd/plugins" >&2
 out=$CACHE/demo
-"$here/run-guest.sh" --quiet --out "$out" --cmd "$REPO/tests/guest/demo-guest.sh" ||
+"$here/run-guest.sh" --quiet --out "$out" --cmd "$REPO/tests/guest/demo-guest.sh" >/dev/null ||
 	{ cat "$out/console.log" >&2; die "the demo failed (see $out)"; }
 # The guest's output, without the kernel's boot messages
 sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'
