@@ -1,13 +1,13 @@
 #!/bin/bash
-# Build the test kernel: pristine Debian 7.3 source + this repo's kernel
-# files + patches/, configured from tinyconfig + kernel-config/*.config.
+# Build the test kernel: pristine Debian 7.3 source + the series in
+# patches/ (rig/series.sh), configured from tinyconfig + kernel-config/*.config.
 #
 #   rig/build-kernel.sh [--debug] [--config-only]
 #
 # Prints the bzImage path on stdout (everything else goes to stderr).
 # Environment:
 #   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
-#   FTD_NO_OURS=1    build the pristine tree: skip our files and patches
+#   FTD_NO_OURS=1    build the pristine tree: skip the series
 #                    (work/linux-pristine, build-pristine[-debug])
 #   FTD_JOBS=N       make -j (default: nproc)
 #
@@ -79,25 +79,19 @@ if ! git -C "$W" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	gitp worktree add -q --detach "$W" pristine
 fi
 
-# Our files: everything under these repo paths goes to the same path.
-overlay_dirs=(kernel include Documentation/trace tools/testing/selftests/ftrace arch)
-overlay_files() {
-	local d
-	(cd "$REPO" && for d in "${overlay_dirs[@]}"; do
-		[ -d "$d" ] && find "$d" -type f ! -name '*~' ! -name '.*.sw?' \
-			! -name '*.orig' ! -name '*.rej' ! -name '.#*' -print
-	done | LC_ALL=C sort)
-}
+# The series is the whole change: it creates our new files too.  Their
+# copies in the repo (kernel/, include/, ...) must agree with it, so that
+# what is read and reviewed is what is built (rig/series.sh).
 # Patches in series order (quilt-style: comments, blank lines, options).
 series_patches() {
 	[ -f "$REPO/patches/series" ] || return 0
 	sed -e 's/#.*//' "$REPO/patches/series" | awk 'NF { print $1 }'
 }
 
-ours=()
 patches=()
 if [ "${FTD_NO_OURS:-0}" != 1 ]; then
-	mapfile -t ours < <(overlay_files)
+	"$here/series.sh" check >&2 ||
+		die "the repo's new kernel files and patches/ disagree: run rig/series.sh refresh"
 	mapfile -t patches < <(series_patches)
 	if [ ! -f "$REPO/patches/series" ] && ls "$REPO"/patches/*.patch >/dev/null 2>&1; then
 		log "warning: patches/*.patch exist but patches/series does not: none applied"
@@ -107,15 +101,12 @@ else
 fi
 
 key=$( {
-	echo "prep v1 no_ours=${FTD_NO_OURS:-0}"
+	echo "prep v2 no_ours=${FTD_NO_OURS:-0}"
 	git -C "$tree" rev-parse pristine
 	[ -f "$REPO/patches/series" ] && cat "$REPO/patches/series"
 	for p in "${patches[@]}"; do
 		[ -f "$REPO/patches/$p" ] || die "patches/series names missing patch $p"
 		echo "patch $p"; sha256sum < "$REPO/patches/$p"
-	done
-	for f in "${ours[@]}"; do
-		echo "file $f $([ -x "$REPO/$f" ] && echo x)"; sha256sum < "$REPO/$f"
 	done
 } | sha256sum | cut -c1-16)
 
@@ -127,41 +118,18 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key $head" ] && [ -z "$dirty" ]; t
 else
 	# The repo is the source of truth: edits made in the work tree go.
 	[ -z "$dirty" ] || log "warning: discarding edits made in $W:" $(echo "$dirty" | head -20)
-	log "preparing work tree: ${#patches[@]} patch(es), ${#ours[@]} file(s) of ours"
+	log "preparing work tree: ${#patches[@]} patch(es)"
 	export GIT_INDEX_FILE=$CACHE/work/.index.tmp
 	rm -f "$GIT_INDEX_FILE"
 	gitp read-tree pristine
-	# Patches first (they are made against pristine), then our files,
-	# which win: a file that is both in the repo and in a patch must come
-	# out the same, else we say so.
 	for p in "${patches[@]}"; do
 		log "  applying patches/$p"
 		gitp apply --cached --whitespace=nowarn "$REPO/patches/$p" ||
 			die "patch patches/$p does not apply to pristine + earlier patches"
 	done
-	if [ ${#patches[@]} -gt 0 ]; then
-		patched=$(gitp write-tree)
-	fi
-	if [ ${#ours[@]} -gt 0 ]; then
-		printf "$REPO/%s\n" "${ours[@]}" |
-			git -C "$tree" hash-object -w --no-filters --stdin-paths > "$CACHE/work/.blobs"
-		paste -d' ' "$CACHE/work/.blobs" <(printf '%s\n' "${ours[@]}") |
-		while read -r blob path; do
-			mode=100644; [ -x "$REPO/$path" ] && mode=100755
-			printf '%s %s\t%s\n' "$mode" "$blob" "$path"
-		done | gitp update-index --index-info
-		rm -f "$CACHE/work/.blobs"
-		if [ ${#patches[@]} -gt 0 ]; then
-			mapfile -t touched < <(gitp diff-tree -r --name-only pristine "$patched")
-			if [ ${#touched[@]} -gt 0 ]; then
-				clash=$(gitp diff-tree -r --name-only "$patched" "$(gitp write-tree)" -- "${touched[@]}")
-				[ -z "$clash" ] || log "warning: repo files override what patches made of:" $clash
-			fi
-		fi
-	fi
 	wtree=$(gitp write-tree)
-	commit=$(printf 'ftd work tree %s\n\npatches: %s\nfiles: %s\n' "$key" \
-		"${patches[*]:-none}" "${#ours[@]}" | gitp commit-tree "$wtree" -p pristine)
+	commit=$(printf 'ftd work tree %s\n\npatches: %s\n' "$key" \
+		"${patches[*]:-none}" | gitp commit-tree "$wtree" -p pristine)
 	unset GIT_INDEX_FILE
 	rm -f "$CACHE/work/.index.tmp"
 	gitp update-ref refs/ftd/work "$commit"

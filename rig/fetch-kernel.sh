@@ -11,15 +11,6 @@ ensure_cache
 apt_dir=$CACHE/apt
 mkdir -p "$apt_dir"/{lists/partial,archives/partial,etc/preferences.d} "$CACHE/src"
 
-# The archive is the one this machine's apt already uses (rig/common.sh).
-archive=$(apt_archive_uri) ||
-	die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
-log "apt: archive $archive (from the machine's apt sources)"
-cat > "$apt_dir/etc/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie-backports main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
-SRC
-
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
 	  -o "Dir::Etc::SourceParts=/nonexistent"
 	  -o "Dir::Etc::Preferences=/nonexistent"
@@ -38,6 +29,14 @@ if [ -f "$stamp" ] && [ -d "$(cat "$stamp")" ]; then
 fi
 
 need_pkgs apt dpkg tar xz-utils debian-archive-keyring
+# The archive is the one this machine's apt already uses (rig/common.sh).
+archive=$(apt_archive_uri) ||
+	die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
+log "apt: archive $archive (from the machine's apt sources)"
+cat > "$apt_dir/etc/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
+SRC
 log "apt: updating private lists for trixie-backports"
 apt-get "${apt_opts[@]}" -q update >&2
 deb=$(ls "$apt_dir"/archives/${pkg}_*.deb 2>/dev/null | tail -1 || true)
