@@ -64,6 +64,7 @@ suite() {
 # rig itself fails on a timeout or a kernel warning in the console.
 guest_suite() {
 	local out=$logs/guest-run rc
+	if [ "$1" = --out-name ]; then out=$logs/$2; shift 2; fi
 	"$REPO/rig/run-guest.sh" --quiet --out "$out" "$@"
 	rc=$?
 	cat "$out/console.log" 2>/dev/null | grep -E '^(PASS|FAIL|SKIP) ' || true
@@ -86,6 +87,10 @@ make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
 suite kernel-static "$REPO/tests/kernel-static.sh"
 suite rig "$REPO/tests/rig/run.sh"
 suite guest guest_suite --timeout 2400
+# Deferred user stacks asked for on the kernel command line: a boot of its own
+suite guest-boot guest_suite --out-name guest-boot-run --timeout 600 \
+	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
+	--cmd "$REPO/tests/guest/boot-params.sh"
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime"

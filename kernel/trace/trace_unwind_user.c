@@ -352,20 +352,24 @@ static void trace_unwind_callback(struct unwind_work *work,
 	}
 }
 
-/*
- * Registered once and never cancelled: unwind_deferred_cancel() cannot
- * race with requests, and one client serves every instance anyway.
+/**
+ * trace_unwind_user_init - register the deferred user stack client
+ *
+ * Called from tracer_alloc_buffers(), before the trace_options= and
+ * trace_trigger= boot parameters are applied, so that they can ask for
+ * deferred user stacks; perf registers its client as early, from
+ * perf_event_init().  Registered once and never cancelled:
+ * unwind_deferred_cancel() cannot race with requests, and one client
+ * serves every instance anyway.
  */
-static __init int trace_unwind_user_init(void)
+void __init trace_unwind_user_init(void)
 {
 	int ret;
 
 	ret = unwind_deferred_init(&trace_unwind_work, trace_unwind_callback);
 	if (ret) {
 		pr_warn("tracing: no deferred user stacks: %d\n", ret);
-		return ret;
+		return;
 	}
 	trace_unwind_ready = true;
-	return 0;
 }
-core_initcall(trace_unwind_user_init);
