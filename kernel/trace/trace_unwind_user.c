@@ -195,7 +195,8 @@ static void trace_unwind_write_cookie(struct trace_buffer *buffer, u64 cookie,
 	__buffer_unlock_commit(buffer, event);
 }
 
-static void trace_unwind_write_stack(struct trace_array *tr,
+/* Returns false when @tr cannot record now: nothing was written */
+static bool trace_unwind_write_stack(struct trace_array *tr,
 				     const unsigned long *frames,
 				     unsigned int nr, u64 cookie,
 				     unsigned int trace_ctx)
@@ -223,7 +224,7 @@ static void trace_unwind_write_stack(struct trace_array *tr,
 					  event_user_stack_deferred.event.type,
 					  offset + size, trace_ctx);
 	if (!event)
-		return;
+		return false;
 
 	entry = ring_buffer_event_data(event);
 	entry->cookie = cookie;
@@ -233,6 +234,24 @@ static void trace_unwind_write_stack(struct trace_array *tr,
 	if (size)
 		memcpy(entry->__data, frames, size);
 	__buffer_unlock_commit(buffer, event);
+	return true;
+}
+
+/*
+ * Give @tr the user stack of this entry, once.  When @tr cannot record
+ * right now (recording off, this CPU outside its tracing_cpumask, a full
+ * buffer that does not overwrite), the slot is left unserved, so that a
+ * later request of the same entry tries again from the unwind cache.
+ */
+static void trace_unwind_serve(struct trace_unwind_task *rec,
+			       struct trace_array *tr, unsigned int slot,
+			       const unsigned long *frames, unsigned int nr,
+			       u64 cookie, unsigned int trace_ctx)
+{
+	if (test_and_set_bit(slot, rec->served))
+		return;
+	if (!trace_unwind_write_stack(tr, frames, nr, cookie, trace_ctx))
+		clear_bit(slot, rec->served);
 }
 
 /*
@@ -246,14 +265,11 @@ static void trace_unwind_deliver_late(struct trace_unwind_task *rec,
 {
 	struct unwind_cache *cache = current->unwind_info.cache;
 
-	if (test_and_set_bit(slot, rec->served))
-		return;
-
 	if (cache)
-		trace_unwind_write_stack(tr, cache->entries, cache->nr_entries,
-					 cookie, trace_ctx);
+		trace_unwind_serve(rec, tr, slot, cache->entries,
+				   cache->nr_entries, cookie, trace_ctx);
 	else
-		trace_unwind_write_stack(tr, NULL, 0, cookie, trace_ctx);
+		trace_unwind_serve(rec, tr, slot, NULL, 0, cookie, trace_ctx);
 }
 
 /*
@@ -296,6 +312,11 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 	    test_bit(slot, rec->asked)) {
 		trace_unwind_write_cookie(tr->array_buffer.buffer, cookie,
 					  trace_ctx);
+		/* The callback ran but could not write into @tr: try again */
+		if (READ_ONCE(rec->delivered) == cookie &&
+		    !test_bit(slot, rec->served))
+			trace_unwind_deliver_late(rec, tr, slot, cookie,
+						  trace_ctx);
 		return;
 	}
 
@@ -343,12 +364,10 @@ static void trace_unwind_callback(struct unwind_work *work,
 
 	guard(rcu)();
 	for_each_set_bit(slot, rec->asked, TRACE_UNWIND_MAX_INSTANCES) {
-		if (test_and_set_bit(slot, rec->served))
-			continue;
 		tr = rcu_dereference(trace_unwind_slots[slot]);
 		if (tr)
-			trace_unwind_write_stack(tr, trace->entries, trace->nr,
-						 cookie, trace_ctx);
+			trace_unwind_serve(rec, tr, slot, trace->entries,
+					   trace->nr, cookie, trace_ctx);
 	}
 }
 

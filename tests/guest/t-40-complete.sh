@@ -34,6 +34,25 @@ f=$(save both late-both) &&
 check "two cookies, one stack" $TC complete "$f" --comm callchain --min 1 --asked 2 &&
 t_pass
 
+# The callback cannot write (recording is off in the instance: a traceoff
+# trigger between the request and the way out); a later request of the same
+# entry, once recording is back, must still get the entry's user stack
+# instead of a cookie that never resolves.
+t_begin late-request-after-failed-write
+reset_tracing
+mkinst off &&
+trig off syscalls/sys_enter_kill "stacktrace:defer $F" &&
+trig off signal/signal_generate "traceoff $F" &&
+trig off signal/signal_deliver "traceon $F" &&
+trig off signal/signal_deliver "stacktrace:defer $F" &&
+"$WL"/callchain kill &&
+f=$(save off late-failed-write) &&
+check "recording was off while the callback ran" \
+	test "$(grep -c 'user_stack_deferred' "$f")" -le 1 &&
+check "both cookies resolve, one stack" $TC complete "$f" --comm callchain --min 1 --asked 2 &&
+check "the stack is the caller's" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
+t_pass
+
 # Timer interrupts land on the workload while it spins in user space
 t_begin irq-hardirq-context
 reset_tracing
