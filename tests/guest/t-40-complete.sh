@@ -2,7 +2,7 @@
 # Guarantee 3 (complete): every cookie is followed by its user stack, for
 # a request after the callback ran, requests from hardirq, softirq and NMI
 # context on top of a user task, a task that exits in the traced syscall,
-# and execve().
+# and execve() (also from a thread, and requests after the new image).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
@@ -114,6 +114,37 @@ trig exec syscalls/sys_enter_execve "stacktrace:defer $F" &&
 f=$(save exec execve) &&
 # comm is the new image's by the time the trace is read: match any task
 check "stack of the image that called execve" $TC chain "$f" "$WL"/callchain - $CHAIN &&
+t_pass
+
+# execve() from a thread that is not the group leader: de_thread() gives it
+# the leader's pid inside the syscall.  The user stack must be written
+# under the pid that recorded the cookie, or no reader can join them.
+t_begin execve-from-thread-same-pid
+reset_tracing
+mkinst texec &&
+trig texec syscalls/sys_enter_execve 'stacktrace:defer if comm == "thread_exec"' &&
+"$WL"/thread_exec /bin/true > /dev/null &&
+f=$(save texec execve-thread) &&
+check "the cookie and its stack under one pid" $TC complete "$f" --min 1 &&
+check "the asking thread was not the leader" awk '
+	/user_stack_deferred:/ { split($1, a, "-"); pid = a[length(a)]
+		for (i = 1; i <= NF; i++) if ($i ~ /^tgid=/) { sub("tgid=", "", $i); tgid = $i }
+		if (pid != tgid) n++ }
+	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$f" &&
+t_pass
+
+# A request once the new image is in place (sched_process_exec, after
+# exec_mmap()) is about the new image: a cookie of its own, and never the
+# old image's frames.
+t_begin execve-after-new-image-new-cookie
+reset_tracing
+mkinst newimg &&
+trig newimg syscalls/sys_enter_execve "stacktrace:defer $F" &&
+trig newimg sched/sched_process_exec 'stacktrace:defer if filename == "/bin/true"' &&
+"$WL"/callchain exec /bin/true &&
+f=$(save newimg execve-new-image) &&
+check "every cookie resolves" $TC complete "$f" --min 2 &&
+check "old image before, new image after" $TC exec "$f" "$WL"/callchain &&
 t_pass
 
 reset_tracing

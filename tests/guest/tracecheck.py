@@ -20,6 +20,10 @@
       it, user frames as function+offset (binary)
   tracecheck.py none TRACE
       no user_stack_cookie or user_stack_deferred at all
+  tracecheck.py exec TRACE BINARY
+      an execve() of BINARY's process: the first cookie's stack is BINARY's
+      (the old image), every later cookie is another one and its stack
+      has no frame in BINARY
 
 Exits 0 when the check holds, 1 with a reason on stderr when it does not.
 """
@@ -148,6 +152,24 @@ def check_complete(cs, minimum, asked=None):
              '\n  '.join(bad[:20]))
     if len(cs) < minimum:
         fail('%d cookies, expected at least %d' % (len(cs), minimum))
+
+
+def cmd_exec(a):
+    cs = list(cookies(parse(a.trace)).items())
+    if len(cs) < 2:
+        fail('%d cookies, expected one before and one after the new image'
+             % len(cs))
+    syms = Symbols(a.binary)
+    first, d = cs[0]
+    if not any(syms.name(x) != '?' for x in d['frames']):
+        fail('first cookie %s: no frame in %s: %s' %
+             (first, a.binary, [hex(x) for x in d['frames']]))
+    for c, d in cs[1:]:
+        old = [hex(x) for x in d['frames'] if syms.name(x) != '?']
+        if old:
+            fail('cookie %s after the new image has old frames %s' % (c, old))
+    print('cookie %s: old image (%d frames); %d later cookie(s) without '
+          'its frames' % (first, cs[0][1]['nr'], len(cs) - 1))
 
 
 def cmd_complete(a):
@@ -290,6 +312,10 @@ def main():
     s = sub.add_parser('none')
     s.add_argument('trace')
     s.set_defaults(fn=cmd_none)
+    s = sub.add_parser('exec')
+    s.add_argument('trace')
+    s.add_argument('binary')
+    s.set_defaults(fn=cmd_exec)
     a = p.parse_args()
     a.fn(a)
 
