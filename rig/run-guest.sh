@@ -5,6 +5,7 @@
 #   rig/run-guest.sh [--debug] [--timeout SECS] [--cmd 'guest command']
 #                    [--out DIR] [--no-build] [--kernel BZIMAGE] [--smp N]
 #                    [--mem SIZE] [--append 'kernel args'] [--quiet]
+#                    [--qemu-arg ARG]...
 #
 # The guest sees the host's own userspace (host / shared read-only over 9p,
 # under a writable tmpfs overlay), so the command runs with the host's bash,
@@ -18,6 +19,8 @@
 # check that failed counts as a failed test rig/<check>.  Exit status: 0 only when
 # the guest command exited 0, the guest did not time out, and the console
 # log shows no kernel warning, bug, oops, lockdep or KASAN report.
+# --qemu-arg adds one argument to QEMU's command line (repeat it for
+# more), e.g. --qemu-arg -plugin --qemu-arg /path/insn-count.so,out=FILE.
 # The whole script is one block, read before it runs: editing this file
 # while it runs cannot derail it.
 {
@@ -27,6 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-0}"; }
 debug=0 timeout= cmd= out= build=1 kernel= smp=2 mem= append= quiet=0
+qemu_extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debug) debug=1 ;;
@@ -39,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
 	--quiet) quiet=1 ;;
+	--qemu-arg) qemu_extra+=("$2"); shift ;;
 	-h|--help) usage 0 ;;
 	*) log "unknown argument: $1"; usage 2 ;;
 	esac
@@ -151,7 +156,8 @@ qemu=(qemu-system-x86_64 "${ACCEL[@]}" -smp "$smp" -m "$mem"
       -serial stdio
       -monitor "unix:$mon,server=on,wait=off"
       -virtfs "local,id=hostroot,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-      -virtfs "local,id=ftdout,path=$out,mount_tag=ftdout,security_model=none,multidevs=remap")
+      -virtfs "local,id=ftdout,path=$out,mount_tag=ftdout,security_model=none,multidevs=remap"
+      "${qemu_extra[@]}")
 printf '%q ' "${qemu[@]}" > "$out/qemu.cmdline"; echo >> "$out/qemu.cmdline"
 
 log "booting $kernel, ${smp} CPUs, $mem, timeout ${timeout}s; results in $out"
