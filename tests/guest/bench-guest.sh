@@ -15,12 +15,31 @@
 #   ratio        ns/event / ns/event of stacktrace
 #   stack-ns     (ns/syscall - none) / 4: the stack part of an event
 #   stack-ratio  stack-ns / stack-ns of stacktrace
+#
+# Every run is pinned to one CPU (BENCH_CPU, default the last) with
+# taskset and bracketed by the markers of tests/workload/insn-marker.
+# When QEMU runs the TCG plugin bench/tcg-plugin/insn-count.c with its
+# log at $FTD_RESULTS/insn-count.log (bench/kernel.sh does that), a
+# second table gives instructions instead of ns: the plugin counts all
+# that CPU executes (user, kernel, interrupts) between the markers, and
+# each mode also runs with 0 syscalls so that process start and exit
+# drop out:
+#   insn/syscall  (insns(N) - insns(0)) / N, median over rounds
+#   insn/event    (insn/syscall - that of off) / 4
+#   ratio         insn/event / insn/event of stacktrace
+#   stack-insn    (insn/syscall - that of none) / 4, and its ratio
+# Without the plugin's log the second table is left out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 N=${BENCH_N:-20000}
 ROUNDS=${BENCH_ROUNDS:-5}
 EVENTS="syscalls/sys_enter_getppid syscalls/sys_exit_getppid raw_syscalls/sys_enter raw_syscalls/sys_exit"
 MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer defer-first"}
+CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
+MARK=$WL/insn-marker
+ICLOG=${BENCH_INSN_LOG:-${FTD_RESULTS:-/results}/insn-count.log}
+insn=0
+[ -f "$ICLOG" ] && [ -x "$MARK" ] && insn=1
 
 setup() { # MODE
 	local d=$TRACEFS/instances/bench e
@@ -46,32 +65,65 @@ setup() { # MODE
 	return 0
 }
 
-run() { # MODE -> prints "ns_per_syscall bytes_per_syscall"
-	local d=$TRACEFS/instances/bench ns bytes overrun
+bench() { # ID COUNT: the traced loop, pinned, between markers ID
+	local d=$TRACEFS/instances/bench
+	if [ -x "$MARK" ]; then
+		taskset -c $CPU $MARK run $1 -p $d/set_event_pid $WL/callchain bench $2
+	else
+		taskset -c $CPU sh -c "echo \$\$ > $d/set_event_pid; exec $WL/callchain bench $2"
+	fi
+}
+
+insns() { # ID LINES: the plugin's count for ID, written after line LINES
+	local l
+	l=$(tail -n +$(($2 + 1)) "$ICLOG")
+	case $l in
+	"insn-count vcpu=$CPU id=$1 insns="*) echo "${l##*insns=}" ;;
+	*) echo "warning: no instruction count for marker $1: '$l'" >&2; echo - ;;
+	esac
+}
+
+run() { # MODE ID -> prints "ns_per_syscall bytes_per_syscall insns_of_N_syscalls"
+	local d=$TRACEFS/instances/bench ns bytes overrun l i1=- i0=-
 	setup $1
-	ns=$(sh -c "echo \$\$ > $d/set_event_pid; exec $WL/callchain bench $N")
+	[ $insn = 1 ] && l=$(wc -l < "$ICLOG")
+	ns=$(bench $2 $N)
+	[ $insn = 1 ] && i1=$(insns $2 $l)
 	bytes=$(cat $d/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s }')
 	overrun=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s }')
 	[ "$overrun" = 0 ] || echo "warning: $1 overran the buffer ($overrun)" >&2
-	echo "$ns $((bytes / N))"
+	if [ $insn = 1 ]; then
+		# the same with no syscalls: process start and exit
+		l=$(wc -l < "$ICLOG")
+		bench $(($2 + 32)) 0 >/dev/null
+		i0=$(insns $(($2 + 32)) $l)
+	fi
+	if [ "$i1" = - ] || [ "$i0" = - ]; then
+		echo "$ns $((bytes / N)) -"
+	else
+		echo "$ns $((bytes / N)) $((i1 - i0))"
+	fi
 }
 
-declare -A samples bytes
+declare -A samples bytes isamples
 for r in $(seq 1 $ROUNDS); do
+	id=0
 	for m in $MODES; do
-		read -r ns b < <(run $m)
+		read -r ns b i < <(run $m $id)
 		samples[$m]+="$ns "
+		isamples[$m]+="$i "
 		bytes[$m]=$b
+		id=$((id + 1))
 	done
 done
 reset_tracing >/dev/null
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+median() { tr ' ' '\n' | grep -x '[0-9-]*[0-9]' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 declare -A med
 for m in $MODES; do med[$m]=$(echo ${samples[$m]} | median); done
 off=${med[off]} none=${med[none]} st=${med[stacktrace]}
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "deferred user stack benchmark: $N getppid() x 4 traced events, median of $ROUNDS rounds, $(nproc) CPUs"
+echo "deferred user stack benchmark: $N getppid() x 4 traced events, median of $ROUNDS rounds, $(nproc) CPUs, pinned to CPU $CPU"
 printf '%-14s %10s %9s %6s %9s %11s %9s\n' mode ns/syscall ns/event ratio stack-ns stack-ratio B/syscall
 for m in $MODES; do
 	ev=$(( (${med[$m]} - off) / 4 ))
@@ -83,3 +135,26 @@ for m in $MODES; do
 done
 echo "samples (ns/syscall):"
 for m in $MODES; do echo "  $m: ${samples[$m]}"; done
+
+[ $insn = 1 ] || exit 0
+declare -A imed
+for m in $MODES; do imed[$m]=$(echo ${isamples[$m]} | median); done
+if [ -z "${imed[off]:-}" ] || [ -z "${imed[none]:-}" ] || [ -z "${imed[stacktrace]:-}" ]; then
+	echo "instruction counts incomplete (see warnings); no instruction table"
+	exit 0
+fi
+# awk: the counts go past 2^31 and the ratios want decimals
+echo
+echo "instructions (TCG plugin insn-count, CPU $CPU; median of $ROUNDS rounds of insns($N) - insns(0)):"
+printf '%-14s %12s %10s %6s %10s %11s %9s\n' mode insn/syscall insn/event ratio stack-insn stack-ratio ns/event
+for m in $MODES; do
+	awk -v m=$m -v n=$N -v i=${imed[$m]} -v off=${imed[off]} -v none=${imed[none]} \
+	    -v st=${imed[stacktrace]} -v ns=$(( (${med[$m]} - off) / 4 )) 'BEGIN {
+		ev = (i - off) / n / 4; stk = (m == "off") ? 0 : (i - none) / n / 4
+		stev = (st - off) / n / 4; ststk = (st - none) / n / 4
+		r = (stev > 0) ? ev / stev : 0; sr = (ststk > 0) ? stk / ststk : 0
+		printf "%-14s %12.1f %10.1f %6.2f %10.1f %11.2f %9d\n", m, i / n, ev, r, stk, sr, ns
+	}'
+done
+echo "samples (instructions of $N syscalls):"
+for m in $MODES; do echo "  $m: ${isamples[$m]}"; done
