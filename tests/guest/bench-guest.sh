@@ -17,14 +17,14 @@
 #   stack-ratio  stack-ns / stack-ns of stacktrace
 #
 # Every run is pinned to one CPU (BENCH_CPU, default the last) with
-# taskset and bracketed by the markers of tests/workload/insn-marker.
-# When QEMU runs the TCG plugin bench/tcg-plugin/insn-count.c with its
-# log at $FTD_RESULTS/insn-count.log (bench/kernel.sh does that), a
-# second table gives instructions instead of ns: the plugin counts all
-# that CPU executes (user, kernel, interrupts) between the markers, and
-# each mode also runs with 0 syscalls so that process start and exit
-# drop out:
-#   insn/syscall  (insns(N) - insns(0)) / N, median over rounds
+# taskset.  callchain's loop runs between two instruction-count markers
+# (tests/workload/insn-marker.h).  When QEMU runs the TCG plugin
+# bench/tcg-plugin/insn-count.c with its log at
+# $FTD_RESULTS/insn-count.log (bench/kernel.sh does that), a second table
+# gives instructions instead of ns: the plugin counts all that CPU
+# executes between the markers (the loop's user and kernel code, and
+# interrupts that land in it):
+#   insn/syscall  instructions of the loop / N, median over rounds
 #   insn/event    (insn/syscall - that of off) / 4
 #   ratio         insn/event / insn/event of stacktrace
 #   stack-insn    (insn/syscall - that of none) / 4, and its ratio
@@ -36,10 +36,10 @@ ROUNDS=${BENCH_ROUNDS:-5}
 EVENTS="syscalls/sys_enter_getppid syscalls/sys_exit_getppid raw_syscalls/sys_enter raw_syscalls/sys_exit"
 MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer defer-first"}
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
-MARK=$WL/insn-marker
 ICLOG=${BENCH_INSN_LOG:-${FTD_RESULTS:-/results}/insn-count.log}
+MARK_ID=63	# INSN_MARKER_BENCH in tests/workload/insn-marker.h
 insn=0
-[ -f "$ICLOG" ] && [ -x "$MARK" ] && insn=1
+[ -f "$ICLOG" ] && insn=1
 
 setup() { # MODE
 	local d=$TRACEFS/instances/bench e
@@ -65,55 +65,34 @@ setup() { # MODE
 	return 0
 }
 
-bench() { # ID COUNT: the traced loop, pinned, between markers ID
-	local d=$TRACEFS/instances/bench
-	if [ -x "$MARK" ]; then
-		taskset -c $CPU $MARK run $1 -p $d/set_event_pid $WL/callchain bench $2
-	else
-		taskset -c $CPU sh -c "echo \$\$ > $d/set_event_pid; exec $WL/callchain bench $2"
-	fi
-}
-
-insns() { # ID LINES: the plugin's count for ID, written after line LINES
+insns() { # LINES: the plugin's count of the loop, written after line LINES
 	local l
-	l=$(tail -n +$(($2 + 1)) "$ICLOG")
+	l=$(tail -n +$(($1 + 1)) "$ICLOG")
 	case $l in
-	"insn-count vcpu=$CPU id=$1 insns="*) echo "${l##*insns=}" ;;
-	*) echo "warning: no instruction count for marker $1: '$l'" >&2; echo - ;;
+	"insn-count vcpu=$CPU id=$MARK_ID insns="*) echo "${l##*insns=}" ;;
+	*) echo "warning: no instruction count for the loop: '$l'" >&2; echo - ;;
 	esac
 }
 
-run() { # MODE ID -> prints "ns_per_syscall bytes_per_syscall insns_of_N_syscalls"
-	local d=$TRACEFS/instances/bench ns bytes overrun l i1=- i0=-
+run() { # MODE -> prints "ns_per_syscall bytes_per_syscall insns_of_the_loop"
+	local d=$TRACEFS/instances/bench ns bytes overrun l i=-
 	setup $1
 	[ $insn = 1 ] && l=$(wc -l < "$ICLOG")
-	ns=$(bench $2 $N)
-	[ $insn = 1 ] && i1=$(insns $2 $l)
+	ns=$(taskset -c $CPU sh -c "echo \$\$ > $d/set_event_pid; exec $WL/callchain bench $N")
+	[ $insn = 1 ] && i=$(insns $l)
 	bytes=$(cat $d/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s }')
 	overrun=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s }')
 	[ "$overrun" = 0 ] || echo "warning: $1 overran the buffer ($overrun)" >&2
-	if [ $insn = 1 ]; then
-		# the same with no syscalls: process start and exit
-		l=$(wc -l < "$ICLOG")
-		bench $(($2 + 32)) 0 >/dev/null
-		i0=$(insns $(($2 + 32)) $l)
-	fi
-	if [ "$i1" = - ] || [ "$i0" = - ]; then
-		echo "$ns $((bytes / N)) -"
-	else
-		echo "$ns $((bytes / N)) $((i1 - i0))"
-	fi
+	echo "$ns $((bytes / N)) $i"
 }
 
 declare -A samples bytes isamples
 for r in $(seq 1 $ROUNDS); do
-	id=0
 	for m in $MODES; do
-		read -r ns b i < <(run $m $id)
+		read -r ns b i < <(run $m)
 		samples[$m]+="$ns "
 		isamples[$m]+="$i "
 		bytes[$m]=$b
-		id=$((id + 1))
 	done
 done
 reset_tracing >/dev/null
@@ -145,7 +124,7 @@ if [ -z "${imed[off]:-}" ] || [ -z "${imed[none]:-}" ] || [ -z "${imed[stacktrac
 fi
 # awk: the counts go past 2^31 and the ratios want decimals
 echo
-echo "instructions (TCG plugin insn-count, CPU $CPU; median of $ROUNDS rounds of insns($N) - insns(0)):"
+echo "instructions (TCG plugin insn-count, CPU $CPU; median of $ROUNDS rounds of the loop of $N syscalls):"
 printf '%-14s %12s %10s %6s %10s %11s %9s\n' mode insn/syscall insn/event ratio stack-insn stack-ratio ns/event
 for m in $MODES; do
 	awk -v m=$m -v n=$N -v i=${imed[$m]} -v off=${imed[off]} -v none=${imed[none]} \

@@ -20,7 +20,10 @@
  *   deep N      recurse N levels below work_inner (work_deep), then getppid
  *   kill        send SIGUSR1 to itself with kill(): the signal is handled
  *               on the way out of that same syscall
- *   bench N     N getppid calls; prints the mean ns per call
+ *   bench N     N getppid calls; prints the mean ns per call.  The loop
+ *               runs between the instruction-count markers of
+ *               insn-marker.h (ID 63), NOPs unless QEMU counts with
+ *               bench/tcg-plugin/insn-count.c
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,8 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/syscall.h>
+
+#include "insn-marker.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -105,8 +110,10 @@ NOINLINE void work_inner(void)
 			fprintf(stderr, "no signal\n");
 	} else if (!strcmp(mode, "bench")) {
 		start = now_ns();
+		INSN_MARK_START(INSN_MARKER_BENCH);
 		for (i = 0; i < count; i++)
 			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+		INSN_MARK_END(INSN_MARKER_BENCH);
 		printf("%lld\n", (now_ns() - start) / (count ? count : 1));
 	} else if (!strcmp(mode, "exit")) {
 		raw_syscall3(SYS_exit_group, 0, 0, 0);

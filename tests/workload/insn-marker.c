@@ -2,12 +2,13 @@
 /*
  * Run the markers that bench/tcg-plugin/insn-count.c counts between.
  *
- * A marker is "nopl MAGIC|KIND<<8|ID(%rax)", a 7-byte NOP: without the
- * plugin (or on real hardware, or under KVM) it does nothing.  KIND 1
- * starts a count on the CPU that executes it, KIND 2 ends it and the
- * plugin writes the instructions that CPU ran in between.  The
- * displacement is an immediate, so each ID has its own instruction: the
- * switch below has one per ID (0..63).
+ * A marker is "nopl MAGIC|KIND<<8|ID(%rax)", a 7-byte NOP (insn-marker.h):
+ * without the plugin (or on real hardware, or under KVM) it does
+ * nothing.  KIND 1 starts a count on the CPU that executes it, KIND 2
+ * ends it and the plugin writes the instructions that CPU ran in between.
+ * The displacement is an immediate, so each ID has its own instruction:
+ * the switch below has one per ID (0..63).  callchain's "bench" loop has
+ * its own markers (ID 63); this program marks anything else.
  *
  * Usage:
  *   insn-marker start ID           execute the start marker of ID
@@ -27,14 +28,11 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#define MARKER_MAGIC	0x46540000u
-#define MARKER_START	1
-#define MARKER_END	2
+#include "insn-marker.h"
+
 #define MAX_ID		63
 
-#define MARK(kind, id) \
-	asm volatile("nopl %c0(%%rax)" : : "i"(MARKER_MAGIC | (kind) << 8 | (id)))
-#define CASE(kind, id)	case id: MARK(kind, id); break;
+#define CASE(kind, id)	case id: INSN_MARK(kind, id); break;
 #define CASE4(kind, id) \
 	CASE(kind, id) CASE(kind, id + 1) CASE(kind, id + 2) CASE(kind, id + 3)
 #define CASE16(kind, id) \
@@ -45,14 +43,14 @@
 static void __attribute__((noinline)) mark_start(int id)
 {
 	switch (id) {
-	CASE64(MARKER_START)
+	CASE64(INSN_MARKER_START)
 	}
 }
 
 static void __attribute__((noinline)) mark_end(int id)
 {
 	switch (id) {
-	CASE64(MARKER_END)
+	CASE64(INSN_MARKER_END)
 	}
 }
 
