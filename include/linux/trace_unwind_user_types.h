@@ -32,6 +32,14 @@ struct trace_unwind_task {
 	unsigned int	nmi_slots[TRACE_UNWIND_NMI_SLOTS];
 };
 
+struct task_struct;
+void trace_unwind_task_init(struct task_struct *task);
+
+#else /* !CONFIG_TRACE_UNWIND_USER */
+
+struct task_struct;
+static inline void trace_unwind_task_init(struct task_struct *task) { }
+
 #endif /* CONFIG_TRACE_UNWIND_USER */
 
 #endif /* _LINUX_TRACE_UNWIND_USER_TYPES_H */

@@ -82,6 +82,18 @@ int trace_unwind_user_enable(struct trace_array *tr)
 	return 0;
 }
 
+/**
+ * trace_unwind_task_init - start the record of a new task empty
+ * @task: the task being created
+ *
+ * Called from copy_process(): the record copied from the parent
+ * describes the parent's requests, none of which the child made.
+ */
+void trace_unwind_task_init(struct task_struct *task)
+{
+	memset(&task->trace_unwind, 0, sizeof(task->trace_unwind));
+}
+
 /* Drop every trace of @slot from a task's record */
 static void trace_unwind_task_forget(struct trace_unwind_task *rec,
 				     unsigned int slot)
@@ -121,9 +133,18 @@ void trace_unwind_user_remove(struct trace_array *tr)
 	WRITE_ONCE(tr->unwind_slot, 0);
 	synchronize_rcu();
 
-	guard(rcu)();
-	for_each_process_thread(g, t)
-		trace_unwind_task_forget(&t->trace_unwind, slot);
+	scoped_guard(rcu) {
+		for_each_process_thread(g, t)
+			trace_unwind_task_forget(&t->trace_unwind, slot);
+	}
+
+	/*
+	 * A callback that read one of the bits just cleared may not have
+	 * looked up the slot yet.  Until it is done, the slot must not be
+	 * given to another instance, which would then get the stack of a
+	 * request it never made: wait for it, with trace_unwind_mutex held.
+	 */
+	synchronize_rcu();
 }
 
 /*

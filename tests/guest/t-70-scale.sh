@@ -51,5 +51,37 @@ else
 	t_pass
 fi
 
+# A trigger write that fails takes no slot: more instances than there are
+# slots each fail one write (bad filters, an unknown field), and then one
+# more instance must still get its trigger.
+t_begin scale-failed-writes-take-no-slot
+reset_tracing
+why=
+for i in $(seq 1 140); do
+	d=$TRACEFS/instances/f$i
+	mkdir $d || { why="mkdir f$i failed"; break; }
+	case $((i % 2)) in
+	0) bad='stacktrace:defer bogus' ;;
+	1) bad='stacktrace:defer if no_such_field == 1' ;;
+	esac
+	if echo "$bad" > $d/events/syscalls/sys_enter_getppid/trigger 2>/dev/null; then
+		why="f$i accepted '$bad'"
+		break
+	fi
+done
+d=$TRACEFS/instances/fgood
+if [ -z "$why" ]; then
+	mkdir $d && echo "stacktrace:defer $F" > $d/events/syscalls/sys_enter_getppid/trigger ||
+		why="after 140 failed writes a good trigger was refused: $(cat $d/error_log 2>/dev/null)"
+fi
+if [ -z "$why" ]; then
+	"$WL"/callchain getppid 2 &&
+	f=$(save fgood scale-fgood) &&
+	check "the good trigger works" $TC complete "$f" --comm callchain --min 2 &&
+	t_pass
+else
+	t_fail "$why"
+fi
+
 reset_tracing
 t_summary
