@@ -78,7 +78,12 @@ int trace_unwind_user_enable(struct trace_array *tr)
 		return -ENOSPC;
 
 	rcu_assign_pointer(trace_unwind_slots[slot], tr);
-	WRITE_ONCE(tr->unwind_slot, slot + 1);
+	/*
+	 * Pairs with the acquire in trace_unwind_user_request(): a request
+	 * that finds the slot number also finds the slot filled, and so
+	 * does the callback that the request leads to.
+	 */
+	smp_store_release(&tr->unwind_slot, slot + 1);
 	return 0;
 }
 
@@ -295,11 +300,12 @@ static void trace_unwind_deliver_late(struct trace_unwind_task *rec,
 
 /*
  * Kernel threads have no user stack, and the saved user registers of
- * user workers (io_uring, vhost) are not theirs.
+ * user workers (io_uring, vhost) are not theirs: what perf checks.  An
+ * exiting task has had its stack flushed already.
  */
 static bool trace_unwind_user_task(void)
 {
-	return !(current->flags & (PF_KTHREAD | PF_USER_WORKER | PF_EXITING));
+	return is_user_task(current) && !(current->flags & PF_EXITING);
 }
 
 /**
@@ -315,10 +321,12 @@ static bool trace_unwind_user_task(void)
 void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 {
 	struct trace_unwind_task *rec = &current->trace_unwind;
-	unsigned int slot = READ_ONCE(tr->unwind_slot);
 	unsigned long flags;
+	unsigned int slot;
 	u64 cookie;
 
+	/* Pairs with the release in trace_unwind_user_enable() */
+	slot = smp_load_acquire(&tr->unwind_slot);
 	if (!slot || !trace_unwind_user_task())
 		return;
 	slot--;
