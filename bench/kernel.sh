@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 make -s -C "$here/tests/workload" >&2
 
-args=("$@") out= extra=()
+args=("$@") out='' extra=()
 for ((i = 0; i < ${#args[@]}; i++)); do
 	[ "${args[i]}" = --out ] && out=${args[i + 1]:-}
 done
