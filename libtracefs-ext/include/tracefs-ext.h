@@ -119,7 +119,20 @@ struct ustack_join_stats {
 	unsigned long long	pending_events;		/* now */
 	unsigned long long	peak_cookies;
 	unsigned long long	peak_events;
+	/* signs of a damaged trace (since 1.1) */
+	unsigned long long	bad_kernel_frames;	/* not kernel text */
+	unsigned long long	bad_user_frames;	/* not a user address */
+	unsigned long long	malformed;	/* records at odds with their format */
+	unsigned long long	reserved[5];	/* zero; room to grow */
 };
+
+/* ustack_frame_plausible(): which side of the address space */
+enum {
+	USTACK_FRAME_USER	= 0,
+	USTACK_FRAME_KERNEL	= 1,
+};
+
+int ustack_frame_plausible(unsigned long long addr, int kernel);
 
 /* ustack_join_set_flags() */
 enum {

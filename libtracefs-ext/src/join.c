@@ -853,6 +853,46 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 
 /* ---- decoding records ---- */
 
+/*
+ * Where a return address can be, on x86-64 (the only architecture with
+ * deferred user stacks): kernel text and modules live in the top 2 GiB,
+ * user code below the 47-bit user address limit (a process must ask
+ * for mappings above it even where 5-level paging allows them), and the
+ * first page is never mapped.  Frames outside are damage, not code.
+ * Except a user frame of 0: the 7.3 frame-pointer walker records a saved
+ * return address of 0 as it is (seen in 32-bit tasks, recorded in
+ * tests/fixtures/orphan-stacks.dat), so 0 is the kernel's, not damage.
+ */
+#define KERNEL_TEXT_START	0xffffffff80000000ULL
+#define USER_ADDR_END		0x0000800000000000ULL
+#define FIRST_ADDR		0x1000ULL
+
+int ustack_frame_plausible(unsigned long long addr, int kernel)
+{
+	if (kernel)
+		return addr >= KERNEL_TEXT_START && addr != ~0ULL;
+	return !addr || (addr >= FIRST_ADDR && addr < USER_ADDR_END);
+}
+
+/* pid_max can be at most 4M (PID_MAX_LIMIT) */
+#define PID_LIMIT		(4 * 1024 * 1024)
+
+static void count_bad_frames(struct ustack_join *join,
+			     const unsigned long long *frames, int nr,
+			     int kernel)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (ustack_frame_plausible(frames[i], kernel))
+			continue;
+		if (kernel)
+			join->stats.bad_kernel_frames++;
+		else
+			join->stats.bad_user_frames++;
+	}
+}
+
 /* The addresses of a span, in buf when they fit, else in new memory. */
 static unsigned long long *read_frames(struct ustack_join *join,
 				       const struct unwind_rec_span *sp,
@@ -894,13 +934,22 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	in.pid = tep_data_pid(join->tep, record);
 
 	if (type == join->kstack.id && type >= 0) {
+		unsigned long long size;
+
 		in.type = USTACK_IN_KSTACK;
 		if (unwind_rec_kstack(join->tep, record, join->kstack.f1,
 				      join->kstack.f2, &sp))
 			goto bad;
+		/* more entries than the record holds: the size is damaged */
+		if (!unwind_rec_num(join->tep, record, join->kstack.f1, &size) &&
+		    join->kstack.f2->offset >= 0 &&
+		    size > (unsigned long long)(record->size -
+						join->kstack.f2->offset) / sp.esize)
+			join->stats.malformed++;
 		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)
 			return -1;
+		count_bad_frames(join, frames, sp.nr, 1);
 		in.nr = sp.nr;
 		in.frames = frames;
 	} else if (type == join->cookie.id && type >= 0) {
@@ -919,16 +968,27 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 				   &truncated) ||
 		    unwind_rec_dynamic(join->tep, record, join->ustack.f4, &sp))
 			goto bad;
+		/* no such process id, or a flag that is not one */
+		if (!tgid || tgid >= PID_LIMIT || truncated > 1)
+			join->stats.malformed++;
 		in.tgid = (int)tgid;
 		in.truncated = (unsigned int)truncated;
 		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)
 			return -1;
+		count_bad_frames(join, frames, sp.nr, 0);
 		in.nr = sp.nr;
 		in.frames = frames;
 	} else {
 		in.type = USTACK_IN_EVENT;
 		in.event = tep_find_event(join->tep, type);
+		/*
+		 * An id no format has: a damaged header (when the unwind
+		 * formats are missing, their records are these; the readers
+		 * warn about that on their own).
+		 */
+		if (!in.event && join->ustack.id >= 0)
+			join->stats.malformed++;
 		in.data = record->data;
 		in.size = record->size;
 	}
@@ -942,7 +1002,7 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 bad:
 	/* A record too short for its format: count it and go on. */
 	join->stats.records++;
-	join->stats.stray++;
+	join->stats.malformed++;
 	return 0;
 }
 

@@ -13,9 +13,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <trace-cmd.h>
+
 #include "tracefs-ext.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
+#define EXIT_DAMAGED	3	/* done, but the trace is damaged */
+
+#ifndef USTACK_VERSION
+#define USTACK_VERSION	"unknown"
+#endif
+
+/* How a frame that cannot be a return address is shown */
+#define BAD_FRAME	"[not an address]"
 
 struct folded {
 	char		*stack;
@@ -38,7 +48,12 @@ struct ctx {
 	size_t			buf_size;
 	size_t			buf_len;
 	int			error;
+	bool			write_error;
 	int			sym_errors;
+	/* kernel frames that kallsyms names, and those it does not */
+	unsigned long long	kframes_named;
+	unsigned long long	kframes_unnamed;
+	struct ustack_join_stats stats;	/* of the whole run */
 };
 
 static struct ustack_live *live_handle;
@@ -68,7 +83,13 @@ static void usage(FILE *fp)
 "  -c, --count N         count for that trigger\n"
 "  -O, --option          set options stacktrace and userstacktrace_defer\n"
 "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C)\n"
-"  -h, --help\n");
+"  -v, --verbose         also show the messages of libtracecmd,\n"
+"                        libtraceevent and libtracefs\n"
+"  -V, --version         print the version and exit\n"
+"  -h, --help            print this help and exit\n"
+"\n"
+"Exit status: 0 done; 1 error; 2 done, but a binary could not be read;\n"
+"3 done, but the trace is damaged (see the warning on stderr).\n");
 }
 
 static int buf_add(struct ctx *c, const char *s)
@@ -187,12 +208,22 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	char *p;
 	int r;
 
+	if (!ustack_frame_plausible(addr, kernel)) {
+		snprintf(out, size, "0x%llx_" BAD_FRAME, addr);
+		goto clean;
+	}
 	if (c->raw)
 		r = -1;
 	else if (kernel)
 		r = ustack_syms_resolve_kernel(c->syms, addr, &s);
 	else
 		r = ustack_syms_resolve(c->syms, tgid, addr, &s);
+	if (kernel && !c->raw) {
+		if (r == 0 && s.name)
+			c->kframes_named++;
+		else
+			c->kframes_unnamed++;
+	}
 	if (r < 0 || (!s.name && !s.file)) {
 		snprintf(out, size, "0x%llx", addr);
 	} else if (s.name) {
@@ -202,6 +233,7 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 		snprintf(out, size, "%s+0x%llx", base ? base + 1 : s.file,
 			 s.offset);
 	}
+ clean:
 	for (p = out; *p; p++)
 		if (*p == ';' || *p == ' ' || *p == '\t' || *p == '\n')
 			*p = '_';
@@ -279,15 +311,24 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		printf(" tgid=%d", ev->tgid);
 	printf("\n");
 	for (i = 0; i < ev->nr_kernel; i++) {
-		if (c->raw)
+		if (!ustack_frame_plausible(ev->kernel[i], USTACK_FRAME_KERNEL))
+			snprintf(frame, sizeof(frame), "0x%llx " BAD_FRAME,
+				 ev->kernel[i]);
+		else if (c->raw)
 			snprintf(frame, sizeof(frame), "0x%llx", ev->kernel[i]);
+		else if (ustack_syms_format_kernel(c->syms, ev->kernel[i],
+						   frame, sizeof(frame)) > 0 &&
+			 !strncmp(frame, "0x", 2))
+			c->kframes_unnamed++;
 		else
-			ustack_syms_format_kernel(c->syms, ev->kernel[i],
-						  frame, sizeof(frame));
+			c->kframes_named++;
 		printf("  k %s\n", frame);
 	}
 	for (i = 0; i < ev->nr_user; i++) {
-		if (c->raw)
+		if (!ustack_frame_plausible(ev->user[i], USTACK_FRAME_USER))
+			snprintf(frame, sizeof(frame), "0x%llx " BAD_FRAME,
+				 ev->user[i]);
+		else if (c->raw)
 			snprintf(frame, sizeof(frame), "0x%llx", ev->user[i]);
 		else
 			ustack_syms_format(c->syms, ev->tgid, ev->user[i],
@@ -310,6 +351,12 @@ static int event_cb(const struct ustack_event *ev, void *data)
 		return 0;
 	}
 	print_text(c, ev);
+	/* stdout failed (a full disk, a closed pipe): stop reading */
+	if (ferror(stdout)) {
+		c->error = errno ? errno : EIO;
+		c->write_error = true;
+		return -1;
+	}
 	return 0;
 }
 
@@ -319,11 +366,62 @@ static void print_stats(const struct ustack_join_stats *s)
 		"records %llu, delivered %llu: complete %llu, truncated %llu, "
 		"empty %llu, never-arrived %llu (evicted %llu), no-cookie %llu; "
 		"late %llu, early stacks %llu, orphan stacks %llu, stray %llu, "
-		"peak pending cookies %llu, events %llu\n",
+		"peak pending cookies %llu, events %llu; "
+		"implausible kernel frames %llu, user frames %llu, "
+		"malformed records %llu\n",
 		s->records, s->delivered, s->complete, s->truncated, s->empty,
 		s->never_arrived, s->evicted, s->no_cookie, s->late,
 		s->early_stacks, s->orphan_stacks, s->stray, s->peak_cookies,
-		s->peak_events);
+		s->peak_events, s->bad_kernel_frames, s->bad_user_frames,
+		s->malformed);
+}
+
+/*
+ * One line on stderr, unless -q, when the trace shows damage (frames that
+ * cannot be return addresses, records at odds with their format) or
+ * events whose user stack never came.  Returns true for damage; a stack
+ * that never came can be legitimate (the task was still in the kernel
+ * when tracing stopped).
+ */
+static bool report_problems(const struct ctx *c,
+			    const struct ustack_join_stats *s)
+{
+	/*
+	 * In kernel text, but no symbol there while others have one: a
+	 * sign, not proof (a kallsyms saved without modules has gaps too)
+	 */
+	unsigned long long unnamed = c->kframes_named ? c->kframes_unnamed : 0;
+	bool damaged = s->bad_kernel_frames || s->bad_user_frames ||
+		       s->malformed;
+	const char *sep = "";
+
+	if (c->quiet || (!damaged && !s->never_arrived && !unnamed))
+		return damaged;
+	fprintf(stderr, "ustack: %s", damaged ?
+		"warning: the trace looks damaged: " : "note: ");
+	if (s->bad_kernel_frames) {
+		fprintf(stderr, "%llu implausible kernel frames", s->bad_kernel_frames);
+		sep = ", ";
+	}
+	if (s->bad_user_frames) {
+		fprintf(stderr, "%s%llu implausible user frames", sep,
+			s->bad_user_frames);
+		sep = ", ";
+	}
+	if (unnamed) {
+		fprintf(stderr, "%s%llu kernel frames outside the kernel's symbols",
+			sep, unnamed);
+		sep = ", ";
+	}
+	if (s->malformed) {
+		fprintf(stderr, "%s%llu malformed records", sep, s->malformed);
+		sep = ", ";
+	}
+	if (s->never_arrived)
+		fprintf(stderr, "%s%llu events whose user stack never arrived",
+			sep, s->never_arrived);
+	fprintf(stderr, " (--stats for details)\n");
+	return damaged;
 }
 
 static void on_signal(int sig)
@@ -369,7 +467,8 @@ static int run_live(struct ctx *c, struct live_opts *o)
 			return 1;
 		}
 	}
-	if ((o->nr_events || o->option) && !ustack_kernel_supported(inst)) {
+	/* Reading an instance that cannot have any: say so, do not wait */
+	if (!ustack_kernel_supported(inst)) {
 		fprintf(stderr, "ustack: this kernel has no deferred user stacks (events/unwind, options/userstacktrace_defer)\n");
 		goto out;
 	}
@@ -417,14 +516,17 @@ static int run_live(struct ctx *c, struct live_opts *o)
 	r = ustack_live_run(live_handle, o->duration * 1000);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (r < 0)
+	if (r < 0 && !c->write_error)
 		fprintf(stderr, "ustack: error reading the trace\n");
 	if (ustack_live_flush(live_handle) < 0 || r < 0 || c->error)
 		ret = 1;
 	else
 		ret = 0;
-	if (o->stats && !ustack_join_get_stats(ustack_live_join(live_handle), &st))
-		print_stats(&st);
+	if (!ustack_join_get_stats(ustack_live_join(live_handle), &st)) {
+		c->stats = st;
+		if (o->stats)
+			print_stats(&st);
+	}
 out:
 	for (i = 0; i < nr_set; i++) {
 		char *sys = o->events[i], *ev = strchr(sys, ':');
@@ -494,13 +596,16 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	}
 	ustack_syms_set_file(c->syms, file);
 	ret = ustack_file_iterate(file, index, event_cb, c, &st);
-	if (ret < 0 || c->error) {
+	if (c->write_error) {
+		ret = 1;	/* main() says so */
+	} else if (ret < 0 || c->error) {
 		fprintf(stderr, "ustack: failed reading %s%s%s\n", path,
 			c->error ? ": " : "", c->error ? strerror(c->error) : "");
 		ret = 1;
 	} else {
 		ret = 0;
 	}
+	c->stats = st;
 	if (stats)
 		print_stats(&st);
 	if (c->folded)
@@ -528,13 +633,15 @@ int main(int argc, char **argv)
 		{ "count",	required_argument,	NULL, 'c' },
 		{ "option",	no_argument,		NULL, 'O' },
 		{ "duration",	required_argument,	NULL, 'd' },
+		{ "verbose",	no_argument,		NULL, 'v' },
+		{ "version",	no_argument,		NULL, 'V' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct live_opts lo = { 0 };
 	struct ctx c = { 0 };
 	const char *buffer = NULL;
-	bool stats = false;
+	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
 
@@ -543,7 +650,7 @@ int main(int argc, char **argv)
 		perror("ustack");
 		return 1;
 	}
-	while ((opt = getopt_long(argc, argv, "FB:s:rqi:e:f:c:Od:h", longopts,
+	while ((opt = getopt_long(argc, argv, "FB:s:rqi:e:f:c:Od:vVh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'F':
@@ -598,15 +705,31 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'V':
+			printf("ustack (libtracefs-ext) %s\n", USTACK_VERSION);
+			ustack_syms_free(c.syms);
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
 		case 'h':
 			usage(stdout);
 			ustack_syms_free(c.syms);
-			return 0;
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
 		default:
 			usage(stderr);
 			ustack_syms_free(c.syms);
 			return 1;
 		}
+	}
+	/*
+	 * The libraries' own messages ("mmap: Unknown error -22") name
+	 * their internals; ustack says what failed itself.  -v shows them.
+	 */
+	if (!verbose) {
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		tep_set_loglevel(TEP_LOG_NONE);
+		tracefs_set_loglevel(TEP_LOG_NONE);
 	}
 	if (lo.instance) {
 		if (optind < argc || buffer) {
@@ -638,8 +761,18 @@ int main(int argc, char **argv)
 	free(c.loaded);
 	free(c.buf);
 	free(lo.events);
-	fflush(stdout);
-	if (!ret && errors)
+	/* Every write counts: a full disk must not look like success */
+	if (fflush(stdout) == EOF || ferror(stdout) || c.write_error) {
+		fprintf(stderr, "ustack: write error: %s\n",
+			strerror(errno ? errno : EIO));
+		return 1;
+	}
+	damaged = report_problems(&c, &c.stats);
+	if (ret)
+		return ret;
+	if (damaged)
+		return EXIT_DAMAGED;
+	if (errors)
 		return EXIT_SYMS;
-	return ret;
+	return 0;
 }

@@ -124,6 +124,16 @@ if grep -q '^PASS: live: this kernel has no deferred' "$B/live.out"; then
 		cat "$B/live-tool.err"
 		fail "ustack -i on a kernel without deferred stacks (exit $rc)"
 	fi
+	# reading the top instance as it is: no waiting for stacks that
+	# cannot come
+	timeout 20 "$USTACK" -i top -d 5 >"$B/live-top.out" 2>"$B/live-top.err"
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'no deferred user stacks' "$B/live-top.err"; then
+		pass "ustack -i top on a kernel without deferred stacks: message, exit 1"
+	else
+		cat "$B/live-top.err"
+		fail "ustack -i top on a kernel without deferred stacks (exit $rc)"
+	fi
 fi
 
 # ---- the tool on synthetic trace.dat files ----
@@ -338,13 +348,102 @@ crashed=0
 for f in "$T"/flip*.dat; do
 	"${VG[@]}" "$USTACK" "$f" >/dev/null 2>&1
 	rc=$?
-	if [ "$rc" -gt 2 ]; then
+	# 0-3 are answers (3: damage reported); valgrind errors, signals are not
+	if [ "$rc" -gt 3 ]; then
 		echo "exit $rc on $f"
 		crashed=1
 	fi
 done
 [ $crashed = 0 ] && pass "bad input: 20 files with flipped bytes, no crash" ||
 	fail "bad input: flipped bytes"
+
+# ---- damage inside the ring-buffer pages is reported, never silent ----
+# A recorded fixture made uncompressed, so that its pages can be damaged
+# byte by byte; the headers stay intact, so the file opens.  Every damaged
+# copy whose output differs from the clean one must say so on stderr.
+if trace-cmd convert -i "$FIX/trigger-getppid.dat" -o "$T/unc.dat" --compression none \
+	>/dev/null 2>&1 &&
+   data=$(trace-cmd dump --flyrecord "$T/unc.dat" 2>/dev/null |
+	awk '/data offset and size/ { print $2, $3; exit }') && [ -n "$data" ]; then
+	run_tool clean 0 -s "$FIX/bin" "$T/unc.dat"
+	[ -s "$B/clean.err" ] && fail "damage: the clean copy warns: $(cat "$B/clean.err")"
+	python3 - "$T/unc.dat" "$T" $data <<'EOF2'
+import random, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off, size = int(sys.argv[3]), int(sys.argv[4])
+for seed in range(12):
+    r = random.Random(seed)
+    c = bytearray(d)
+    for _ in range(12):
+        # past the page header (timestamp, commit)
+        c[off + 16 + r.randrange(size - 16)] ^= r.randrange(1, 256)
+    open("%s/pagedamage%02d.dat" % (sys.argv[2], seed), "wb").write(c)
+EOF2
+	silent=0 reported=0 changed=0
+	for f in "$T"/pagedamage*.dat; do
+		"$USTACK" -s "$FIX/bin" "$f" >"$B/pd.out" 2>"$B/pd.err"
+		rc=$?
+		cmp -s "$B/pd.out" "$B/clean.out" && continue
+		changed=$((changed + 1))
+		if grep -q '^ustack: \(warning: the trace looks damaged\|note\): ' "$B/pd.err" &&
+		   [ "$(wc -l < "$B/pd.err")" = 1 ]; then
+			reported=$((reported + 1))
+		else
+			echo "silent damage: $f (exit $rc)"
+			silent=$((silent + 1))
+		fi
+	done
+	if [ $silent = 0 ] && [ $changed -ge 6 ]; then
+		pass "damage: $changed of 12 damaged copies change the output, each says so in one line"
+	else
+		fail "damage: $silent silent of $changed changed"
+	fi
+	# the marks: a frame that cannot be an address is not given a name
+	if grep -l 'looks damaged' "$B"/pd.err >/dev/null 2>&1; then :; fi
+	"$USTACK" -s "$FIX/bin" "$T/pagedamage03.dat" >"$B/pd3.out" 2>"$B/pd3.err"
+	rc=$?
+	if [ $rc = 3 ] && grep -q '^  k 0x[0-9a-f]* \[not an address\]$' "$B/pd3.out" &&
+	   grep -q 'implausible kernel frames' "$B/pd3.err"; then
+		pass "damage: implausible kernel frame marked [not an address], exit 3"
+	else
+		cat "$B/pd3.err"
+		fail "damage: no mark or exit $rc for an implausible kernel frame"
+	fi
+	"$USTACK" -q -s "$FIX/bin" "$T/pagedamage03.dat" >/dev/null 2>"$B/pd3q.err"
+	[ $? = 3 ] && [ ! -s "$B/pd3q.err" ] && pass "damage: -q keeps stderr quiet, exit still 3" ||
+		fail "damage: -q"
+else
+	fail "damage: cannot make an uncompressed copy of a fixture"
+fi
+
+# ---- exit codes and messages ----
+"$USTACK" -s "$FIX/bin" "$FIX/trigger-getppid.dat" >/dev/full 2>"$B/full.err"
+rc=$?
+if [ $rc = 1 ] && grep -qx 'ustack: write error: No space left on device' "$B/full.err" &&
+   [ "$(wc -l < "$B/full.err")" = 1 ]; then
+	pass "ustack > /dev/full: one write error line, exit 1"
+else
+	cat "$B/full.err"
+	fail "ustack > /dev/full: exit $rc"
+fi
+"$USTACK" -F -s "$FIX/bin" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
+[ $? = 1 ] && pass "ustack -F > /dev/full: exit 1" || fail "ustack -F > /dev/full"
+ver=$(sed -n 's/^VERSION[[:space:]]*=[[:space:]]*//p' "$LIB/Makefile")
+[ "$("$USTACK" --version)" = "ustack (libtracefs-ext) $ver" ] && [ "$("$USTACK" -V)" = "ustack (libtracefs-ext) $ver" ] &&
+	pass "ustack --version: $ver" || fail "ustack --version"
+"$USTACK" --version >/dev/full 2>/dev/null && fail "ustack --version > /dev/full exits 0" ||
+	pass "ustack --version > /dev/full: non-zero"
+"$USTACK" -h | grep -q -- '--version' && pass "ustack -h lists --version" || fail "ustack -h"
+# libtracecmd's own words stay hidden unless -v
+for f in "$T"/flip*.dat "$T/trunc-formats.dat"; do
+	"$USTACK" "$f" >/dev/null 2>>"$B/libmsgs.err"
+done
+if grep -v '^ustack: \|^libtracefs-ext: ' "$B/libmsgs.err" >"$B/libmsgs.other"; then
+	head -5 "$B/libmsgs.other"
+	fail "messages not from ustack reach the user ($(wc -l < "$B/libmsgs.other") lines)"
+else
+	pass "only ustack's own messages on stderr (libtracecmd's are hidden without -v)"
+fi
 run_tool usage 1 --no-such-option && pass "bad usage -> exit 1" || true
 run_tool nofile-live 1 -i x "$T/trigger.dat" && pass "bad usage: -i with FILE -> exit 1" || true
 
