@@ -43,6 +43,8 @@ __hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
 						    void *data);
 __hidden int ustack_join_feed(struct ustack_join *join,
 			      const struct ustack_input *in);
+/* ustack_file_open() without its probe in a child process */
+__hidden struct ustack_file *ustack_file_open_probed(const char *path);
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
 

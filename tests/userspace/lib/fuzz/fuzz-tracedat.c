@@ -1,19 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: a trace.dat file through ustack_file_open(), the join
- * of every buffer instance, and the symbol lookups of every frame (maps
- * and kallsyms saved in the file).  Seeds: the synthetic traces and the
- * recorded fixtures.
+ * libFuzzer target: the trace.dat reader, in-process, on files whose
+ * headers are intact and whose ring-buffer pages are damaged.
+ *
+ * A damaged header can crash libtracecmd 3.1.6 itself while it opens the
+ * file, which is why ustack_file_open() first opens a file in a child
+ * process; doing that for every input made this target fork once per
+ * input (a few inputs per second).  Here the headers never change, so
+ * libtracecmd opens every input, and the reader runs in this process:
+ * the join of every buffer instance and the symbol lookups of every
+ * frame, on pages libFuzzer damages at will.
+ *
+ * Seeds: FUZZ_SEEDS names a directory of uncompressed trace.dat files,
+ * each with NAME.pages beside it ("offset size" of each CPU's data, from
+ * trace-cmd dump --flyrecord; run-fuzz.sh makes them).  An input is
+ *   [u8 seed] then repeated [u16 offset into the pages][u8 value]
+ * and each triple sets one byte of the records of the chosen seed's pages
+ * (the offset taken modulo their size).  The 16-byte header of each page
+ * (timestamp, commit) stays: libtracecmd 3.1.6 reads it while opening the
+ * file and crashes in its own cleanup when it is bad, the header damage
+ * that ustack_file_open() keeps out of the process with its probe.
  */
-
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <trace-cmd.h>
 
-#include "tracefs-ext.h"
+#include "ustack-local.h"
+
+#define MAX_SEEDS	64
+#define MAX_SPANS	64
+#define PAGE		4096
+#define PAGE_HEADER	16
+
+struct seed {
+	unsigned char	*data;
+	size_t		size;
+	/* the CPU data sections, as one space of offsets */
+	size_t		span_off[MAX_SPANS];
+	size_t		span_len[MAX_SPANS];
+	int		nr_spans;
+	size_t		total;
+};
+
+static struct seed seeds[MAX_SEEDS];
+static int nr_seeds;
+static int memfd = -1;
+static char memfd_path[64];
 
 static int frames_cb(const struct ustack_event *ev, void *data)
 {
@@ -30,15 +67,108 @@ static int frames_cb(const struct ustack_event *ev, void *data)
 	return 0;
 }
 
+static unsigned char *read_all(const char *path, size_t *size)
+{
+	unsigned char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			unsigned char *p = realloc(buf, cap ? cap * 2 : 65536);
+
+			if (!p)
+				break;
+			buf = p;
+			cap = cap ? cap * 2 : 65536;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		if (!r)
+			break;
+		n += r;
+	}
+	fclose(f);
+	*size = n;
+	return buf;
+}
+
+static void load_seed(const char *dir, const char *name)
+{
+	char path[4096], pages[4200];
+	unsigned long long off, len;
+	struct seed *s = &seeds[nr_seeds];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(pages, sizeof(pages), "%s.pages", path);
+	f = fopen(pages, "r");
+	if (!f)
+		return;
+	s->data = read_all(path, &s->size);
+	while (s->data && fscanf(f, "%llu %llu", &off, &len) == 2) {
+		if (!len || off > s->size || len > s->size - off)
+			continue;
+		/* the records of each page, past its header */
+		for (; len >= PAGE && s->nr_spans < MAX_SPANS;
+		     off += PAGE, len -= PAGE) {
+			s->span_off[s->nr_spans] = off + PAGE_HEADER;
+			s->span_len[s->nr_spans] = PAGE - PAGE_HEADER;
+			s->total += PAGE - PAGE_HEADER;
+			s->nr_spans++;
+		}
+	}
+	fclose(f);
+	if (s->data && s->total && s->total < 65536 * 4)
+		nr_seeds++;
+	else
+		free(s->data);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *dir = getenv("FUZZ_SEEDS");
+	struct dirent *de;
+	DIR *d;
+
 	(void)argc;
 	(void)argv;
 	ustack_set_loglevel(TEP_LOG_NONE);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
 	tracefs_set_loglevel(TEP_LOG_NONE);
+	d = dir ? opendir(dir) : NULL;
+	while (d && (de = readdir(d)) && nr_seeds < MAX_SEEDS) {
+		size_t n = strlen(de->d_name);
+
+		if (n > 4 && !strcmp(de->d_name + n - 4, ".dat"))
+			load_seed(dir, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	memfd = memfd_create("fuzz.dat", 0);
+	if (!nr_seeds || memfd < 0) {
+		fprintf(stderr, "set FUZZ_SEEDS to a directory of trace.dat files with .pages\n");
+		exit(1);
+	}
+	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	fprintf(stderr, "fuzz-tracedat: %d seeds\n", nr_seeds);
 	return 0;
+}
+
+/* A position in the seed's pages as a file offset */
+static size_t page_offset(const struct seed *s, size_t pos)
+{
+	int i;
+
+	pos %= s->total;
+	for (i = 0; i < s->nr_spans; i++) {
+		if (pos < s->span_len[i])
+			return s->span_off[i] + pos;
+		pos -= s->span_len[i];
+	}
+	return s->span_off[0];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,19 +176,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ustack_join_stats st;
 	struct ustack_syms *syms;
 	struct ustack_file *file;
-	char path[64];
-	int fd;
+	const struct seed *s;
+	size_t i;
 
-	fd = memfd_create("fuzz.dat", 0);
-	if (fd < 0)
+	if (size < 1)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
+	s = &seeds[data[0] % nr_seeds];
+	if (ftruncate(memfd, 0) ||
+	    pwrite(memfd, s->data, s->size, 0) != (ssize_t)s->size)
 		return 0;
+	for (i = 1; i + 3 <= size; i += 3) {
+		size_t pos = data[i] | (size_t)data[i + 1] << 8;
+
+		if (pwrite(memfd, &data[i + 2], 1, page_offset(s, pos)) != 1)
+			return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	file = ustack_file_open(path);
-	close(fd);
+	file = ustack_file_open_probed(memfd_path);
 	if (!file)
 		return 0;
 	syms = ustack_syms_alloc();

@@ -1,8 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the libFuzzer target (clang, ASan) with the library's sources and
-# run it for a bounded time from a seed corpus: the synthetic traces and
-# the recorded fixtures.  usage: run-fuzz.sh BUILD_DIR SEED_DIR SECONDS
+# Build the two libFuzzer targets (clang, ASan, in-process) with the
+# library's sources and run each for a bounded time, or a number of runs.
+#
+#   run-fuzz.sh BUILD_DIR SEED_DIR SECONDS       CI: a short run of each
+#   FUZZ_RUNS=N run-fuzz.sh BUILD_DIR SEED_DIR   long run: N executions of
+#                                                each target, no time limit
+#
+# fuzz-tracedat: the trace.dat reader on files whose ring-buffer pages are
+#   damaged (headers intact, so libtracecmd opens them in-process).  Its
+#   seeds (FUZZ_SEEDS) are the synthetic traces of SEED_DIR, uncompressed,
+#   each with NAME.pages; FUZZ_FIXTURES=1 adds the recorded fixtures (real
+#   records, but their 1.3 MB of kallsyms make each run 30x slower).
+# fuzz-records: records fed straight to the join and the record decoding,
+#   with the event formats of a synthetic trace.
+# Crash inputs land in BUILD_DIR/fuzz/artifacts-TARGET/.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../../.." && pwd)
@@ -10,7 +22,8 @@ LIB=$REPO/libtracefs-ext
 B=$1/fuzz
 SEEDS=$2
 SECS=${3:-30}
-mkdir -p "$B/corpus" "$B/artifacts"
+RUNS=${FUZZ_RUNS:-}
+mkdir -p "$B"
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 CC="clang-14 -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE"
 for t in fuzz-tracedat fuzz-records; do
@@ -19,12 +32,41 @@ for t in fuzz-tracedat fuzz-records; do
 		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c \
 		$(pkg-config --libs $PKGS) -lelf || { echo "build $t failed"; exit 1; }
 done
-for f in "$SEEDS"/*.dat "$REPO"/tests/fixtures/*.dat "$HERE"/../data/regress/*.dat; do
+
+# ---- seeds of fuzz-tracedat: uncompressed trace.dat files + their pages ----
+S=$B/seeds
+rm -rf "$S" && mkdir -p "$S"
+pages() { # pages FILE: "offset size" of each CPU's data (file versions 6 and 7)
+	trace-cmd dump --flyrecord "$1" 2>/dev/null | awk '
+		/\[offset, size of cpu/ { print $1, $2 }
+		/\[id, data offset and size\]/ { print $2, $3 }'
+}
+fixtures=()
+[ "${FUZZ_FIXTURES:-0}" = 1 ] && fixtures=("$REPO"/tests/fixtures/*.dat)
+for f in "$SEEDS"/*.dat "${fixtures[@]}"; do
 	[ -f "$f" ] || continue
-	case $(basename "$f") in flip*|random*|trunc*|empty*) continue ;; esac
-	[ "$(stat -c %s "$f")" -le 4000000 ] && cp "$f" "$B/corpus/"
+	case $(basename "$f") in flip*|random*|trunc*|empty*|pagedamage*|unc*|badfmt*) continue ;; esac
+	n=$(basename "$(dirname "$f")")-$(basename "$f")
+	trace-cmd convert -i "$f" -o "$S/$n" --compression none >/dev/null 2>&1 ||
+		cp "$f" "$S/$n"
+	pages "$S/$n" > "$S/$n.pages"
+	[ -s "$S/$n.pages" ] || rm -f "$S/$n" "$S/$n.pages"
 done
-echo "seeds: $(ls "$B/corpus" | wc -l)"
+nseeds=$(ls "$S"/*.dat 2>/dev/null | wc -l)
+echo "fuzz-tracedat seeds: $nseeds files"
+[ "$nseeds" -gt 0 ] || { echo "no seed files"; exit 1; }
+# starting inputs: each seed untouched, and each with a few bytes set
+mkdir -p "$B/corpus-tracedat"
+python3 - "$B/corpus-tracedat" "$nseeds" <<'PY'
+import os, random, sys
+out, n = sys.argv[1], int(sys.argv[2])
+r = random.Random(1)
+for i in range(n):
+    open(os.path.join(out, "seed%02d" % i), "wb").write(bytes([i]))
+    e = bytes([i]) + bytes(r.randrange(256) for _ in range(3 * 8))
+    open(os.path.join(out, "seed%02d-8" % i), "wb").write(e)
+PY
+
 # Leaks inside the uninstrumented libtracecmd/libtraceevent error paths
 # are theirs, not ours.
 cat >"$B/lsan.supp" <<'SUPP'
@@ -34,10 +76,12 @@ SUPP
 export LSAN_OPTIONS=suppressions=$B/lsan.supp
 export ASAN_OPTIONS=allocator_may_return_null=1
 fuzz() {
-	local t=$1 corpus=$2
+	local t=$1 corpus=$2 limit rc runs rate
+	rm -rf "$B/artifacts-$t"
 	mkdir -p "$B/artifacts-$t"
-	"$B/$t" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=65536 \
-		-max_len=1048576 -artifact_prefix="$B/artifacts-$t/" \
+	if [ -n "$RUNS" ]; then limit=-runs=$RUNS; else limit=-max_total_time=$SECS; fi
+	"$B/$t" "$limit" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=65536 \
+		-max_len=4096 -print_final_stats=1 -artifact_prefix="$B/artifacts-$t/" \
 		"$corpus" >"$B/$t.log" 2>&1
 	rc=$?
 	tail -3 "$B/$t.log"
@@ -46,12 +90,14 @@ fuzz() {
 		echo "$t: crash (exit $rc), see $B/artifacts-$t"
 		return 1
 	fi
-	runs=$(grep -o 'Done [0-9]* runs' "$B/$t.log" | tail -1)
-	RESULT="$RESULT${RESULT:+; }$t: ${runs:-?} in ${SECS}s"
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$B/$t.log" | tail -1)
+	RESULT="$RESULT${RESULT:+; }$t: ${runs:-?} runs, ${rate:-?}/s"
 }
 RESULT=
 ok=0
-fuzz fuzz-tracedat "$B/corpus" || ok=1
+export FUZZ_SEEDS=$S
+fuzz fuzz-tracedat "$B/corpus-tracedat" || ok=1
 # records: formats from a synthetic trace, seeds from its stream
 mkdir -p "$B/corpus-records"
 python3 "$HERE/seed-records.py" "$HERE/../data/formats" "$1/work/callchain" \
