@@ -171,3 +171,30 @@ probe_kvm() {
 	rm -rf "$tmp"
 	return 1
 }
+
+# private_apt DIR 'TYPE SUITE'...: an apt state of our own in DIR (the
+# machine's apt setup is not touched), whose sources are the given entries
+# (for example 'deb trixie-backports', 'deb-src bookworm') on the machine's
+# own archive (apt_archive_uri), component main.  Sets APT_OPTS, the
+# options that make apt-get use it; the caller runs 'apt-get update'.
+private_apt() {
+	local dir=$1 archive e
+	shift
+	mkdir -p "$dir"/{lists/partial,archives/partial,etc/preferences.d}
+	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/etc/sources.list"
+		  -o "Dir::Etc::SourceParts=/nonexistent"
+		  -o "Dir::Etc::Preferences=/nonexistent"
+		  -o "Dir::Etc::PreferencesParts=$dir/etc/preferences.d"
+		  -o "Dir::State::Lists=$dir/lists"
+		  -o "Dir::State::status=/dev/null"
+		  -o "Dir::Cache=$dir"
+		  -o "Dir::Cache::archives=$dir/archives"
+		  -o "Debug::NoLocking=1")
+	archive=$(apt_archive_uri) ||
+		die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
+	log "apt: archive $archive (from the machine's apt sources)"
+	for e in "$@"; do
+		printf '%s [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+			"${e%% *}" "$archive" "${e#* }"
+	done > "$dir/etc/sources.list"
+}

@@ -9,18 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pkg=${KPKG:-linux-source-7.3}
 ensure_cache
 apt_dir=$CACHE/apt
-mkdir -p "$apt_dir"/{lists/partial,archives/partial,etc/preferences.d} "$CACHE/src"
-
-apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
-	  -o "Dir::Etc::SourceParts=/nonexistent"
-	  -o "Dir::Etc::Preferences=/nonexistent"
-	  -o "Dir::Etc::PreferencesParts=$apt_dir/etc/preferences.d"
-	  -o "Dir::State::Lists=$apt_dir/lists"
-	  -o "Dir::State::status=/dev/null"
-	  -o "Dir::Cache=$apt_dir"
-	  -o "Dir::Cache::archives=$apt_dir/archives"
-	  -o "APT::Default-Release=trixie-backports"
-	  -o "Debug::NoLocking=1")
+mkdir -p "$CACHE/src"
 
 stamp=$CACHE/src/.unpacked
 if [ -f "$stamp" ] && [ -d "$(cat "$stamp")" ]; then
@@ -30,13 +19,8 @@ fi
 
 need_pkgs apt dpkg tar xz-utils debian-archive-keyring
 # The archive is the one this machine's apt already uses (rig/common.sh).
-archive=$(apt_archive_uri) ||
-	die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
-log "apt: archive $archive (from the machine's apt sources)"
-cat > "$apt_dir/etc/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie-backports main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
-SRC
+private_apt "$apt_dir" 'deb trixie-backports' 'deb trixie'
+apt_opts=("${APT_OPTS[@]}" -o "APT::Default-Release=trixie-backports")
 log "apt: updating private lists for trixie-backports"
 apt-get "${apt_opts[@]}" -q update >&2
 deb=$(ls "$apt_dir"/archives/${pkg}_*.deb 2>/dev/null | tail -1 || true)

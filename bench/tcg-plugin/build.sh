@@ -31,24 +31,9 @@ hdr=$dir/$ver/qemu-plugin.h
 
 fetch_header() {
 	need_pkgs apt dpkg-dev tar xz-utils debian-archive-keyring
-	mkdir -p "$apt_dir"/{lists/partial,archives/partial,etc/preferences.d,src}
-	local apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
-		-o "Dir::Etc::SourceParts=/nonexistent"
-		-o "Dir::Etc::Preferences=/nonexistent"
-		-o "Dir::Etc::PreferencesParts=$apt_dir/etc/preferences.d"
-		-o "Dir::State::Lists=$apt_dir/lists"
-		-o "Dir::State::status=/dev/null"
-		-o "Dir::Cache=$apt_dir"
-		-o "Dir::Cache::archives=$apt_dir/archives"
-		-o "Debug::NoLocking=1")
-	local archive
-	archive=$(apt_archive_uri) ||
-		die "no Debian archive found in /etc/apt sources (set FTD_APT_URI to one)"
-	log "apt: archive $archive (from the machine's apt sources)"
-	cat > "$apt_dir/etc/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive bookworm main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive bookworm-updates main
-SRC
+	private_apt "$apt_dir" 'deb-src bookworm' 'deb-src bookworm-updates'
+	local apt_opts=("${APT_OPTS[@]}")
+	mkdir -p "$apt_dir/src"
 	log "apt: updating private source lists for bookworm"
 	apt-get "${apt_opts[@]}" -q update >&2
 	# The installed version when the archive still has it, else the
