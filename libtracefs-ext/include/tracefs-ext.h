@@ -12,6 +12,7 @@
 #ifndef _TRACEFS_EXT_H
 #define _TRACEFS_EXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <event-parse.h>
@@ -22,10 +23,12 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	0
+#define USTACK_VERSION_MINOR	1
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
+/* Prints them; weak: a program may define its own (since 1.1). */
+int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
 
 /* ---- control (ustack_control(3)) ---- */
 

@@ -14,13 +14,26 @@ void ustack_set_loglevel(enum tep_loglevel level)
 	log_level = level;
 }
 
+/*
+ * Print one message of the library.  Weak, as libtraceevent's
+ * tep_vprint(): a program that defines its own ustack_vprint() gets the
+ * messages (those at or below the log level) instead of stderr.
+ */
+int __attribute__((weak))
+ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
+{
+	(void)level;
+	fprintf(stderr, "libtracefs-ext: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return 0;
+}
+
 static void ustack_vlog(enum tep_loglevel level, const char *fmt, va_list ap)
 {
 	if (level > log_level)
 		return;
-	fprintf(stderr, "libtracefs-ext: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	ustack_vprint(level, fmt, ap);
 }
 
 void ustack_err(const char *fmt, ...)

@@ -8,11 +8,16 @@
  * Prints "PASS: name" or "FAIL: name: why" per test.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ustack-local.h"
+
+/* compat.c: ustack_join_get_stats@LIBTRACEFS_EXT_1.0 */
+int __ustack_join_get_stats_1_0(struct ustack_join *join,
+				struct ustack_join_stats *stats);
 
 #define MAX_GOT	256
 
@@ -716,8 +721,104 @@ static void test_records(const char *dir)
 			CHECK(l.g[i].nr_k == 1 &&
 			      l.g[i].k[0] == 0xffffffff81000200ULL,
 			      "clamped kernel stack: %d", l.g[i].nr_k);
+	CHECK(!st.bad_kernel_frames && !st.bad_user_frames,
+	      "implausible frames in good records: %llu kernel, %llu user",
+	      st.bad_kernel_frames, st.bad_user_frames);
+
+	/* frames a damaged page gives (issue 6): counted, still delivered */
+	memset(b, 0, sizeof(b));
+	put16(b, 200);
+	put32(b + 4, 77);
+	add(j, b, 16, 1, 2000);
+	put16(b, 4);
+	put32(b + 8, 3);
+	put64(b + 16, 0xf7ffffff810f4f2aULL);
+	put64(b + 24, 0xffffffff810f4f2aULL);
+	put64(b + 32, 0x7f0000001000ULL);
+	add(j, b, 16 + 8 * 8, 1, 2001);
+	memset(b, 0, sizeof(b));
+	put16(b, 1601);
+	put32(b + 4, 77);
+	put64(b + 8, 0x4d00000001ULL);
+	add(j, b, 16, 1, 2002);
+	memset(b, 0, sizeof(b));
+	put16(b, 1602);
+	put32(b + 4, 77);
+	put64(b + 8, 0x4d00000001ULL);
+	put32(b + 16, 77);
+	put32(b + 24, (3 * 8) << 16 | 28);
+	put64(b + 28, 0x47f5b9d966350ULL);
+	put64(b + 36, 0x55555555a000ULL);
+	put64(b + 44, 0x10ULL);
+	add(j, b, 28 + 24, 0, 2003);
+	/* frames that do not fill whole elements; a truncation flag of 2 */
+	put64(b + 8, 0x4e00000001ULL);
+	put32(b + 24, 12 << 16 | 28);
+	add(j, b, 28 + 24, 0, 2004);
+	put32(b + 20, 2);
+	put32(b + 24, 8 << 16 | 28);
+	add(j, b, 28 + 24, 0, 2005);
+	ustack_join_flush(j);
+	ustack_join_get_stats(j, &st);
+	CHECK(st.bad_kernel_frames == 2, "implausible kernel frames %llu, want 2",
+	      st.bad_kernel_frames);
+	/* 0x47f5b9d966350 and 0x10 in the first stack, 0x47f5.. again */
+	CHECK(st.bad_user_frames == 3, "implausible user frames %llu, want 3",
+	      st.bad_user_frames);
+	CHECK(st.malformed == 7, "malformed %llu, want 7", st.malformed);
+	CHECK(l.n > 0 && l.g[l.n - 1].pid == 77 && l.g[l.n - 1].nr_k == 3 &&
+	      l.g[l.n - 1].nr_u == 3, "the damaged event is delivered as it is");
+	{
+		/* the 1.0 ABI: the structure ends at peak_events */
+		unsigned char raw[sizeof(st)];
+		size_t old = offsetof(struct ustack_join_stats,
+				      bad_kernel_frames);
+
+		memset(raw, 0xa5, sizeof(raw));
+		CHECK(__ustack_join_get_stats_1_0(j, (void *)raw) == 0,
+		      "1.0 get_stats");
+		CHECK(!memcmp(raw, &st, old) && raw[old] == 0xa5 &&
+		      raw[sizeof(raw) - 1] == 0xa5,
+		      "1.0 get_stats writes past the 1.0 structure");
+	}
 	ustack_join_free(j);
 	tep_free(tep);
+	end();
+}
+
+static void test_plausible(void)
+{
+	static const unsigned long long kernel_ok[] = {
+		0xffffffff80000000ULL, 0xffffffff810f4f2aULL,
+		0xffffffffc0a01234ULL, 0xfffffffffffff000ULL,
+	};
+	static const unsigned long long kernel_bad[] = {
+		0, 0x10, 0x7f0000001000ULL, 0xf7ffffff810f4f2aULL,
+		0xffff800000000000ULL, 0xffffffff7fffffffULL, ~0ULL,
+	};
+	static const unsigned long long user_ok[] = {
+		0, 0x1000, 0x401136, 0xf7f0a123ULL, 0x55555555a000ULL,
+		0x7ffff7dd1000ULL, 0x7fffffffefffULL,
+	};
+	static const unsigned long long user_bad[] = {
+		1, 0xfff, 0x47f5b9d966350ULL, 0x800000000000ULL,
+		0xffffffff810f4f2aULL, ~0ULL,
+	};
+	size_t i;
+
+	begin("plausible frames on x86-64: the issue's examples are not");
+	for (i = 0; i < sizeof(kernel_ok) / sizeof(*kernel_ok); i++)
+		CHECK(ustack_frame_plausible(kernel_ok[i], USTACK_FRAME_KERNEL),
+		      "kernel 0x%llx", kernel_ok[i]);
+	for (i = 0; i < sizeof(kernel_bad) / sizeof(*kernel_bad); i++)
+		CHECK(!ustack_frame_plausible(kernel_bad[i], USTACK_FRAME_KERNEL),
+		      "kernel 0x%llx", kernel_bad[i]);
+	for (i = 0; i < sizeof(user_ok) / sizeof(*user_ok); i++)
+		CHECK(ustack_frame_plausible(user_ok[i], USTACK_FRAME_USER),
+		      "user 0x%llx", user_ok[i]);
+	for (i = 0; i < sizeof(user_bad) / sizeof(*user_bad); i++)
+		CHECK(!ustack_frame_plausible(user_bad[i], USTACK_FRAME_USER),
+		      "user 0x%llx", user_bad[i]);
 	end();
 }
 
@@ -769,6 +870,7 @@ int main(int argc, char **argv)
 	test_bounded();
 	test_stop();
 	test_free_pending();
+	test_plausible();
 	test_records(argv[1]);
 	test_bad_format(argv[1]);
 	return failures ? 1 : 0;
