@@ -86,7 +86,14 @@ make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
 	die "cannot build libtracefs-ext"
 suite kernel-static "$REPO/tests/kernel-static.sh"
 suite rig "$REPO/tests/rig/run.sh"
-suite guest guest_suite --timeout 2400
+# perf for the guest (t-45 asks with --call-graph fp,defer); a test that
+# needs it and finds none fails
+perf_bin=
+if [ -z "$only" ] || [ "$only" = guest ]; then
+	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
+fi
+suite guest guest_suite --timeout 2400 \
+	--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh"
 # Deferred user stacks asked for on the kernel command line: a boot of its own
 suite guest-boot guest_suite --out-name guest-boot-run --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
