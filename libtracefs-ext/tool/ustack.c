@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,41 @@ struct ctx {
 };
 
 static struct ustack_live *live_handle;
+/* errors libtracefs-ext has told the user about, in ustack's name */
+static int lib_errors;
+
+/*
+ * libtracefs-ext's messages (those its log level lets through) say what
+ * failed precisely ("X: not a readable trace.dat file"): print them as
+ * ustack's own, and do not repeat them in vaguer words.
+ */
+int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "ustack: %s", level > TEP_LOG_ERROR ? "warning: " : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (level <= TEP_LOG_ERROR)
+		lib_errors++;
+	return 0;
+}
+
+/*
+ * Every write counts: a full disk must not look like success.  err is
+ * the error a write already saw, if any.  Returns 0, or -1 after saying
+ * so on stderr.
+ */
+static int check_stdout(int err)
+{
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout) || err) {
+		if (errno)
+			err = errno;
+		fprintf(stderr, "ustack: write error: %s\n",
+			strerror(err ? err : EIO));
+		return -1;
+	}
+	return 0;
+}
 
 static void usage(FILE *fp)
 {
@@ -376,6 +412,16 @@ static void print_stats(const struct ustack_join_stats *s)
 		s->malformed);
 }
 
+/* "N things" in the summary line, when N is not 0 */
+static void report_count(const char **sep, unsigned long long n,
+			 const char *one, const char *many)
+{
+	if (!n)
+		return;
+	fprintf(stderr, "%s%llu %s", *sep, n, n == 1 ? one : many);
+	*sep = ", ";
+}
+
 /*
  * One line on stderr, unless -q, when the trace shows damage (frames that
  * cannot be return addresses, records at odds with their format) or
@@ -399,27 +445,17 @@ static bool report_problems(const struct ctx *c,
 		return damaged;
 	fprintf(stderr, "ustack: %s", damaged ?
 		"warning: the trace looks damaged: " : "note: ");
-	if (s->bad_kernel_frames) {
-		fprintf(stderr, "%llu implausible kernel frames", s->bad_kernel_frames);
-		sep = ", ";
-	}
-	if (s->bad_user_frames) {
-		fprintf(stderr, "%s%llu implausible user frames", sep,
-			s->bad_user_frames);
-		sep = ", ";
-	}
-	if (unnamed) {
-		fprintf(stderr, "%s%llu kernel frames outside the kernel's symbols",
-			sep, unnamed);
-		sep = ", ";
-	}
-	if (s->malformed) {
-		fprintf(stderr, "%s%llu malformed records", sep, s->malformed);
-		sep = ", ";
-	}
-	if (s->never_arrived)
-		fprintf(stderr, "%s%llu events whose user stack never arrived",
-			sep, s->never_arrived);
+	report_count(&sep, s->bad_kernel_frames, "implausible kernel frame",
+		     "implausible kernel frames");
+	report_count(&sep, s->bad_user_frames, "implausible user frame",
+		     "implausible user frames");
+	report_count(&sep, unnamed, "kernel frame outside the kernel's symbols",
+		     "kernel frames outside the kernel's symbols");
+	report_count(&sep, s->malformed, "malformed record",
+		     "malformed records");
+	report_count(&sep, s->never_arrived,
+		     "event whose user stack never arrived",
+		     "events whose user stack never arrived");
 	fprintf(stderr, " (--stats for details)\n");
 	return damaged;
 }
@@ -557,12 +593,14 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	struct ustack_join_stats st;
 	struct ustack_file *file;
 	char *dup, *dir;
-	int index = -1, i, n, ret;
+	int index = -1, i, n, ret, lib;
 
+	lib = lib_errors;
 	file = ustack_file_open(path);
 	if (!file) {
-		fprintf(stderr, "ustack: cannot read %s: %s\n", path,
-			strerror(errno));
+		if (lib_errors == lib)
+			fprintf(stderr, "ustack: cannot read %s: %s\n", path,
+				strerror(errno));
 		return 1;
 	}
 	n = ustack_file_instances(file);
@@ -595,9 +633,12 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		free(dup);
 	}
 	ustack_syms_set_file(c->syms, file);
+	lib = lib_errors;
 	ret = ustack_file_iterate(file, index, event_cb, c, &st);
 	if (c->write_error) {
 		ret = 1;	/* main() says so */
+	} else if (ret < 0 && !c->error && lib_errors != lib) {
+		ret = 1;	/* the library said what */
 	} else if (ret < 0 || c->error) {
 		fprintf(stderr, "ustack: failed reading %s%s%s\n", path,
 			c->error ? ": " : "", c->error ? strerror(c->error) : "");
@@ -711,11 +752,11 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("ustack (libtracefs-ext) %s\n", USTACK_VERSION);
 			ustack_syms_free(c.syms);
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+			return check_stdout(0) ? 1 : 0;
 		case 'h':
 			usage(stdout);
 			ustack_syms_free(c.syms);
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+			return check_stdout(0) ? 1 : 0;
 		default:
 			usage(stderr);
 			ustack_syms_free(c.syms);
@@ -761,12 +802,8 @@ int main(int argc, char **argv)
 	free(c.loaded);
 	free(c.buf);
 	free(lo.events);
-	/* Every write counts: a full disk must not look like success */
-	if (fflush(stdout) == EOF || ferror(stdout) || c.write_error) {
-		fprintf(stderr, "ustack: write error: %s\n",
-			strerror(errno ? errno : EIO));
+	if (check_stdout(c.write_error ? c.error : 0))
 		return 1;
-	}
 	damaged = report_problems(&c, &c.stats);
 	if (ret)
 		return ret;

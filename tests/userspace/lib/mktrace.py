@@ -37,6 +37,9 @@ KSYMS = [
     (0xffffffff81007000, "process_one_work"),
     (0xffffffff81008000, "kthread"),
     (0xffffffff81009000, "ret_from_fork"),
+    # as in a real kallsyms: the last function has a symbol after it
+    # (libtraceevent names no address past the last symbol)
+    (0xffffffff8100a000, "_etext"),
 ]
 
 

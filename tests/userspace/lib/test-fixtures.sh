@@ -59,10 +59,18 @@ for f in "$FIX"/*.dat; do
 	name=$(basename "$f" .dat)
 	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$f" >"$B/$name.out" 2>"$B/$name.err"
 	rc=$?
-	if [ "$rc" = 99 ] || [ "$rc" -gt 2 ] || [ "$rc" = 1 ]; then
+	if [ "$rc" = 99 ] || [ "$rc" -gt 3 ] || [ "$rc" = 1 ]; then
 		cat "$B/$name.err"
 		echo "FAIL: fixture $name: ustack exit $rc"
 		continue
+	fi
+	# a real recording: no frame out of range, no malformed record
+	if [ "$rc" = 3 ] || grep -q 'looks damaged' "$B/$name.err" ||
+	   grep -q 'not an address' "$B/$name.out"; then
+		cat "$B/$name.err"
+		echo "FAIL: fixture $name: reported as damaged"
+	else
+		echo "PASS: fixture $name: no sign of damage"
 	fi
 	read -r events complete ok never trunc late kf < <(summary "$B/$name.out")
 	case $name in
