@@ -15,6 +15,16 @@
  *               syscall, for tests that act while requests are pending)
  *   exit        exit_group() from inside work_inner
  *   exec PATH   execve(PATH, [PATH, "getppid", "1"]) from work_inner
+ *   exec-unmapped PATH
+ *               the same execve, as the task "xunmapped", from
+ *               main -> work_padded -> work_outer -> ..., with the stack
+ *               pages above work_inner's frame dropped first
+ *               (MADV_DONTNEED): the frames of work_padded and main read
+ *               as zeros, and the first user stack walk of the execve
+ *               (the flush in begin_new_exec()) takes a page fault in the
+ *               kernel on work_padded's frame, where the walk stops.  The
+ *               process never returns to those frames: execve replaces the
+ *               image, or it exits with 127 when execve fails
  *   spin MS     spin in user space for MS milliseconds (timer interrupts
  *               land in a user task), then one getppid
  *   deep N      recurse N levels below work_inner (work_deep), then getppid
@@ -30,6 +40,8 @@
 #include <string.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "insn-marker.h"
@@ -64,6 +76,12 @@ static const char *mode = "getppid";
 static volatile sig_atomic_t got_signal;
 static long count = 1;
 static char **exec_argv;
+
+/* exec-unmapped: what execve reads lives outside the stack, written once */
+static char xu_path[4096], xu_arg1[] = "getppid", xu_arg2[] = "1";
+static char xu_comm[16] = "xunmapped";
+static char *xu_argv[4];
+static void *padded_frame;
 
 static void on_signal(int sig)
 {
@@ -120,6 +138,18 @@ NOINLINE void work_inner(void)
 	} else if (!strcmp(mode, "exec")) {
 		sink += raw_syscall3(SYS_execve, (long)exec_argv[0],
 				    (long)exec_argv, 0);
+	} else if (!strcmp(mode, "exec-unmapped")) {
+		unsigned long lo, hi;
+
+		/* from the page above this frame to work_padded's frame */
+		lo = ((unsigned long)__builtin_frame_address(0) | 4095) + 1;
+		hi = ((unsigned long)padded_frame | 4095) + 1;
+		raw_syscall3(SYS_prctl, PR_SET_NAME, (long)xu_comm, 0);
+		if (raw_syscall3(SYS_madvise, lo, hi - lo, MADV_DONTNEED))
+			raw_syscall3(SYS_exit_group, 126, 0, 0);
+		raw_syscall3(SYS_execve, (long)xu_path, (long)xu_argv, 0);
+		/* the frames above are gone: never return to them */
+		raw_syscall3(SYS_exit_group, 127, 0, 0);
 	}
 	sink++;
 }
@@ -134,6 +164,17 @@ NOINLINE void work_outer(void)
 {
 	work_middle();
 	sink++;
+}
+
+/* Puts 12 KiB between work_outer's frame and its own */
+NOINLINE void work_padded(void)
+{
+	volatile char pad[3 * 4096];
+
+	pad[0] = 0;
+	padded_frame = __builtin_frame_address(0);
+	work_outer();
+	sink += pad[0];
 }
 
 static NOINLINE void spin(long ms)
@@ -164,6 +205,22 @@ int main(int argc, char **argv)
 		args[1] = "getppid";
 		args[2] = "1";
 		exec_argv = args;
+	}
+	if (!strcmp(mode, "exec-unmapped")) {
+		if (argc < 3 || strlen(argv[2]) >= sizeof(xu_path)) {
+			fprintf(stderr, "usage: %s exec-unmapped PATH\n", argv[0]);
+			return 2;
+		}
+		strcpy(xu_path, argv[2]);
+		xu_argv[0] = xu_path;
+		xu_argv[1] = xu_arg1;
+		xu_argv[2] = xu_arg2;
+		/* make the pages execve reads present: no fault before the flush */
+		xu_arg1[0] = 'g';
+		xu_arg2[0] = '1';
+		xu_comm[0] = 'x';
+		work_padded();
+		return 1;
 	}
 	if (!strcmp(mode, "spin")) {
 		spin(count);
