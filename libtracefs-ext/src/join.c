@@ -959,6 +959,7 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 			goto bad;
 	} else if (type == join->ustack.id && type >= 0) {
 		unsigned long long tgid, truncated;
+		long long end;
 
 		in.type = USTACK_IN_USTACK;
 		if (unwind_rec_num(join->tep, record, join->ustack.f1,
@@ -968,8 +969,18 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 				   &truncated) ||
 		    unwind_rec_dynamic(join->tep, record, join->ustack.f4, &sp))
 			goto bad;
-		/* no such process id, or a flag that is not one */
-		if (!tgid || tgid >= PID_LIMIT || truncated > 1)
+		/*
+		 * No such process id, a flag that is not one, or frames that
+		 * are not where the kernel puts them: after the fixed fields,
+		 * and last in the record (which the ring buffer pads to 4
+		 * bytes, 8 on some architectures).
+		 */
+		end = (sp.data - (const char *)record->data) +
+		      (long long)sp.nr * sp.esize;
+		if (!tgid || tgid >= PID_LIMIT || truncated > 1 ||
+		    sp.data - (const char *)record->data <
+		    join->ustack.f4->offset + join->ustack.f4->size ||
+		    record->size - end >= 8)
 			join->stats.malformed++;
 		in.tgid = (int)tgid;
 		in.truncated = (unsigned int)truncated;

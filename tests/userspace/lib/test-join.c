@@ -758,14 +758,25 @@ static void test_records(const char *dir)
 	put32(b + 20, 2);
 	put32(b + 24, 8 << 16 | 28);
 	add(j, b, 28 + 24, 0, 2005);
+	/* frames that end 8 bytes before the record: a damaged length */
+	put32(b + 20, 0);
+	put32(b + 24, 16 << 16 | 28);
+	add(j, b, 28 + 24, 0, 2006);
+	/* frames over the fixed fields (truncated, the data_loc itself) */
+	put32(b + 24, 8 << 16 | 20);
+	add(j, b, 28 + 24, 0, 2007);
 	ustack_join_flush(j);
 	ustack_join_get_stats(j, &st);
 	CHECK(st.bad_kernel_frames == 2, "implausible kernel frames %llu, want 2",
 	      st.bad_kernel_frames);
-	/* 0x47f5b9d966350 and 0x10 in the first stack, 0x47f5.. again */
-	CHECK(st.bad_user_frames == 3, "implausible user frames %llu, want 3",
+	/*
+	 * 0x47f5b9d966350 and 0x10 in the first stack, 0x47f5.. at 2005 and
+	 * 2006, 0x0008001400000000 at 2007
+	 */
+	CHECK(st.bad_user_frames == 5, "implausible user frames %llu, want 5",
 	      st.bad_user_frames);
-	CHECK(st.malformed == 7, "malformed %llu, want 7", st.malformed);
+	/* 5 before, 2004 to 2007 */
+	CHECK(st.malformed == 9, "malformed %llu, want 9", st.malformed);
 	CHECK(l.n > 0 && l.g[l.n - 1].pid == 77 && l.g[l.n - 1].nr_k == 3 &&
 	      l.g[l.n - 1].nr_u == 3, "the damaged event is delivered as it is");
 	{
