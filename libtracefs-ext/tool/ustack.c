@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <trace-cmd.h>
 
@@ -27,6 +28,11 @@
 
 /* How a frame that cannot be a return address is shown */
 #define BAD_FRAME	"[not an address]"
+
+/* long options without a letter */
+enum {
+	OPT_TRACEFS	= 256,
+};
 
 struct folded {
 	char		*stack;
@@ -119,6 +125,7 @@ static void usage(FILE *fp)
 "  -c, --count N         count for that trigger\n"
 "  -O, --option          set options stacktrace and userstacktrace_defer\n"
 "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C)\n"
+"      --tracefs DIR     tracefs is mounted at DIR (default: found)\n"
 "  -v, --verbose         also show the messages of libtracecmd,\n"
 "                        libtraceevent and libtracefs\n"
 "  -V, --version         print the version and exit\n"
@@ -460,6 +467,24 @@ static bool report_problems(const struct ctx *c,
 	return damaged;
 }
 
+/* --tracefs DIR: libtracefs takes any string; say here if it is none */
+static int set_tracefs(const char *dir)
+{
+	struct stat st;
+	int err = 0;
+
+	if (stat(dir, &st) < 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (tracefs_set_tracing_dir((char *)dir) < 0)
+		err = errno ? errno : ENOMEM;
+	if (!err)
+		return 0;
+	fprintf(stderr, "ustack: %s: %s\n", dir, strerror(err));
+	return -1;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -674,6 +699,7 @@ int main(int argc, char **argv)
 		{ "count",	required_argument,	NULL, 'c' },
 		{ "option",	no_argument,		NULL, 'O' },
 		{ "duration",	required_argument,	NULL, 'd' },
+		{ "tracefs",	required_argument,	NULL, OPT_TRACEFS },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -681,7 +707,7 @@ int main(int argc, char **argv)
 	};
 	struct live_opts lo = { 0 };
 	struct ctx c = { 0 };
-	const char *buffer = NULL;
+	const char *buffer = NULL, *tracefs = NULL;
 	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
@@ -749,6 +775,9 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case OPT_TRACEFS:
+			tracefs = optarg;
+			break;
 		case 'V':
 			printf("ustack (libtracefs-ext) %s\n", USTACK_VERSION);
 			ustack_syms_free(c.syms);
@@ -778,14 +807,19 @@ int main(int argc, char **argv)
 			ustack_syms_free(c.syms);
 			return 1;
 		}
+		if (tracefs && set_tracefs(tracefs) < 0) {
+			ustack_syms_free(c.syms);
+			return 1;
+		}
 		c.live = true;
 		lo.stats = stats;
 		ret = run_live(&c, &lo);
 		if (c.folded)
 			folded_print(&c);
 	} else {
-		if (lo.nr_events || lo.option || lo.filter || lo.duration) {
-			fprintf(stderr, "ustack: -e, -f, -O and -d need -i\n");
+		if (lo.nr_events || lo.option || lo.filter || lo.duration ||
+		    tracefs) {
+			fprintf(stderr, "ustack: -e, -f, -O, -d and --tracefs need -i\n");
 			ustack_syms_free(c.syms);
 			return 1;
 		}

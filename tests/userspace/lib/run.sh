@@ -136,6 +136,40 @@ if grep -q '^PASS: live: this kernel has no deferred' "$B/live.out"; then
 	fi
 fi
 
+# ---- ustack -i on a kernel without the feature, anywhere ----
+# A fake tracefs (--tracefs) as a kernel without deferred stacks has it:
+# events and options, none of ours.  Reading the top instance, and
+# tracing an event of it, both fail at once with the reason, and write
+# nothing to the tree.
+FT=$B/fake-tracefs-nodefer
+mkdir -p "$FT/events/syscalls/sys_enter_getppid" "$FT/options" "$FT/instances"
+printf 'trigger\n  stacktrace\n' >"$FT/README"
+: >"$FT/events/syscalls/sys_enter_getppid/trigger"
+: >"$FT/events/syscalls/sys_enter_getppid/enable"
+: >"$FT/options/stacktrace"
+find "$FT" -type f -exec md5sum {} + | sort >"$B/ft.before"
+nodefer=0
+for args in "-i top" "-i top -e syscalls:sys_enter_getppid" "-i top -O"; do
+	# shellcheck disable=SC2086
+	timeout 20 "${VG[@]}" "$USTACK" --tracefs "$FT" $args -d 5 >"$B/nodefer.out" 2>"$B/nodefer.err"
+	rc=$?
+	if [ $rc != 1 ] || [ -s "$B/nodefer.out" ] ||
+	   ! grep -qx 'ustack: this kernel has no deferred user stacks (.*)' "$B/nodefer.err" ||
+	   [ "$(wc -l < "$B/nodefer.err")" != 1 ]; then
+		cat "$B/nodefer.err"
+		echo "ustack $args: exit $rc"
+		nodefer=1
+	fi
+done
+find "$FT" -type f -exec md5sum {} + | sort >"$B/ft.after"
+cmp -s "$B/ft.before" "$B/ft.after" || nodefer=1
+[ $nodefer = 0 ] && pass "ustack -i top (also -e, -O) on a fake tracefs without the feature: one line, exit 1, nothing written" ||
+	fail "ustack -i on a fake tracefs without the feature"
+"$USTACK" --tracefs "$B/no-such-dir" -i top -d 1 >/dev/null 2>"$B/nodefer.err"
+[ $? = 1 ] && grep -qx "ustack: $B/no-such-dir: No such file or directory" "$B/nodefer.err" &&
+	pass "ustack --tracefs with a missing directory: named, exit 1" ||
+	fail "ustack --tracefs with a missing directory"
+
 # ---- the tool on synthetic trace.dat files ----
 MK="python3 $HERE/mktrace.py --formats $HERE/data/formats"
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
