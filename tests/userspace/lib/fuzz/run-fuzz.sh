@@ -6,14 +6,23 @@
 #   run-fuzz.sh BUILD_DIR SEED_DIR SECONDS       CI: a short run of each
 #   FUZZ_RUNS=N run-fuzz.sh BUILD_DIR SEED_DIR   long run: N executions of
 #                                                each target, no time limit
+#   FUZZ_TARGETS=fuzz-records ...                only the targets named
+#
+# run.sh calls it with its build directory and traces (BUILD_DIR/traces);
+# a long run (not in CI) reuses them, one target at a time, e.g.
+#   FUZZ_RUNS=10000000 FUZZ_TARGETS=fuzz-records nice -n 19 \
+#     run-fuzz.sh tests/userspace/lib/build tests/userspace/lib/build/traces
 #
 # fuzz-tracedat: the trace.dat reader on files whose ring-buffer pages are
 #   damaged (headers intact, so libtracecmd opens them in-process).  Its
 #   seeds (FUZZ_SEEDS) are the synthetic traces of SEED_DIR, uncompressed,
 #   each with NAME.pages; FUZZ_FIXTURES=1 adds the recorded fixtures (real
 #   records, but their 1.3 MB of kallsyms make each run 30x slower).
-# fuzz-records: records fed straight to the join and the record decoding,
-#   with the event formats of a synthetic trace.
+# fuzz-records: records built from operations (event, kernel stack,
+#   cookie, user stack, raw bytes, damage, flush) with the formats of two
+#   synthetic traces, fed straight to the join and the record decoding;
+#   seeds from seed-records.py.  data/regress/records/ holds inputs it once
+#   failed on: they run before it fuzzes, every time.
 # Crash inputs land in BUILD_DIR/fuzz/artifacts-TARGET/.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -74,14 +83,17 @@ leak:libtracecmd.so
 leak:libtraceevent.so
 SUPP
 export LSAN_OPTIONS=suppressions=$B/lsan.supp
-export ASAN_OPTIONS=allocator_may_return_null=1
-fuzz() {
-	local t=$1 corpus=$2 limit rc runs rate
+# a short malloc context and quarantine: a third more runs a second, a
+# sixth of the memory
+export ASAN_OPTIONS=allocator_may_return_null=1:malloc_context_size=4:quarantine_size_mb=16
+want() { case " ${FUZZ_TARGETS:-fuzz-tracedat fuzz-records} " in *" $1 "*) return 0 ;; esac; return 1; }
+fuzz() { # fuzz TARGET CORPUS MAX_LEN
+	local t=$1 corpus=$2 limit rc runs rate done
 	rm -rf "$B/artifacts-$t"
 	mkdir -p "$B/artifacts-$t"
 	if [ -n "$RUNS" ]; then limit=-runs=$RUNS; else limit=-max_total_time=$SECS; fi
 	"$B/$t" "$limit" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=65536 \
-		-max_len=4096 -print_final_stats=1 -artifact_prefix="$B/artifacts-$t/" \
+		-max_len="$3" -print_final_stats=1 -artifact_prefix="$B/artifacts-$t/" \
 		"$corpus" >"$B/$t.log" 2>&1
 	rc=$?
 	tail -3 "$B/$t.log"
@@ -92,17 +104,27 @@ fuzz() {
 	fi
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$B/$t.log" | tail -1)
-	RESULT="$RESULT${RESULT:+; }$t: ${runs:-?} runs, ${rate:-?}/s"
+	done=$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$B/$t.log" | tail -1)
+	RESULT="$RESULT${RESULT:+; }$t: ${runs:-?} runs, ${rate:-?}/s, $done"
 }
 RESULT=
 ok=0
 export FUZZ_SEEDS=$S
-fuzz fuzz-tracedat "$B/corpus-tracedat" || ok=1
-# records: formats from a synthetic trace, seeds from its stream
-mkdir -p "$B/corpus-records"
+want fuzz-tracedat && { fuzz fuzz-tracedat "$B/corpus-tracedat" 4096 || ok=1; }
+# records: the formats of a synthetic trace and of one without the unwind
+# events; seeds: join scenarios and the trigger stream (seed-records.py)
+rm -rf "$B/corpus-records"
 python3 "$HERE/seed-records.py" "$HERE/../data/formats" "$1/work/callchain" \
-	"$B/corpus-records/trigger" || ok=1
-export FUZZ_FORMATS=$SEEDS/trigger.dat
-fuzz fuzz-records "$B/corpus-records" || ok=1
+	"$B/corpus-records" || ok=1
+export FUZZ_FORMATS=$SEEDS/trigger.dat:$SEEDS/nounwind.dat
+# the inputs it once failed on, every run
+R=$HERE/../data/regress/records
+if ls "$R"/* >/dev/null 2>&1 &&
+   ! "$B/fuzz-records" "$R"/* >"$B/regress-records.log" 2>&1; then
+	grep -A30 'ERROR\|SUMMARY' "$B/regress-records.log" | head -60
+	echo "fuzz-records: a regression input fails"
+	ok=1
+fi
+want fuzz-records && { fuzz fuzz-records "$B/corpus-records" 512 || ok=1; }
 [ $ok = 0 ] && echo "$RESULT, no crash"
 exit $ok
