@@ -893,6 +893,36 @@ static void count_bad_frames(struct ustack_join *join,
 	}
 }
 
+/*
+ * The size of a kernel_stack disagrees with its record: more entries than
+ * the record holds, or addresses after the last one.  The kernel sizes the
+ * record to the entries (up to 4 bytes of padding); older kernels fill a
+ * fixed array with 0 or end it with ULONG_MAX, which are no addresses.
+ */
+static bool kstack_size_damaged(struct ustack_join *join,
+				struct tep_record *record,
+				const struct unwind_rec_span *sp,
+				unsigned long long size)
+{
+	struct unwind_rec_span all = *sp;
+	unsigned long long addr, end;
+	int room, off = join->kstack.f2->offset;
+
+	if (off < 0 || off > record->size)
+		return false;
+	room = (record->size - off) / sp->esize;
+	if (size > (unsigned long long)room)
+		return true;
+	end = sp->esize == 4 ? 0xffffffffULL : ~0ULL;
+	all.nr = room;
+	for (; (int)size < room; size++) {
+		addr = unwind_rec_addr(join->tep, &all, size);
+		if (addr && addr != end)
+			return true;
+	}
+	return false;
+}
+
 /* The addresses of a span, in buf when they fit, else in new memory. */
 static unsigned long long *read_frames(struct ustack_join *join,
 				       const struct unwind_rec_span *sp,
@@ -940,11 +970,8 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 		if (unwind_rec_kstack(join->tep, record, join->kstack.f1,
 				      join->kstack.f2, &sp))
 			goto bad;
-		/* more entries than the record holds: the size is damaged */
 		if (!unwind_rec_num(join->tep, record, join->kstack.f1, &size) &&
-		    join->kstack.f2->offset >= 0 &&
-		    size > (unsigned long long)(record->size -
-						join->kstack.f2->offset) / sp.esize)
+		    kstack_size_damaged(join, record, &sp, size))
 			join->stats.malformed++;
 		frames = read_frames(join, &sp, fbuf, STACK_BUF);
 		if (!frames)

@@ -765,6 +765,14 @@ static void test_records(const char *dir)
 	/* frames over the fixed fields (truncated, the data_loc itself) */
 	put32(b + 24, 8 << 16 | 20);
 	add(j, b, 28 + 24, 0, 2007);
+	/* a kernel stack of size 1 with 3 addresses: a damaged size */
+	memset(b, 0, sizeof(b));
+	put16(b, 4);
+	put32(b + 4, 77);
+	put32(b + 8, 1);
+	for (i = 0; i < 3; i++)
+		put64(b + 16 + 8 * i, 0xffffffff81000300ULL + i);
+	add(j, b, 16 + 8 * 3, 1, 2008);
 	ustack_join_flush(j);
 	ustack_join_get_stats(j, &st);
 	CHECK(st.bad_kernel_frames == 2, "implausible kernel frames %llu, want 2",
@@ -775,8 +783,8 @@ static void test_records(const char *dir)
 	 */
 	CHECK(st.bad_user_frames == 5, "implausible user frames %llu, want 5",
 	      st.bad_user_frames);
-	/* 5 before, 2004 to 2007 */
-	CHECK(st.malformed == 9, "malformed %llu, want 9", st.malformed);
+	/* 5 before, 2004 to 2008 */
+	CHECK(st.malformed == 10, "malformed %llu, want 10", st.malformed);
 	CHECK(l.n > 0 && l.g[l.n - 1].pid == 77 && l.g[l.n - 1].nr_k == 3 &&
 	      l.g[l.n - 1].nr_u == 3, "the damaged event is delivered as it is");
 	{
