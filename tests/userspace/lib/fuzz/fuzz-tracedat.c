@@ -14,9 +14,11 @@
  * Seeds: FUZZ_SEEDS names a directory of uncompressed trace.dat files,
  * each with NAME.pages beside it ("offset size" of each CPU's data, from
  * trace-cmd dump --flyrecord; run-fuzz.sh makes them).  An input is
- *   [u8 seed] then repeated [u16 offset into the pages][u8 value]
- * and each triple sets one byte of the records of the chosen seed's pages
- * (the offset taken modulo their size).  The 16-byte header of each page
+ *   [u8 seed] then repeated [u16 pos][u8 value]
+ * where pos & 0x7fff is an offset into the records of the chosen seed's
+ * pages (modulo their size).  Without bit 15 the triple sets one byte
+ * there; with it, an odd value zeroes the rest of that page (the commit
+ * in its header stays), an even one cuts the file there, the last edit.  The 16-byte header of each page
  * (timestamp, commit) stays: libtracecmd 3.1.6 reads it while opening the
  * file and crashes in its own cleanup when it is bad, the header damage
  * that ustack_file_open() keeps out of the process with its probe.
@@ -51,6 +53,7 @@ static struct seed seeds[MAX_SEEDS];
 static int nr_seeds;
 static int memfd = -1;
 static char memfd_path[64];
+static const char *write_to;
 
 static int frames_cb(const struct ustack_event *ev, void *data)
 {
@@ -153,21 +156,44 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	write_to = getenv("FUZZ_WRITE");
 	fprintf(stderr, "fuzz-tracedat: %d seeds\n", nr_seeds);
 	return 0;
 }
 
-/* A position in the seed's pages as a file offset */
-static size_t page_offset(const struct seed *s, size_t pos)
+/*
+ * FUZZ_WRITE=PATH: keep the damaged file of the input run last, to add a
+ * crash to data/regress/ as a trace.dat that ustack reads
+ */
+static void save(const char *path)
+{
+	unsigned char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return;
+	while ((n = pread(memfd, buf, sizeof(buf), off)) > 0) {
+		fwrite(buf, 1, n, f);
+		off += n;
+	}
+	fclose(f);
+}
+
+/* A position in the seed's pages as a file offset; *end: its page's end */
+static size_t page_offset(const struct seed *s, size_t pos, size_t *end)
 {
 	int i;
 
 	pos %= s->total;
 	for (i = 0; i < s->nr_spans; i++) {
+		*end = s->span_off[i] + s->span_len[i];
 		if (pos < s->span_len[i])
 			return s->span_off[i] + pos;
 		pos -= s->span_len[i];
 	}
+	*end = s->span_off[0] + s->span_len[0];
 	return s->span_off[0];
 }
 
@@ -186,11 +212,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    pwrite(memfd, s->data, s->size, 0) != (ssize_t)s->size)
 		return 0;
 	for (i = 1; i + 3 <= size; i += 3) {
-		size_t pos = data[i] | (size_t)data[i + 1] << 8;
+		size_t pos = data[i] | (size_t)(data[i + 1] & 0x7f) << 8;
+		size_t end, off = page_offset(s, pos, &end);
 
-		if (pwrite(memfd, &data[i + 2], 1, page_offset(s, pos)) != 1)
-			return 0;
+		if (!(data[i + 1] & 0x80)) {
+			if (pwrite(memfd, &data[i + 2], 1, off) != 1)
+				return 0;
+		} else if (data[i + 2] & 1) {
+			/* the rest of the page lost: zeros */
+			static const unsigned char zero[PAGE];
+
+			if (pwrite(memfd, zero, end - off, off) < 0)
+				return 0;
+		} else {
+			/* the file ends inside the page data */
+			if (ftruncate(memfd, off))
+				return 0;
+			break;
+		}
 	}
+	if (write_to)
+		save(write_to);
 	file = ustack_file_open_probed(memfd_path);
 	if (!file)
 		return 0;
