@@ -137,6 +137,13 @@ enum {
 
 int ustack_frame_plausible(unsigned long long addr, int kernel);
 
+/*
+ * A kernel frame inside an ftrace trampoline: the kernel writes this
+ * instead of the address (its FTRACE_TRAMPOLINE_MARKER, INT_MAX).  It is
+ * plausible, but no address to look up.
+ */
+#define USTACK_FTRACE_TRAMPOLINE	0x7fffffffULL
+
 /* ustack_join_set_flags() */
 enum {
 	/* also deliver events that have neither kernel stack nor cookie */

@@ -870,7 +870,8 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 int ustack_frame_plausible(unsigned long long addr, int kernel)
 {
 	if (kernel)
-		return addr >= KERNEL_TEXT_START && addr != ~0ULL;
+		return (addr >= KERNEL_TEXT_START && addr != ~0ULL) ||
+		       addr == USTACK_FTRACE_TRAMPOLINE;
 	return !addr || (addr >= FIRST_ADDR && addr < USER_ADDR_END);
 }
 

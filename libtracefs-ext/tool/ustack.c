@@ -28,6 +28,8 @@
 
 /* How a frame that cannot be a return address is shown */
 #define BAD_FRAME	"[not an address]"
+/* The kernel's mark for a frame in an ftrace trampoline */
+#define TRAMPOLINE	"[ftrace trampoline]"
 
 /* long options without a letter */
 enum {
@@ -255,6 +257,10 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 		snprintf(out, size, "0x%llx_" BAD_FRAME, addr);
 		goto clean;
 	}
+	if (kernel && addr == USTACK_FTRACE_TRAMPOLINE) {
+		snprintf(out, size, TRAMPOLINE);
+		goto clean;
+	}
 	if (c->raw)
 		r = -1;
 	else if (kernel)
@@ -357,6 +363,8 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		if (!ustack_frame_plausible(ev->kernel[i], USTACK_FRAME_KERNEL))
 			snprintf(frame, sizeof(frame), "0x%llx " BAD_FRAME,
 				 ev->kernel[i]);
+		else if (ev->kernel[i] == USTACK_FTRACE_TRAMPOLINE)
+			snprintf(frame, sizeof(frame), TRAMPOLINE);
 		else if (c->raw)
 			snprintf(frame, sizeof(frame), "0x%llx", ev->kernel[i]);
 		else if (ustack_syms_format_kernel(c->syms, ev->kernel[i],

@@ -225,6 +225,25 @@ if run_tool trigger 0 "$T/trigger.dat"; then
 		fail "ustack: trigger trace output (complete=$n)"
 	fi
 fi
+# the kernel's mark for a frame in an ftrace trampoline (INT_MAX): no
+# damage, shown by what it is
+python3 - "$T/trigger.dat" "$T/tramp.dat" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+a = struct.pack("<Q", 0xffffffff81000410)   # do_syscall_64+0x10
+i = d.find(a)
+assert i > 0
+d[i:i + 8] = struct.pack("<Q", 0x7fffffff)
+open(sys.argv[2], "wb").write(d)
+EOF
+if run_tool tramp 0 "$T/tramp.dat" && [ ! -s "$B/tramp.err" ] &&
+   grep -qx '  k \[ftrace trampoline\]' "$B/tramp.out" &&
+   run_tool tramp-folded 0 -F "$T/tramp.dat" && grep -q ';\[ftrace_trampoline\];' "$B/tramp-folded.out"; then
+	pass "ustack: a frame in an ftrace trampoline (INT_MAX) is shown as one, not as damage"
+else
+	cat "$B/tramp.err"
+	fail "ustack: the ftrace trampoline mark"
+fi
 if run_tool folded 0 --folded "$T/trigger.dat"; then
 	want_enter="callchain;${LIBC:+__libc_start_main;}main;work_outer;work_middle;work_inner;entry_SYSCALL_64_after_hwframe;do_syscall_64;trace_event_raw_event_sys_enter 6"
 	if grep -qxF "$want_enter" "$B/folded.out" &&

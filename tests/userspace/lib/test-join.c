@@ -810,10 +810,12 @@ static void test_plausible(void)
 	static const unsigned long long kernel_ok[] = {
 		0xffffffff80000000ULL, 0xffffffff810f4f2aULL,
 		0xffffffffc0a01234ULL, 0xfffffffffffff000ULL,
+		USTACK_FTRACE_TRAMPOLINE,
 	};
 	static const unsigned long long kernel_bad[] = {
 		0, 0x10, 0x7f0000001000ULL, 0xf7ffffff810f4f2aULL,
 		0xffff800000000000ULL, 0xffffffff7fffffffULL, ~0ULL,
+		0x7ffffffeULL, 0x80000000ULL,
 	};
 	static const unsigned long long user_ok[] = {
 		0, 0x1000, 0x401136, 0xf7f0a123ULL, 0x55555555a000ULL,
