@@ -146,4 +146,40 @@ static inline int unwind_rec_dynamic(struct tep_handle *tep,
 	return 0;
 }
 
+/*
+ * The records (Documentation/contract.md, "The records"), both in the
+ * ftrace system: user_stack_cookie { u64 cookie; unsigned int flags;
+ * __data_loc unsigned long[] kernel } right after the event that asked,
+ * and user_stack_deferred { u64 cookie; int tgid; unsigned int flags;
+ * unsigned int depth; __data_loc unsigned long[] frames }.  The kernel
+ * array is a plain __data_loc array: unwind_rec_dynamic() reads it.
+ * Flag bits not named here are reserved: readers ignore them.
+ */
+#define UNWIND_REC_SYSTEM		"ftrace"
+#define UNWIND_REC_COOKIE		"user_stack_cookie"
+#define UNWIND_REC_DEFERRED		"user_stack_deferred"
+
+/* user_stack_cookie flags: no user_stack_deferred will follow */
+#define UNWIND_REC_NO_USER_STACK	(1U << 0)
+/* user_stack_deferred flags */
+#define UNWIND_REC_TRUNCATED		(1U << 0)	/* depth > frames */
+#define UNWIND_REC_LATE			(1U << 1)	/* from the cache */
+
+/*
+ * Unreleased versions of the series wrote unwind:user_stack_cookie (the
+ * cookie only, after a separate ftrace:kernel_stack) and
+ * unwind:user_stack_deferred (with a 4-byte "truncated").  Readers do not
+ * read those: they say so in one line, in these words.
+ */
+#define UNWIND_REC_PRERELEASE_MSG					\
+	"trace recorded by a pre-release kernel series "		\
+	"(unwind:user_stack_* records): record it again"
+
+/* Non-zero when tep has the formats of the pre-release records. */
+static inline int unwind_rec_prerelease(struct tep_handle *tep)
+{
+	return tep_find_event_by_name(tep, "unwind", "user_stack_cookie") ||
+	       tep_find_event_by_name(tep, "unwind", "user_stack_deferred");
+}
+
 #endif /* _UNWIND_RECORD_H */
