@@ -5,11 +5,11 @@
  * One unwind_deferred client serves all of tracing.  An instance that
  * wants user stacks (a stacktrace:defer trigger, or the
  * userstacktrace_defer option) is given a slot.  When one of its events
- * asks, the request records the deferred unwind cookie in the instance's
- * buffer and marks the slot in the task's struct trace_unwind_task.  The
- * deferred callback runs in task context right before the task returns to
- * user space and writes the user stack into every instance marked for
- * that kernel entry, once per instance.
+ * asks, the request records the deferred unwind cookie, with the event's
+ * kernel stack, in the instance's buffer and marks the slot in the task's
+ * struct trace_unwind_task.  The deferred callback runs in task context
+ * right before the task returns to user space and writes the user stack
+ * into every instance marked for that kernel entry, once per instance.
  *
  * A single client, instead of one per instance, keeps the number of
  * instances independent of the few free bits of the unwind mask.
@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 
 #include "trace.h"
+#include "trace_output.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/unwind.h>
@@ -36,6 +37,14 @@
 
 /* Never a cookie: the per-task record is being reset for a new entry */
 #define TRACE_UNWIND_RESETTING		U64_MAX
+
+/* What the event that asks for a user stack records with its cookie */
+struct trace_unwind_ask {
+	unsigned int	trace_ctx;
+	bool		kernel_stack;
+	int		skip;
+	struct pt_regs	*regs;
+};
 
 static struct unwind_work trace_unwind_work;
 static bool trace_unwind_ready __read_mostly;
@@ -204,61 +213,93 @@ static bool trace_unwind_queue_nmi(struct trace_unwind_task *rec,
 	return false;
 }
 
-static void trace_unwind_write_cookie(struct trace_buffer *buffer, u64 cookie,
-				      unsigned int trace_ctx)
+/*
+ * A user_stack_cookie record: the cookie, and the kernel stack of the
+ * event that asks when it wants one.  One reservation for both, laid out
+ * by the event's own offsets code.  Never inlined, so that the frames to
+ * skip are known.
+ */
+static noinline void
+trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
+			  unsigned int flags, const struct trace_unwind_ask *ask)
 {
+	struct trace_event_data_offsets_user_stack_cookie offsets;
+	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	struct trace_event_raw_user_stack_cookie *entry;
 	struct ring_buffer_event *event;
+	unsigned long *calls = NULL;
+	unsigned int nr = 0, max;
+	int token = -1, size;
 
+	if (ask->kernel_stack)
+		token = ftrace_stack_get(tr, ask->skip, ask->regs, &calls, &nr);
+
+	/* A kernel stack too deep for a sub-buffer keeps its inner frames */
+	max = (ring_buffer_max_event_size(buffer) - sizeof(*entry)) /
+		sizeof(unsigned long);
+	nr = min(nr, max);
+
+	size = trace_event_get_offsets_user_stack_cookie(&offsets, cookie,
+							 flags, calls, nr);
 	event = trace_buffer_lock_reserve(buffer,
 					  event_user_stack_cookie.event.type,
-					  sizeof(*entry), trace_ctx);
-	if (!event)
-		return;
+					  sizeof(*entry) + size, ask->trace_ctx);
+	if (event) {
+		entry = ring_buffer_event_data(event);
+		entry->cookie = cookie;
+		entry->flags = flags;
+		entry->__data_loc_kernel = offsets.kernel;
+		if (nr)
+			memcpy((void *)entry + (offsets.kernel & 0xffff), calls,
+			       nr * sizeof(unsigned long));
+		__buffer_unlock_commit(buffer, event);
+	}
 
-	entry = ring_buffer_event_data(event);
-	entry->cookie = cookie;
-	__buffer_unlock_commit(buffer, event);
+	if (token >= 0)
+		ftrace_stack_put(token);
 }
 
 /* Returns false when @tr cannot record now: nothing was written */
 static bool trace_unwind_write_stack(struct trace_array *tr,
 				     const unsigned long *frames,
-				     unsigned int nr, u64 cookie,
-				     unsigned int trace_ctx)
+				     unsigned int nr, unsigned int flags,
+				     u64 cookie, unsigned int trace_ctx)
 {
+	struct trace_event_data_offsets_user_stack_deferred offsets;
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	struct trace_event_raw_user_stack_deferred *entry;
-	unsigned int max, size, offset;
 	struct ring_buffer_event *event;
-	bool truncated = false;
-
-	/* Where the frames go, as the event's format file says */
-	offset = offsetof(typeof(*entry), __data);
+	unsigned int max, depth = nr;
+	int size;
 
 	/* The event must fit in one sub-buffer of this instance */
-	max = (ring_buffer_max_event_size(buffer) - offset) /
+	max = (ring_buffer_max_event_size(buffer) - sizeof(*entry)) /
 		sizeof(unsigned long);
 	max = min(max, TRACE_UNWIND_MAX_FRAMES);
 	if (nr >= max) {
-		truncated = nr > max;
+		if (nr > max)
+			flags |= TRACE_UNWIND_TRUNCATED;
 		nr = max;
 	}
-	size = nr * sizeof(unsigned long);
 
+	size = trace_event_get_offsets_user_stack_deferred(&offsets, cookie,
+							   flags, depth,
+							   frames, nr);
 	event = trace_buffer_lock_reserve(buffer,
 					  event_user_stack_deferred.event.type,
-					  offset + size, trace_ctx);
+					  sizeof(*entry) + size, trace_ctx);
 	if (!event)
 		return false;
 
 	entry = ring_buffer_event_data(event);
 	entry->cookie = cookie;
 	entry->tgid = current->tgid;
-	entry->truncated = truncated;
-	entry->__data_loc_frames = (size << 16) | offset;
-	if (size)
-		memcpy(entry->__data, frames, size);
+	entry->flags = flags;
+	entry->depth = depth;
+	entry->__data_loc_frames = offsets.frames;
+	if (nr)
+		memcpy((void *)entry + (offsets.frames & 0xffff), frames,
+		       nr * sizeof(unsigned long));
 	__buffer_unlock_commit(buffer, event);
 	return true;
 }
@@ -272,11 +313,12 @@ static bool trace_unwind_write_stack(struct trace_array *tr,
 static void trace_unwind_serve(struct trace_unwind_task *rec,
 			       struct trace_array *tr, unsigned int slot,
 			       const unsigned long *frames, unsigned int nr,
-			       u64 cookie, unsigned int trace_ctx)
+			       unsigned int flags, u64 cookie,
+			       unsigned int trace_ctx)
 {
 	if (test_and_set_bit(slot, rec->served))
 		return;
-	if (!trace_unwind_write_stack(tr, frames, nr, cookie, trace_ctx))
+	if (!trace_unwind_write_stack(tr, frames, nr, flags, cookie, trace_ctx))
 		clear_bit(slot, rec->served);
 }
 
@@ -291,11 +333,9 @@ static void trace_unwind_deliver_late(struct trace_unwind_task *rec,
 {
 	struct unwind_cache *cache = current->unwind_info.cache;
 
-	if (cache)
-		trace_unwind_serve(rec, tr, slot, cache->entries,
-				   cache->nr_entries, cookie, trace_ctx);
-	else
-		trace_unwind_serve(rec, tr, slot, NULL, 0, cookie, trace_ctx);
+	trace_unwind_serve(rec, tr, slot, cache ? cache->entries : NULL,
+			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE,
+			   cookie, trace_ctx);
 }
 
 /*
@@ -312,15 +352,30 @@ static bool trace_unwind_user_task(void)
  * trace_unwind_user_request - ask for the user stack of the current task
  * @tr: the instance that asks
  * @trace_ctx: the trace context of the event that asks
+ * @kernel_stack: record the kernel stack too
+ * @skip: kernel frames to skip, as for ftrace_stack_get()
+ * @regs: the registers to take the kernel stack from, or NULL
  *
- * Writes a user_stack_cookie event into @tr.  The user_stack_deferred
- * event with the same cookie follows in @tr before the task returns to
- * user space.  Nothing is written for tasks without a user stack.
- * Safe in any context, NMI included.
+ * Writes a user_stack_cookie record into @tr, with the kernel stack when
+ * @kernel_stack: one record for both.  The user_stack_deferred record
+ * with the same cookie follows in @tr before the task returns to user
+ * space.  A task without a user stack (a kernel thread, a user worker, an
+ * exiting task) gets no cookie, only the kernel_stack record that the
+ * stacktrace trigger would write when @kernel_stack.  Safe in any
+ * context, NMI included.
  */
-void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
+void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
+			       bool kernel_stack, int skip,
+			       struct pt_regs *regs)
 {
 	struct trace_unwind_task *rec = &current->trace_unwind;
+	struct trace_unwind_ask ask = {
+		.trace_ctx	= trace_ctx,
+		.kernel_stack	= kernel_stack,
+		/* This function and trace_unwind_write_cookie() */
+		.skip		= regs ? 0 : skip + 2,
+		.regs		= regs,
+	};
 	unsigned long flags;
 	unsigned int slot;
 	u64 cookie;
@@ -328,7 +383,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 	/* Pairs with the release in trace_unwind_user_enable() */
 	slot = smp_load_acquire(&tr->unwind_slot);
 	if (!slot || !trace_unwind_user_task())
-		return;
+		goto kernel_only;
 	slot--;
 
 	/*
@@ -339,8 +394,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 	cookie = READ_ONCE(current->unwind_info.id.id);
 	if (cookie && READ_ONCE(rec->cookie) == cookie &&
 	    test_bit(slot, rec->asked)) {
-		trace_unwind_write_cookie(tr->array_buffer.buffer, cookie,
-					  trace_ctx);
+		trace_unwind_write_cookie(tr, cookie, 0, &ask);
 		/* The callback ran but could not write into @tr: try again */
 		if (READ_ONCE(rec->delivered) == cookie &&
 		    !test_bit(slot, rec->served))
@@ -351,20 +405,25 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 
 	/* On error the cookie may be set anyway: it means nothing */
 	if (unwind_deferred_request(&trace_unwind_work, &cookie) < 0)
-		return;
+		goto kernel_only;
 
 	local_irq_save(flags);
 	if (trace_unwind_claim(rec, cookie)) {
 		trace_unwind_drain_nmi(rec);
 		set_bit(slot, rec->asked);
 	} else if (!trace_unwind_queue_nmi(rec, slot)) {
-		/* No room: better no cookie than one never answered */
+		/*
+		 * No room to note the request: no user stack will come for
+		 * it, and the record says so, for readers not to wait.
+		 */
 		local_irq_restore(flags);
+		trace_unwind_write_cookie(tr, cookie,
+					  TRACE_UNWIND_NO_USER_STACK, &ask);
 		return;
 	}
 	local_irq_restore(flags);
 
-	trace_unwind_write_cookie(tr->array_buffer.buffer, cookie, trace_ctx);
+	trace_unwind_write_cookie(tr, cookie, 0, &ask);
 
 	/*
 	 * A request after the callback ran in this entry, for example from
@@ -372,6 +431,13 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx)
 	 */
 	if (READ_ONCE(rec->delivered) == cookie)
 		trace_unwind_deliver_late(rec, tr, slot, cookie, trace_ctx);
+	return;
+
+kernel_only:
+	/* No user stack to ask for: the kernel stack alone, as stacktrace */
+	if (kernel_stack)
+		__ftrace_trace_stack(tr, tr->array_buffer.buffer, trace_ctx,
+				     regs ? 0 : skip + 1, regs);
 }
 
 static void trace_unwind_callback(struct unwind_work *work,
@@ -396,14 +462,107 @@ static void trace_unwind_callback(struct unwind_work *work,
 		tr = rcu_dereference(trace_unwind_slots[slot]);
 		if (tr)
 			trace_unwind_serve(rec, tr, slot, trace->entries,
-					   trace->nr, cookie, trace_ctx);
+					   trace->nr, 0, cookie, trace_ctx);
 	}
 }
+
+/*
+ * The frames of a record's array, or none when its __data_loc points
+ * outside the entry (a buffer kept from the last boot may be damaged).
+ */
+static const unsigned long *trace_unwind_array(struct trace_iterator *iter,
+					       u32 loc, unsigned int *nr)
+{
+	unsigned int off = loc & 0xffff, len = loc >> 16;
+
+	*nr = 0;
+	if (off > iter->ent_size || len > iter->ent_size - off)
+		return NULL;
+	*nr = len / sizeof(unsigned long);
+	return (void *)iter->ent + off;
+}
+
+/*
+ * The trace file shows the kernel stack of a user_stack_cookie record by
+ * name, the way it shows ftrace:kernel_stack.  The print format in the
+ * event's format file is for readers of the binary records.
+ */
+static enum print_line_t trace_unwind_cookie_print(struct trace_iterator *iter,
+						   int flags,
+						   struct trace_event *event)
+{
+	struct trace_event_raw_user_stack_cookie *field = (void *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	const unsigned long *calls;
+	unsigned int i, nr;
+	int ret;
+
+	ret = trace_raw_output_prep(iter, event);
+	if (ret != TRACE_TYPE_HANDLED)
+		return ret;
+
+	trace_seq_printf(s, "cookie=0x%llx%s\n", field->cookie,
+			 field->flags & TRACE_UNWIND_NO_USER_STACK ?
+			 " (no user stack)" : "");
+
+	calls = trace_unwind_array(iter, field->__data_loc_kernel, &nr);
+	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++) {
+		trace_seq_puts(s, " => ");
+		if (calls[i] == FTRACE_TRAMPOLINE_MARKER)
+			trace_seq_puts(s, "[FTRACE TRAMPOLINE]");
+		else
+			seq_print_ip_sym(s, trace_adjust_address(iter->tr,
+								 calls[i]),
+					 flags);
+		trace_seq_putc(s, '\n');
+	}
+	return trace_handle_return(s);
+}
+
+/* The user frames in hex, as __print_array() prints them */
+static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
+						  int flags,
+						  struct trace_event *event)
+{
+	struct trace_event_raw_user_stack_deferred *field = (void *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	const unsigned long *frames;
+	unsigned int i, nr;
+	int ret;
+
+	ret = trace_raw_output_prep(iter, event);
+	if (ret != TRACE_TYPE_HANDLED)
+		return ret;
+
+	frames = trace_unwind_array(iter, field->__data_loc_frames, &nr);
+	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%u", field->cookie,
+			 field->tgid, nr);
+	if (field->depth != nr)
+		trace_seq_printf(s, " depth=%u", field->depth);
+	if (field->flags & TRACE_UNWIND_TRUNCATED)
+		trace_seq_puts(s, " (truncated)");
+	if (field->flags & TRACE_UNWIND_LATE)
+		trace_seq_puts(s, " (late)");
+	trace_seq_puts(s, " frames={");
+	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++)
+		trace_seq_printf(s, "%s0x%lx", i ? "," : "", frames[i]);
+	trace_seq_puts(s, "}\n");
+	return trace_handle_return(s);
+}
+
+static struct trace_event_functions trace_unwind_cookie_funcs = {
+	.trace		= trace_unwind_cookie_print,
+};
+
+static struct trace_event_functions trace_unwind_stack_funcs = {
+	.trace		= trace_unwind_stack_print,
+};
 
 /**
  * trace_unwind_user_init - register the deferred user stack client
  *
- * Called from tracer_alloc_buffers(), before the trace_options= and
+ * Called from tracer_alloc_buffers(), before the trace events are
+ * registered and before the trace_options= and
  * trace_trigger= boot parameters are applied, so that they can ask for
  * deferred user stacks; perf registers its client as early, from
  * perf_event_init().  Registered once and never cancelled:
@@ -413,6 +572,16 @@ static void trace_unwind_callback(struct unwind_work *work,
 void __init trace_unwind_user_init(void)
 {
 	int ret;
+
+	/*
+	 * Before the events are registered: the records are written by
+	 * this file alone, so they have no enable, filter or trigger file,
+	 * and the trace file prints them with the functions above.
+	 */
+	event_user_stack_cookie.flags |= TRACE_EVENT_FL_IGNORE_ENABLE;
+	event_user_stack_cookie.event.funcs = &trace_unwind_cookie_funcs;
+	event_user_stack_deferred.flags |= TRACE_EVENT_FL_IGNORE_ENABLE;
+	event_user_stack_deferred.event.funcs = &trace_unwind_stack_funcs;
 
 	ret = unwind_deferred_init(&trace_unwind_work, trace_unwind_callback);
 	if (ret) {

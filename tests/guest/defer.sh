@@ -43,3 +43,10 @@ check() {
 # The x86-64 and i386 numbers of getppid, for raw_syscalls filters
 NR_GETPPID_64=110
 NR_GETPPID_32=64
+
+# kstacks FILE: how many cookie records of a trace file carry kernel
+# frames (the " => " lines the trace file prints under the record)
+kstacks() {
+	awk '/user_stack_cookie:/ { c = 1; next }
+	     c && /^ => / { n++ } { c = 0 } END { print n + 0 }' "$1"
+}

@@ -26,6 +26,6 @@ reset_tracing >/dev/null
 # shows it on the host with the libtracefs-ext tool and the plugin.
 cd "$FTD_RESULTS" &&
 trace-cmd record -q -o demo.dat --proc-map -F \
-	-e syscalls:sys_enter_getppid -R stacktrace:defer -e unwind \
+	-e syscalls:sys_enter_getppid -R stacktrace:defer \
 	"$WL"/callchain getppid 2 > /dev/null &&
 echo "# recorded demo.dat with trace-cmd"

@@ -12,7 +12,7 @@ trig sym64 syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' 
 "$WL"/callchain getppid 3 &&
 f=$(save sym64 symbolic-64bit) &&
 check "user frames" $TC chain "$f" "$WL"/callchain callchain $CHAIN --min 3 &&
-check "kernel stacks" test "$(grep -c '<stack trace>' "$f")" -ge 3 &&
+check "kernel stacks" test "$(kstacks "$f")" -ge 3 &&
 check "kernel frames" grep -q 'do_syscall_64' "$f" &&
 t_pass
 
@@ -22,7 +22,59 @@ trig sym32 raw_syscalls/sys_enter "stacktrace:defer if id == $NR_GETPPID_32 && c
 "$WL"/callchain32 getppid 3 &&
 f=$(save sym32 symbolic-compat32) &&
 check "user frames" $TC chain "$f" "$WL"/callchain32 callchain32 $CHAIN --min 3 &&
-check "kernel stacks" test "$(grep -c '<stack trace>' "$f")" -ge 3 &&
+check "kernel stacks" test "$(kstacks "$f")" -ge 3 &&
+t_pass
+
+# kframes FILE MARK: the " => " lines under the first line matching MARK
+kframes() {
+	awk -v mark="$2" '!done && $0 ~ mark { s = 1; next }
+		s && /^ => / { print; next } s { done = 1; s = 0 }' "$1"
+}
+
+# The cookie record carries the same kernel stack that stacktrace records
+# for the same event, taken by the other path: compare them frame by frame
+t_begin kernel-stack-same-as-stacktrace
+reset_tracing
+mkinst kplain && mkinst kdefer &&
+trig kplain syscalls/sys_enter_getppid 'stacktrace if comm == "callchain"' &&
+trig kdefer syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' &&
+"$WL"/callchain getppid 1 &&
+fp=$(save kplain kstack-plain) && fd=$(save kdefer kstack-defer) &&
+kframes "$fp" '<stack trace>' > "$fp.frames" &&
+kframes "$fd" 'user_stack_cookie:' > "$fd.frames" &&
+check "stacktrace took frames" test -s "$fp.frames" &&
+check "same frames as stacktrace" diff "$fp.frames" "$fd.frames" &&
+t_pass
+
+t_begin kernel-stack-same-with-option
+reset_tracing
+mkinst oplain && mkinst odefer &&
+for i in oplain odefer; do
+	echo 1 > "$(idir $i)/options/stacktrace" &&
+	echo 'comm == "callchain"' > "$(idir $i)/events/syscalls/sys_enter_getppid/filter" &&
+	echo 1 > "$(idir $i)/events/syscalls/sys_enter_getppid/enable" || break
+done &&
+echo 1 > "$(idir odefer)/options/userstacktrace_defer" &&
+"$WL"/callchain getppid 1 &&
+fp=$(save oplain ostack-plain) && fd=$(save odefer ostack-defer) &&
+kframes "$fp" '<stack trace>' > "$fp.frames" &&
+kframes "$fd" 'user_stack_cookie:' > "$fd.frames" &&
+check "the stacktrace option took frames" test -s "$fp.frames" &&
+check "same frames as the stacktrace option" diff "$fp.frames" "$fd.frames" &&
+check "no kernel_stack record next to the cookie" bash -c "! grep -q '<stack trace>' '$fd'" &&
+t_pass
+
+# The layout readers rely on (Documentation/contract.md): frames 8-byte
+# aligned, and records of tracing's own, which cannot be enabled
+t_begin record-formats-final
+fmt=$TRACEFS/events/ftrace
+check "cookie layout" grep -q 'field:__data_loc unsigned long\[\] kernel;.offset:20;.size:4;' $fmt/user_stack_cookie/format &&
+check "cookie flags" grep -q 'field:unsigned int flags;.offset:16;.size:4;' $fmt/user_stack_cookie/format &&
+check "stack layout" grep -q 'field:__data_loc unsigned long\[\] frames;.offset:28;.size:4;' $fmt/user_stack_deferred/format &&
+check "stack depth" grep -q 'field:unsigned int depth;.offset:24;.size:4;' $fmt/user_stack_deferred/format &&
+check "no enable, filter or trigger file" bash -c "! ls $fmt/user_stack_cookie $fmt/user_stack_deferred | grep -E '^(enable|filter|trigger)\$'" &&
+check "not in available_events" bash -c "! grep -q user_stack_ $TRACEFS/available_events" &&
+check "no unwind system" test ! -e $TRACEFS/events/unwind &&
 t_pass
 
 reset_tracing

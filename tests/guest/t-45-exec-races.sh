@@ -101,7 +101,7 @@ else
 		check "perf record and the workload succeeded" test "$rc" = 0 &&
 		check "the new image ran" grep -q 'NR 110' "$D/perf-script.txt" &&
 		check "ftrace asked from a fault inside the flush's walk" \
-			awk '/<stack trace>/ { s = 1; pf = uw = 0; next }
+			awk '/user_stack_cookie:/ { s = 1; pf = uw = 0; next }
 			s && /=>/ { if (/exc_page_fault/) pf = 1
 				if (/unwind_user|process_unwind_deferred|unwind_deferred_task_exit/) uw = 1
 				if (pf && uw) found = 1; next }

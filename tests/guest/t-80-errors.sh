@@ -55,7 +55,9 @@ trig deep syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' &
 "$WL"/callchain deep 400 &&
 f=$(save deep bounded-deep) &&
 line=$(grep user_stack_deferred "$f" | head -1) &&
-check "capped at 256 and marked" bash -c "grep -q 'nr=256 (truncated)' <<< '$line'" &&
+check "capped at 256 and marked" bash -c "grep -q 'nr=256 depth=[0-9]* (truncated)' <<< '$line'" &&
+depth=$(sed -n 's/.* depth=\([0-9]*\) .*/\1/p' <<< "$line") &&
+check "the depth the unwinder found: over 400" test "$depth" -gt 400 &&
 t_pass
 
 t_begin bounded-shallow-not-truncated
@@ -66,6 +68,7 @@ trig shallow syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"
 f=$(save shallow bounded-shallow) &&
 check "complete" $TC chain "$f" "$WL"/callchain callchain work_deep,work_deep &&
 check "not marked" bash -c "! grep -q truncated '$f'" &&
+check "no depth beyond the frames" bash -c "! grep -q ' depth=' '$f'" &&
 t_pass
 
 reset_tracing

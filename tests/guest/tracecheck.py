@@ -195,18 +195,24 @@ def kthread(pid):
     return bool(flags & 0x00200000)
 
 
+def kstack(r):
+    """a record with kernel frames: ftrace:kernel_stack, or a cookie
+    record that carries the kernel stack of its event"""
+    return r.event == '<stack trace>' or (r.event == 'user_stack_cookie'
+                                          and r.stack)
+
+
 def cmd_nojunk(a):
     recs = parse(a.trace)
     cookie_pids = {r.pid for r in recs
                    if r.event in ('user_stack_cookie', 'user_stack_deferred')}
     if a.worker_func:
         # tasks whose kernel stack runs through the worker's main loop
-        kind = {r.pid for r in recs if r.event == '<stack trace>'
+        kind = {r.pid for r in recs if kstack(r)
                 and any(f.startswith(a.worker_func) for f in r.stack)}
         what = 'task running %s()' % a.worker_func
     else:
-        kind = {r.pid for r in recs
-                if r.event == '<stack trace>' and kthread(r.pid)}
+        kind = {r.pid for r in recs if kstack(r) and kthread(r.pid)}
         what = 'kernel thread'
     bad = sorted(p for p in cookie_pids if p in kind or kthread(p))
     if bad:
@@ -233,17 +239,17 @@ def cmd_chain(a):
 def cmd_show(a):
     syms = Symbols(a.binary)
     base = a.binary.rsplit('/', 1)[-1]
-    last = {}      # (cpu, pid) -> [event record, stack record]
+    last = {}      # (cpu, pid) -> the event before
     asked = {}     # (pid, cookie) -> [(event record, kernel frames)]
     shown = 0
     for r in parse(a.trace):
         key = (r.cpu, r.pid)
         if r.event == '<stack trace>':
-            last.setdefault(key, [None, None])[1] = r
+            continue
         elif r.event == 'user_stack_cookie':
-            ev, st = last.get(key, [None, None])
+            # the cookie record carries the kernel stack of its event
             asked.setdefault((r.pid, r.field('cookie')), []).append(
-                (ev, st.stack if st else []))
+                (last.get(key), r.stack))
         elif r.event == 'user_stack_deferred':
             cookie = r.field('cookie')
             print('=== %s-%d cookie=%s' % (r.comm, r.pid, cookie))
@@ -263,7 +269,7 @@ def cmd_show(a):
                     print('    => %s+0x%x (%s)' % (n, syms.offset(x), base))
             shown += 1
         else:
-            last[key] = [r, None]
+            last[key] = r
     for (pid, cookie), evs in asked.items():
         print('=== pid %d cookie=%s: user stack never arrived (%d events)'
               % (pid, cookie, len(evs)))
