@@ -4,16 +4,21 @@
 fuzzer's seed corpus and the benchmark, until and besides the fixtures
 recorded on the booted kernel.
 
-The events follow the kernel ABI of deferred user stacks: an event, then
-ftrace:kernel_stack, then unwind:user_stack_cookie on the same CPU, and
-later unwind:user_stack_deferred, possibly on another CPU.  The user frames
-are real return addresses inside a binary built on the host (found with
-nm), mapped at a chosen base, with the process maps saved the way
-"trace-cmd record --proc-map" saves them, so symbols resolve.
+The records follow Documentation/contract.md ("The records"): an event,
+then on the same CPU ftrace:user_stack_cookie { cookie, flags, kernel[] }
+carrying the event's kernel stack, and later, possibly on another CPU,
+ftrace:user_stack_deferred { cookie, tgid, flags, depth, frames[] }.  A
+kernel thread gets a plain ftrace:kernel_stack and no cookie.  The user
+frames are real return addresses inside a binary built on the host
+(found with nm), mapped at a chosen base, with the process maps saved the
+way "trace-cmd record --proc-map" saves them, so symbols resolve.
 
 usage: mktrace.py SCENARIO OUT.dat --formats DIR [--binary PATH]
                   [--libc PATH] [--count N] [--instances]
-SCENARIO: trigger | option | large | instances | never
+SCENARIO: trigger | option | large | instances | never | flags
+  flags: one kernel entry each of: complete, truncated (depth 300), late
+  (the kernel's LATE flag), lost (NO_USER_STACK cookies, no user stack),
+  empty (no user frames), and no kernel frames (option, no stacktrace)
 """
 import argparse
 import os
@@ -41,6 +46,12 @@ KSYMS = [
     # (libtraceevent names no address past the last symbol)
     (0xffffffff8100a000, "_etext"),
 ]
+
+
+# flags of the records (contract.md)
+NO_USER_STACK = 1      # user_stack_cookie
+TRUNCATED = 1          # user_stack_deferred
+LATE = 2               # user_stack_deferred
 
 
 def ksym(name, off=0x10):
@@ -309,16 +320,26 @@ class Scenario:
             struct.pack("<i4x", len(frames)) + \
             b"".join(struct.pack("<Q", a) for a in frames)
 
-    def cookie(self, pid, c):
-        return hdr(pid, self.ids[("unwind", "user_stack_cookie")]) + \
-            struct.pack("<Q", c)
+    @staticmethod
+    def frames_loc(fixed, frames):
+        """a __data_loc array right after the fixed fields, 8-byte words"""
+        loc = struct.pack("<I", (len(frames) * 8) << 16 | len(fixed) + 4)
+        return fixed + loc + b"".join(struct.pack("<Q", a) for a in frames)
 
-    def ustack(self, pid, tgid, c, frames, truncated=0):
-        fixed = hdr(pid, self.ids[("unwind", "user_stack_deferred")]) + \
-            struct.pack("<QiI", c, tgid, truncated)
-        off = len(fixed) + 4
-        return fixed + struct.pack("<I", (len(frames) * 8) << 16 | off) + \
-            b"".join(struct.pack("<Q", a) for a in frames)
+    def cookie(self, pid, c, kframes, flags=0):
+        """ftrace:user_stack_cookie: cookie @8, flags @16, kernel @20"""
+        fixed = hdr(pid, self.ids[("ftrace", "user_stack_cookie")]) + \
+            struct.pack("<QI", c, flags)
+        return self.frames_loc(fixed, kframes)
+
+    def ustack(self, pid, tgid, c, frames, flags=0, depth=None):
+        """ftrace:user_stack_deferred: cookie @8, tgid @16, flags @20,
+        depth @24, frames @28"""
+        if depth is None:
+            depth = len(frames)
+        fixed = hdr(pid, self.ids[("ftrace", "user_stack_deferred")]) + \
+            struct.pack("<QiII", c, tgid, flags, depth)
+        return self.frames_loc(fixed, frames)
 
     def sched_switch(self, pid, nxt):
         return hdr(pid, self.ids[("sched", "sched_switch")]) + \
@@ -326,24 +347,32 @@ class Scenario:
             b"swapper/1".ljust(16, b"\0") + struct.pack("<ii", nxt, 120)
 
     def entry(self, w, pid, tgid, cookie, ts, cpu, ucpu, trigger,
-              udelay=5000, ustack=True, truncated=0):
-        """One getppid kernel entry: enter and exit events asking."""
-        w.add(cpu, ts, self.ev_enter(pid))
-        w.add(cpu, ts + 100, self.kernel_stack(pid, self.kstack(True)))
-        w.add(cpu, ts + 200, self.cookie(pid, cookie))
-        w.add(cpu, ts + 1000, self.ev_exit(pid))
-        w.add(cpu, ts + 1100, self.kernel_stack(pid, self.kstack(False)))
-        w.add(cpu, ts + 1200, self.cookie(pid, cookie))
+              udelay=5000, ustack=True, truncated=False, late=False,
+              lost=False, nframes=None, kernel=True):
+        """One getppid kernel entry: enter and exit events asking (and
+        sched_switch, with the option), each followed by its cookie.
+        truncated: 2 frames of depth 300; late: the kernel's LATE flag;
+        lost: NO_USER_STACK cookies and no user stack; nframes: cut the
+        user frames; kernel: the cookies carry the kernel stacks."""
+        cflags = NO_USER_STACK if lost else 0
+        asks = [(self.ev_enter(pid), self.kstack(True)),
+                (self.ev_exit(pid), self.kstack(False))]
         if not trigger:
-            w.add(cpu, ts + 1300, self.sched_switch(pid, 0))
-            w.add(cpu, ts + 1400, self.kernel_stack(pid, self.kstack(False)))
-            w.add(cpu, ts + 1500, self.cookie(pid, cookie))
-        if ustack:
-            fr = self.user_frames()
-            if truncated:
-                fr = fr[:2]
-            w.add(ucpu, ts + udelay, self.ustack(pid, tgid, cookie, fr,
-                                                truncated))
+            asks.append((self.sched_switch(pid, 0), self.kstack(False)))
+        for i, (ev, ks) in enumerate(asks):
+            w.add(cpu, ts + 1000 * i, ev)
+            w.add(cpu, ts + 1000 * i + 100,
+                  self.cookie(pid, cookie, ks if kernel else [], cflags))
+        if not ustack or lost:
+            return
+        fr = self.user_frames()[:nframes]
+        uflags, depth = 0, None
+        if truncated:
+            fr, uflags, depth = fr[:2], TRUNCATED, 300
+        if late:
+            uflags |= LATE
+        w.add(ucpu, ts + udelay, self.ustack(pid, tgid, cookie, fr, uflags,
+                                            depth))
 
     def kthread(self, w, ts, cpu):
         w.add(cpu, ts, hdr(33, self.ids[("sched", "sched_switch")]) +
@@ -398,6 +427,14 @@ def main():
             if i % 2 == 0:
                 sc.entry(w2, pid, pid, c, ts, 0, 0, True)
             ts += 10000
+    elif a.scenario == "flags":
+        kinds = [{}, {"truncated": True}, {"late": True}, {"lost": True},
+                 {"nframes": 0}, {"kernel": False}]
+        for i, kw in enumerate(kinds):
+            sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, 1 - i % 2, True,
+                     **kw)
+            ts += 10000
+        sc.kthread(w, ts, 0)
     else:
         sys.exit("unknown scenario " + a.scenario)
     pm = procmap_option(pid, sc.binname, sc.lines)
