@@ -12,6 +12,8 @@
 #include "ustack-local.h"
 
 #define OPTION_FILE	"options/userstacktrace_defer"
+#define COOKIE_FORMAT	"events/ftrace/user_stack_cookie/format"
+#define DEFERRED_FORMAT	"events/ftrace/user_stack_deferred/format"
 #define TRIGGER		"stacktrace:defer"
 
 /*
@@ -47,8 +49,9 @@ int ustack_kernel_support(struct tracefs_instance *instance)
 		errno = ENODEV;
 		return -1;
 	}
-	if (path_exists(NULL, "events/unwind/user_stack_cookie", true) &&
-	    path_exists(NULL, "events/unwind/user_stack_deferred", true))
+	/* tracing's own records: a format file, no enable file */
+	if (path_exists(NULL, COOKIE_FORMAT, false) &&
+	    path_exists(NULL, DEFERRED_FORMAT, false))
 		ret |= USTACK_SUPPORT_EVENTS;
 	if (path_exists(instance, OPTION_FILE, false))
 		ret |= USTACK_SUPPORT_OPTION;

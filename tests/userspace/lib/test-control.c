@@ -41,6 +41,14 @@ static void put(const char *rel, const char *text)
 	}
 }
 
+static void rm(const char *rel)
+{
+	char path[8192];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+}
+
 static char *get(const char *rel)
 {
 	static char buf[4096];
@@ -61,8 +69,11 @@ static char *get(const char *rel)
 static void make_tree(void)
 {
 	put("README", "  trigger\t\t- ...\n\t  stacktrace:defer[:count] [if filter]\n");
-	put("events/unwind/user_stack_cookie/format", "name: user_stack_cookie\n");
-	put("events/unwind/user_stack_deferred/format", "name: user_stack_deferred\n");
+	/* tracing's own records: a format and an id, no enable file */
+	put("events/ftrace/user_stack_cookie/format", "name: user_stack_cookie\n");
+	put("events/ftrace/user_stack_cookie/id", "21\n");
+	put("events/ftrace/user_stack_deferred/format", "name: user_stack_deferred\n");
+	put("events/ftrace/user_stack_deferred/id", "22\n");
 	put("events/syscalls/sys_enter_getppid/trigger",
 	    "# Available triggers:\n# traceon traceoff snapshot stacktrace\n");
 	put("options/userstacktrace_defer", "0\n");
@@ -157,9 +168,20 @@ int main(int argc, char **argv)
 	CHECK(s && s[0] == '0', "top changed: %s", s);
 	end();
 
+	begin("a kernel of the pre-release series (events/unwind) is not supported");
+	put("events/unwind/user_stack_cookie/format", "name: user_stack_cookie\n");
+	put("events/unwind/user_stack_deferred/format", "name: user_stack_deferred\n");
+	rm("events/ftrace/user_stack_cookie/format");
+	CHECK(ustack_kernel_support(NULL) == (USTACK_SUPPORT_OPTION |
+		USTACK_SUPPORT_TRIGGER), "support 0x%x",
+	      ustack_kernel_support(NULL));
+	CHECK(!ustack_kernel_supported(NULL), "supported");
+	put("events/ftrace/user_stack_cookie/format", "name: user_stack_cookie\n");
+	CHECK(ustack_kernel_supported(NULL), "the final records not supported");
+	end();
+
 	begin("a kernel without deferred user stacks");
-	unlink(strcat(strcpy((char [8192]){ 0 }, root),
-		      "/options/userstacktrace_defer"));
+	rm("options/userstacktrace_defer");
 	put("README", "nothing here\n");
 	CHECK(ustack_kernel_support(NULL) == USTACK_SUPPORT_EVENTS,
 	      "support 0x%x", ustack_kernel_support(NULL));
