@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	1
+#define USTACK_VERSION_MINOR	2
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -33,7 +33,7 @@ int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
 /* ---- control (ustack_control(3)) ---- */
 
 enum ustack_support {
-	/* events/unwind/user_stack_cookie and user_stack_deferred exist */
+	/* events/ftrace/user_stack_cookie and user_stack_deferred exist */
 	USTACK_SUPPORT_EVENTS	= 1 << 0,
 	/* options/userstacktrace_defer exists in the instance */
 	USTACK_SUPPORT_OPTION	= 1 << 1,
@@ -71,14 +71,20 @@ enum ustack_status {
 	/* no cookie: a kernel thread or user worker, or an event that
 	 * did not ask for a user stack */
 	USTACK_NO_COOKIE,
+	/* since 1.2: the kernel could not ask for the user stack and said
+	 * so in the cookie record (NO_USER_STACK); none will come.  The
+	 * 1.0 and 1.1 entry points deliver it as USTACK_NEVER_ARRIVED */
+	USTACK_LOST,
 };
 
 const char *ustack_status_name(enum ustack_status status);
 
 /* ustack_event.flags */
 enum {
-	/* the cookie had been delivered already: a late request in the
-	 * same kernel entry, given the stack cached for that entry */
+	/* a late request: asked after its kernel entry's user stack was
+	 * taken, and given that stack, by the join (the cookie had been
+	 * delivered already) or by the kernel from the task's cache (the
+	 * user stack record's LATE flag) */
 	USTACK_EV_LATE		= 1 << 0,
 	/* NEVER_ARRIVED because the memory limit pushed it out */
 	USTACK_EV_EVICTED	= 1 << 1,
@@ -100,6 +106,9 @@ struct ustack_event {
 	const unsigned long long *kernel;	/* innermost first */
 	int			nr_user;
 	const unsigned long long *user;		/* innermost first */
+	/* since 1.2: the frames the unwinder found, more than nr_user when
+	 * the status is USTACK_TRUNCATED; 0 unless the user stack came */
+	unsigned int		depth;
 };
 
 /* Return 0 to go on, non-zero to stop the source that feeds the join. */
@@ -126,7 +135,10 @@ struct ustack_join_stats {
 	unsigned long long	bad_kernel_frames;	/* not kernel text */
 	unsigned long long	bad_user_frames;	/* not a user address */
 	unsigned long long	malformed;	/* records at odds with their format */
-	unsigned long long	reserved[5];	/* zero; room to grow */
+	/* since 1.2: USTACK_LOST, the kernel said no user stack would come
+	 * (always 0 for the 1.0 and 1.1 entry points) */
+	unsigned long long	lost;
+	unsigned long long	reserved[4];	/* zero; room to grow */
 };
 
 /* ustack_frame_plausible(): which side of the address space */

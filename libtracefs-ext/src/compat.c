@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The 1.0 versions of the functions whose ABI changed in 1.1.
+ * The versions of the functions whose ABI changed, for programs built
+ * against an older libtracefs-ext; the symbol versions of the shared
+ * library (libtracefs-ext.map) bind their references here.
  *
- * struct ustack_join_stats grew in 1.1 (the damage counts, and room to
- * grow).  A program built against 1.0 passes the smaller structure, so
- * its references, bound to LIBTRACEFS_EXT_1.0 by the symbol versions of
- * the shared library, come here and get the 1.0 part only.
+ * 1.1: struct ustack_join_stats grew (the damage counts, and room to
+ * grow).  A program built against 1.0 passes the smaller structure and
+ * gets the 1.0 part only.
+ *
+ * 1.2: a new status, USTACK_LOST (the kernel said no user stack would
+ * come), and a new count in the room left for it.  A program built
+ * against 1.0 or 1.1 knows no such status (it may index a table with the
+ * status): the joins it makes, through ustack_join_alloc(),
+ * ustack_file_iterate() or ustack_live_open(), deliver and count a lost
+ * stack as never arrived, so its statuses stay those it knows and the
+ * count stays 0.
  */
 #include <stddef.h>
 #include <string.h>
@@ -21,6 +30,13 @@ int __ustack_join_get_stats_1_0(struct ustack_join *join,
 int __ustack_file_iterate_1_0(struct ustack_file *file, int index,
 			      ustack_join_cb cb, void *data,
 			      struct ustack_join_stats *stats);
+int __ustack_file_iterate_1_1(struct ustack_file *file, int index,
+			      ustack_join_cb cb, void *data,
+			      struct ustack_join_stats *stats);
+struct ustack_join *__ustack_join_alloc_1_0(struct tep_handle *tep,
+					    ustack_join_cb cb, void *data);
+struct ustack_live *__ustack_live_open_1_0(struct tracefs_instance *instance,
+					   ustack_join_cb cb, void *data);
 
 int __ustack_join_get_stats_1_0(struct ustack_join *join,
 				struct ustack_join_stats *stats)
@@ -44,11 +60,38 @@ int __ustack_file_iterate_1_0(struct ustack_file *file, int index,
 	int ret;
 
 	if (!stats)
-		return ustack_file_iterate(file, index, cb, data, NULL);
+		return ustack_file_iterate_abi(file, index, cb, data, NULL,
+					       true);
 	/* what the call leaves alone (bad arguments) stays as it was */
 	memcpy(&st, stats, STATS_1_0_SIZE);
-	ret = ustack_file_iterate(file, index, cb, data, &st);
+	ret = ustack_file_iterate_abi(file, index, cb, data, &st, true);
 	memcpy(stats, &st, STATS_1_0_SIZE);
 	return ret;
 }
 __asm__(".symver __ustack_file_iterate_1_0, ustack_file_iterate@LIBTRACEFS_EXT_1.0");
+
+int __ustack_file_iterate_1_1(struct ustack_file *file, int index,
+			      ustack_join_cb cb, void *data,
+			      struct ustack_join_stats *stats)
+{
+	return ustack_file_iterate_abi(file, index, cb, data, stats, true);
+}
+__asm__(".symver __ustack_file_iterate_1_1, ustack_file_iterate@LIBTRACEFS_EXT_1.1");
+
+struct ustack_join *__ustack_join_alloc_1_0(struct tep_handle *tep,
+					    ustack_join_cb cb, void *data)
+{
+	struct ustack_join *join = ustack_join_alloc(tep, cb, data);
+
+	if (join)
+		ustack_join_set_compat(join);
+	return join;
+}
+__asm__(".symver __ustack_join_alloc_1_0, ustack_join_alloc@LIBTRACEFS_EXT_1.0");
+
+struct ustack_live *__ustack_live_open_1_0(struct tracefs_instance *instance,
+					   ustack_join_cb cb, void *data)
+{
+	return ustack_live_open_abi(instance, cb, data, true);
+}
+__asm__(".symver __ustack_live_open_1_0, ustack_live_open@LIBTRACEFS_EXT_1.0");

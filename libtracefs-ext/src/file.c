@@ -15,6 +15,7 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
+#include "unwind_record.h"
 
 struct ustack_file {
 	struct tracecmd_input	*handle;
@@ -130,6 +131,11 @@ struct ustack_file *ustack_file_open_probed(const char *path)
 	if (!tracecmd_get_tep(file->handle)) {
 		ustack_err("%s: no event formats", path);
 		errno = EINVAL;
+		goto fail;
+	}
+	if (unwind_rec_prerelease(tracecmd_get_tep(file->handle))) {
+		ustack_err("%s: " UNWIND_REC_PRERELEASE_MSG, path);
+		errno = ENOTSUP;
 		goto fail;
 	}
 	return file;
@@ -268,7 +274,7 @@ static void add_stats(struct ustack_join_stats *sum,
 
 static int iterate_one(struct ustack_file *file, int index,
 		       ustack_join_cb cb, void *data,
-		       struct ustack_join_stats *stats)
+		       struct ustack_join_stats *stats, bool compat)
 {
 	struct tracecmd_input *handle = file->handle;
 	struct ustack_join_stats st;
@@ -291,6 +297,8 @@ static int iterate_one(struct ustack_file *file, int index,
 		ret = -1;
 		goto out;
 	}
+	if (compat)
+		ustack_join_set_compat(ctx.join);
 	ustack_join_set_limits(ctx.join, file->max_cookies, file->max_events,
 			       file->max_tasks);
 	ustack_join_set_instance(ctx.join,
@@ -319,9 +327,9 @@ out:
 	return ret;
 }
 
-int ustack_file_iterate(struct ustack_file *file, int index,
-			ustack_join_cb cb, void *data,
-			struct ustack_join_stats *stats)
+int ustack_file_iterate_abi(struct ustack_file *file, int index,
+			    ustack_join_cb cb, void *data,
+			    struct ustack_join_stats *stats, bool compat)
 {
 	int i, n, ret = 0;
 
@@ -354,9 +362,16 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 	for (i = 0; i < n; i++) {
 		if (index >= 0 && i != index)
 			continue;
-		ret = iterate_one(file, i, cb, data, stats);
+		ret = iterate_one(file, i, cb, data, stats, compat);
 		if (ret)
 			break;
 	}
 	return ret;
+}
+
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats)
+{
+	return ustack_file_iterate_abi(file, index, cb, data, stats, false);
 }

@@ -3,20 +3,25 @@
  * The join: each event that asked for stacks, with its kernel stack and
  * its deferred user stack.
  *
- * Per CPU, the kernel writes an event, then (maybe) ftrace:kernel_stack,
- * then unwind:user_stack_cookie, all with the event's common_pid.  An
- * interrupt may nest a complete event/stack/cookie group in between, so
- * each CPU keeps a short stack of "open" events: a kernel stack or a
- * cookie attaches to the newest open event of the same task that does
- * not have one yet.
+ * Per CPU, the kernel writes an event, then ftrace:user_stack_cookie
+ * with the event's common_pid, which carries the cookie and the event's
+ * kernel stack (Documentation/contract.md, "The records").  An interrupt
+ * may nest a complete event/cookie group in between, so each CPU keeps a
+ * short stack of "open" events: a cookie attaches to the newest open
+ * event of the same task that does not have one yet.  A plain
+ * ftrace:kernel_stack (the stacktrace trigger or option, a kernel thread)
+ * attaches the same way, to an event that then gets no cookie: the
+ * kernel frames of an event with a cookie are the cookie record's.
  *
  * An event with a cookie waits in the pending table, keyed by
- * (pid, cookie), for unwind:user_stack_deferred, which may come on any
- * CPU and much later.  The user stack is then kept per task for the rest
- * of that kernel entry, for requests made after it was delivered (late
- * requests get no second user stack from the kernel) and for a user stack
- * seen before its cookie (merge order across CPUs is only as good as the
- * clocks).  A task's next cookie ends its previous entry.
+ * (pid, cookie), for ftrace:user_stack_deferred, which may come on any
+ * CPU and much later, unless the cookie record says that none will come
+ * (NO_USER_STACK): then it is delivered as lost at once.  The user stack
+ * is then kept per task for the rest of that kernel entry, for requests
+ * made after it was delivered (late requests get no second user stack
+ * from the kernel) and for a user stack seen before its cookie (merge
+ * order across CPUs is only as good as the clocks).  A task's next
+ * cookie ends its previous entry.
  *
  * Memory is bounded by the pending cookies and events (limits, oldest
  * evicted first and delivered as never arrived), by MAX_OPEN open events
@@ -63,7 +68,8 @@ struct entry {
 	bool			valid;
 	bool			used;
 	int			tgid;
-	unsigned int		truncated;
+	unsigned int		flags;		/* the record's */
+	unsigned int		depth;
 	int			nr;
 	unsigned long long	cookie;
 	unsigned long long	seq;
@@ -85,13 +91,24 @@ struct cpu_open {
 	struct held		*ev[MAX_OPEN];
 };
 
+/* The fields the join reads, in the order of the lists below */
+enum { KS_SIZE, KS_CALLER };
+enum { CK_COOKIE, CK_FLAGS, CK_KERNEL };
+enum { US_COOKIE, US_TGID, US_FLAGS, US_DEPTH, US_FRAMES };
+#define MAX_FIELDS	5
+
+static const char *const kstack_fields[] = { "size", "caller", NULL };
+static const char *const cookie_fields[] = {
+	"cookie", "flags", "kernel", NULL
+};
+static const char *const ustack_fields[] = {
+	"cookie", "tgid", "flags", "depth", "frames", NULL
+};
+
 struct field_set {
 	int			id;
 	struct tep_event	*event;
-	struct tep_format_field	*f1;
-	struct tep_format_field	*f2;
-	struct tep_format_field	*f3;
-	struct tep_format_field	*f4;
+	struct tep_format_field	*f[MAX_FIELDS];
 };
 
 struct ustack_join {
@@ -101,10 +118,12 @@ struct ustack_join {
 	char			*instance;
 	unsigned int		flags;
 	int			stopped;
+	/* a 1.0 or 1.1 caller: lost stacks are delivered as never arrived */
+	bool			compat;
 
-	struct field_set	kstack;		/* size, caller */
-	struct field_set	cookie;		/* cookie */
-	struct field_set	ustack;		/* cookie, tgid, truncated, frames */
+	struct field_set	kstack;		/* ftrace:kernel_stack */
+	struct field_set	cookie;		/* ftrace:user_stack_cookie */
+	struct field_set	ustack;		/* ftrace:user_stack_deferred */
 
 	size_t			max_cookies;
 	size_t			max_events;
@@ -141,6 +160,8 @@ const char *ustack_status_name(enum ustack_status status)
 		return "never-arrived";
 	case USTACK_NO_COOKIE:
 		return "no-cookie";
+	case USTACK_LOST:
+		return "lost";
 	}
 	return "unknown";
 }
@@ -182,22 +203,18 @@ struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb, void *data)
 }
 
 static int find_set(struct tep_handle *tep, struct field_set *set,
-		    const char *sys, const char *name, const char *f1,
-		    const char *f2, const char *f3, const char *f4)
+		    const char *sys, const char *name,
+		    const char *const *fields)
 {
 	struct tep_event *event;
-	const char *fields[4] = { f1, f2, f3, f4 };
-	struct tep_format_field **out[4] = {
-		&set->f1, &set->f2, &set->f3, &set->f4
-	};
 	int i;
 
 	event = tep_find_event_by_name(tep, sys, name);
 	if (!event)
 		return 0;	/* not recorded: nothing will ask */
-	for (i = 0; i < 4 && fields[i]; i++) {
-		*out[i] = tep_find_field(event, fields[i]);
-		if (!*out[i]) {
+	for (i = 0; i < MAX_FIELDS && fields[i]; i++) {
+		set->f[i] = tep_find_field(event, fields[i]);
+		if (!set->f[i]) {
 			ustack_err("unknown event format: %s:%s has no field '%s'",
 				   sys, name, fields[i]);
 			errno = EINVAL;
@@ -209,10 +226,55 @@ static int find_set(struct tep_handle *tep, struct field_set *set,
 	return 0;
 }
 
+static bool is_dynamic(const struct tep_format_field *f)
+{
+	return f->flags & TEP_FIELD_IS_DYNAMIC;
+}
+
+/* The fields found have the types the decoding needs. */
+static bool formats_known(const struct ustack_join *join)
+{
+	const struct field_set *c = &join->cookie, *u = &join->ustack;
+
+	if (c->id >= 0 && (c->f[CK_COOKIE]->size != 8 ||
+			   !is_dynamic(c->f[CK_KERNEL])))
+		return false;
+	if (u->id >= 0 && (u->f[US_COOKIE]->size != 8 ||
+			   !is_dynamic(u->f[US_FRAMES])))
+		return false;
+	return join->kstack.id < 0 ||
+	       (join->kstack.f[KS_CALLER]->flags & TEP_FIELD_IS_ARRAY);
+}
+
+static int find_formats(struct ustack_join *join)
+{
+	struct tep_handle *tep = join->tep;
+
+	if (unwind_rec_prerelease(tep)) {
+		ustack_err(UNWIND_REC_PRERELEASE_MSG);
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (find_set(tep, &join->kstack, "ftrace", "kernel_stack",
+		     kstack_fields) ||
+	    find_set(tep, &join->cookie, UNWIND_REC_SYSTEM, UNWIND_REC_COOKIE,
+		     cookie_fields) ||
+	    find_set(tep, &join->ustack, UNWIND_REC_SYSTEM,
+		     UNWIND_REC_DEFERRED, ustack_fields))
+		return -1;
+	if (!formats_known(join)) {
+		ustack_err("unknown event format: unexpected field types in the user_stack or kernel_stack events");
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 				      ustack_join_cb cb, void *data)
 {
 	struct ustack_join *join;
+	int err;
 
 	if (!tep || !cb) {
 		errno = EINVAL;
@@ -222,33 +284,18 @@ struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 	if (!join)
 		return NULL;
 	join->tep = tep;
-	if (find_set(tep, &join->kstack, "ftrace", "kernel_stack",
-		     "size", "caller", NULL, NULL) ||
-	    find_set(tep, &join->cookie, "unwind", "user_stack_cookie",
-		     "cookie", NULL, NULL, NULL) ||
-	    find_set(tep, &join->ustack, "unwind", "user_stack_deferred",
-		     "cookie", "tgid", "truncated", "frames"))
-		goto fail;
-
-	if (join->cookie.id >= 0 && join->cookie.f1->size != 8)
-		goto bad_format;
-	if (join->ustack.id >= 0) {
-		if (join->ustack.f1->size != 8 ||
-		    !(join->ustack.f4->flags & TEP_FIELD_IS_DYNAMIC))
-			goto bad_format;
-	}
-	if (join->kstack.id >= 0) {
-		if (!(join->kstack.f2->flags & TEP_FIELD_IS_ARRAY))
-			goto bad_format;
+	if (find_formats(join)) {
+		err = errno;
+		ustack_join_free(join);
+		errno = err;
+		return NULL;
 	}
 	return join;
+}
 
-bad_format:
-	ustack_err("unknown event format: unexpected field types in the unwind or kernel_stack events");
-	errno = EINVAL;
-fail:
-	ustack_join_free(join);
-	return NULL;
+void ustack_join_set_compat(struct ustack_join *join)
+{
+	join->compat = true;
 }
 
 int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
@@ -318,6 +365,36 @@ static void held_free(struct held *h)
 	free(h);
 }
 
+static void count_delivery(struct ustack_join_stats *st,
+			   enum ustack_status status, unsigned int flags)
+{
+	st->delivered++;
+	switch (status) {
+	case USTACK_COMPLETE:
+		st->complete++;
+		break;
+	case USTACK_TRUNCATED:
+		st->truncated++;
+		break;
+	case USTACK_EMPTY:
+		st->empty++;
+		break;
+	case USTACK_NEVER_ARRIVED:
+		st->never_arrived++;
+		break;
+	case USTACK_NO_COOKIE:
+		st->no_cookie++;
+		break;
+	case USTACK_LOST:
+		st->lost++;
+		break;
+	}
+	if (flags & USTACK_EV_EVICTED)
+		st->evicted++;
+	if (flags & USTACK_EV_LATE)
+		st->late++;
+}
+
 /*
  * Hand one event to the user and free it.  Events are still freed after a
  * callback asked to stop, they are just not delivered.
@@ -330,29 +407,10 @@ static void deliver(struct ustack_join *join, struct held *h,
 	struct ustack_event ev;
 	int ret;
 
-	join->stats.delivered++;
-	switch (status) {
-	case USTACK_COMPLETE:
-		join->stats.complete++;
-		break;
-	case USTACK_TRUNCATED:
-		join->stats.truncated++;
-		break;
-	case USTACK_EMPTY:
-		join->stats.empty++;
-		break;
-	case USTACK_NEVER_ARRIVED:
-		join->stats.never_arrived++;
-		break;
-	case USTACK_NO_COOKIE:
-		join->stats.no_cookie++;
-		break;
-	}
-	if (flags & USTACK_EV_EVICTED)
-		join->stats.evicted++;
-	if (flags & USTACK_EV_LATE)
-		join->stats.late++;
-
+	/* 1.0 and 1.1 have no USTACK_LOST: it never arrives */
+	if (status == USTACK_LOST && join->compat)
+		status = USTACK_NEVER_ARRIVED;
+	count_delivery(&join->stats, status, flags);
 	if (join->stopped)
 		goto out;
 
@@ -381,6 +439,7 @@ static void deliver(struct ustack_join *join, struct held *h,
 	if (t) {
 		ev.nr_user = t->nr;
 		ev.user = t->frames;
+		ev.depth = t->depth;
 	}
 	ret = join->cb(&ev, join->cb_data);
 	if (ret)
@@ -391,11 +450,17 @@ out:
 
 static enum ustack_status entry_status(const struct entry *t)
 {
-	if (t->truncated)
+	if (t->flags & UNWIND_REC_TRUNCATED)
 		return USTACK_TRUNCATED;
 	if (!t->nr)
 		return USTACK_EMPTY;
 	return USTACK_COMPLETE;
+}
+
+/* The kernel answered from the task's cache: a late request. */
+static unsigned int entry_flags(const struct entry *t)
+{
+	return t->flags & UNWIND_REC_LATE ? USTACK_EV_LATE : 0;
 }
 
 /* ---- pending table ---- */
@@ -720,6 +785,23 @@ static struct held *open_lookup(struct ustack_join *join,
 	return NULL;
 }
 
+/* The kernel frames of h are these (a copy), whatever it had before. */
+static int held_set_kernel(struct held *h, const struct ustack_input *in)
+{
+	free(h->kframes);
+	h->kframes = NULL;
+	h->nr_k = 0;
+	h->has_k = true;
+	if (in->nr <= 0)
+		return 0;
+	h->kframes = malloc(in->nr * sizeof(*h->kframes));
+	if (!h->kframes)
+		return -1;
+	memcpy(h->kframes, in->frames, in->nr * sizeof(*h->kframes));
+	h->nr_k = in->nr;
+	return 0;
+}
+
 static int feed_kstack(struct ustack_join *join, const struct ustack_input *in)
 {
 	struct cpu_open *c;
@@ -729,15 +811,7 @@ static int feed_kstack(struct ustack_join *join, const struct ustack_input *in)
 	h = open_lookup(join, in, false, &c, &i);
 	if (!h)
 		return 0;
-	h->has_k = true;
-	if (in->nr > 0) {
-		h->kframes = malloc(in->nr * sizeof(*h->kframes));
-		if (!h->kframes)
-			return -1;
-		memcpy(h->kframes, in->frames, in->nr * sizeof(*h->kframes));
-		h->nr_k = in->nr;
-	}
-	return 0;
+	return held_set_kernel(h, in);
 }
 
 static struct entry *entry_find(struct task *t, unsigned long long cookie)
@@ -764,6 +838,11 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 	open_remove(c, i);
 	h->has_c = true;
 	h->cookie = in->cookie;
+	/* the cookie record carries the kernel stack of its event */
+	if (held_set_kernel(h, in) < 0) {
+		held_free(h);
+		return -1;
+	}
 
 	t = task_get(join, in->pid, false);
 	e = entry_find(t, in->cookie);
@@ -772,9 +851,14 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 		if (!e->used)
 			join->stats.early_stacks++;
 		deliver(join, h, entry_status(e), e,
-			e->used ? USTACK_EV_LATE : 0);
+			(e->used ? USTACK_EV_LATE : 0) | entry_flags(e));
 		e->used = true;
 		task_lru_touch(join, t);
+		return 0;
+	}
+	/* the kernel says no user stack will come for it */
+	if (in->flags & UNWIND_REC_NO_USER_STACK) {
+		deliver(join, h, USTACK_LOST, NULL, 0);
 		return 0;
 	}
 	if (pending_add(join, h) < 0) {
@@ -810,7 +894,8 @@ static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 	entry_drop(join, e);
 	e->cookie = in->cookie;
 	e->tgid = in->tgid;
-	e->truncated = in->truncated;
+	e->flags = in->flags;
+	e->depth = in->depth;
 	e->seq = ++join->seq;
 	if (in->nr > 0) {
 		e->frames = malloc(in->nr * sizeof(*e->frames));
@@ -825,7 +910,8 @@ static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 	pp = pending_slot(join, in->pid, in->cookie);
 	if (*pp) {
 		e->used = true;
-		pending_deliver(join, *pp, entry_status(e), e, 0);
+		pending_deliver(join, *pp, entry_status(e), e,
+				entry_flags(e));
 	}
 	return 0;
 }
@@ -907,7 +993,7 @@ static bool kstack_size_damaged(struct ustack_join *join,
 {
 	struct unwind_rec_span all = *sp;
 	unsigned long long addr, end;
-	int room, off = join->kstack.f2->offset;
+	int room, off = join->kstack.f[KS_CALLER]->offset;
 
 	if (off < 0 || off > record->size)
 		return false;
@@ -922,6 +1008,140 @@ static bool kstack_size_damaged(struct ustack_join *join,
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The frames of a __data_loc array f are not where the kernel puts them:
+ * right after the fixed fields (f, the data_loc, is the last of them) and
+ * last in the record, which the ring buffer pads to 4 bytes (8 on some
+ * architectures).  No frames: then only no room for any may be left.
+ */
+static bool frames_misplaced(struct tep_record *record,
+			     const struct tep_format_field *f,
+			     const struct unwind_rec_span *sp)
+{
+	long long fixed = f->offset + f->size;
+	long long start = sp->data - (const char *)record->data;
+	long long end = start + (long long)sp->nr * sp->esize;
+
+	if (!sp->nr)
+		return record->size - fixed >= 8;
+	return start < fixed || record->size - end >= 8;
+}
+
+/*
+ * The user stack's values cannot be the kernel's: no such process id, or
+ * a depth at odds with the frames (more than them exactly when
+ * truncated, and a truncated stack has frames).
+ */
+static bool ustack_implausible(const struct ustack_input *in,
+			       unsigned long long tgid)
+{
+	if (!tgid || tgid >= PID_LIMIT)
+		return true;
+	if (in->flags & UNWIND_REC_TRUNCATED)
+		return !in->nr || in->depth <= (unsigned int)in->nr;
+	return in->depth != (unsigned int)in->nr;
+}
+
+static int decode_kstack(struct ustack_join *join, struct tep_record *record,
+			 struct ustack_input *in, struct unwind_rec_span *sp)
+{
+	struct tep_format_field **f = join->kstack.f;
+	unsigned long long size;
+
+	in->type = USTACK_IN_KSTACK;
+	if (unwind_rec_kstack(join->tep, record, f[KS_SIZE], f[KS_CALLER], sp))
+		return -1;
+	if (!unwind_rec_num(join->tep, record, f[KS_SIZE], &size) &&
+	    kstack_size_damaged(join, record, sp, size))
+		join->stats.malformed++;
+	return 0;
+}
+
+static int decode_cookie(struct ustack_join *join, struct tep_record *record,
+			 struct ustack_input *in, struct unwind_rec_span *sp)
+{
+	struct tep_format_field **f = join->cookie.f;
+	unsigned long long flags;
+
+	in->type = USTACK_IN_COOKIE;
+	if (unwind_rec_num(join->tep, record, f[CK_COOKIE], &in->cookie) ||
+	    unwind_rec_num(join->tep, record, f[CK_FLAGS], &flags) ||
+	    unwind_rec_dynamic(join->tep, record, f[CK_KERNEL], sp))
+		return -1;
+	in->flags = (unsigned int)flags;
+	if (frames_misplaced(record, f[CK_KERNEL], sp))
+		join->stats.malformed++;
+	return 0;
+}
+
+static int decode_ustack(struct ustack_join *join, struct tep_record *record,
+			 struct ustack_input *in, struct unwind_rec_span *sp)
+{
+	struct tep_format_field **f = join->ustack.f;
+	unsigned long long tgid, flags, depth;
+
+	in->type = USTACK_IN_USTACK;
+	if (unwind_rec_num(join->tep, record, f[US_COOKIE], &in->cookie) ||
+	    unwind_rec_num(join->tep, record, f[US_TGID], &tgid) ||
+	    unwind_rec_num(join->tep, record, f[US_FLAGS], &flags) ||
+	    unwind_rec_num(join->tep, record, f[US_DEPTH], &depth) ||
+	    unwind_rec_dynamic(join->tep, record, f[US_FRAMES], sp))
+		return -1;
+	in->tgid = (int)tgid;
+	in->flags = (unsigned int)flags;
+	in->depth = (unsigned int)depth;
+	in->nr = sp->nr;
+	if (ustack_implausible(in, tgid) ||
+	    frames_misplaced(record, f[US_FRAMES], sp))
+		join->stats.malformed++;
+	return 0;
+}
+
+static void decode_event(struct ustack_join *join, struct tep_record *record,
+			 struct ustack_input *in, int type)
+{
+	in->type = USTACK_IN_EVENT;
+	in->event = tep_find_event(join->tep, type);
+	/*
+	 * An id no format has: a damaged header (when the user stack formats
+	 * are missing, their records are these; the readers warn about that
+	 * on their own).
+	 */
+	if (!in->event && join->ustack.id >= 0)
+		join->stats.malformed++;
+	in->data = record->data;
+	in->size = record->size;
+}
+
+static bool is_type(const struct field_set *set, int type)
+{
+	return set->id >= 0 && type == set->id;
+}
+
+/*
+ * Decode a record into in, and the span of its frames into sp (none for
+ * an event).  -1: too short for its format, or its frames lie outside.
+ */
+static int decode(struct ustack_join *join, struct tep_record *record,
+		  struct ustack_input *in, struct unwind_rec_span *sp)
+{
+	int type = tep_data_type(join->tep, record);
+
+	memset(in, 0, sizeof(*in));
+	memset(sp, 0, sizeof(*sp));
+	in->cpu = record->cpu;
+	in->ts = record->ts;
+	in->pid = tep_data_pid(join->tep, record);
+	if (is_type(&join->kstack, type))
+		return decode_kstack(join, record, in, sp);
+	if (is_type(&join->cookie, type))
+		return decode_cookie(join, record, in, sp);
+	if (is_type(&join->ustack, type))
+		return decode_ustack(join, record, in, sp);
+	decode_event(join, record, in, type);
+	return 0;
 }
 
 /* The addresses of a span, in buf when they fit, else in new memory. */
@@ -945,10 +1165,10 @@ static unsigned long long *read_frames(struct ustack_join *join,
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 {
 	unsigned long long fbuf[STACK_BUF];
-	unsigned long long *frames = NULL;
+	unsigned long long *frames = fbuf;
 	struct unwind_rec_span sp;
 	struct ustack_input in;
-	int type, ret;
+	int ret;
 
 	if (!join || !record || !join->tep || !record->data ||
 	    record->size < 8) {
@@ -958,91 +1178,27 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	if (join->stopped)
 		return join->stopped;
 
-	memset(&in, 0, sizeof(in));
-	in.cpu = record->cpu;
-	in.ts = record->ts;
-	type = tep_data_type(join->tep, record);
-	in.pid = tep_data_pid(join->tep, record);
-
-	if (type == join->kstack.id && type >= 0) {
-		unsigned long long size;
-
-		in.type = USTACK_IN_KSTACK;
-		if (unwind_rec_kstack(join->tep, record, join->kstack.f1,
-				      join->kstack.f2, &sp))
-			goto bad;
-		if (!unwind_rec_num(join->tep, record, join->kstack.f1, &size) &&
-		    kstack_size_damaged(join, record, &sp, size))
-			join->stats.malformed++;
-		frames = read_frames(join, &sp, fbuf, STACK_BUF);
-		if (!frames)
-			return -1;
-		count_bad_frames(join, frames, sp.nr, 1);
-		in.nr = sp.nr;
-		in.frames = frames;
-	} else if (type == join->cookie.id && type >= 0) {
-		in.type = USTACK_IN_COOKIE;
-		if (unwind_rec_num(join->tep, record, join->cookie.f1,
-				   &in.cookie))
-			goto bad;
-	} else if (type == join->ustack.id && type >= 0) {
-		unsigned long long tgid, truncated;
-		long long end;
-
-		in.type = USTACK_IN_USTACK;
-		if (unwind_rec_num(join->tep, record, join->ustack.f1,
-				   &in.cookie) ||
-		    unwind_rec_num(join->tep, record, join->ustack.f2, &tgid) ||
-		    unwind_rec_num(join->tep, record, join->ustack.f3,
-				   &truncated) ||
-		    unwind_rec_dynamic(join->tep, record, join->ustack.f4, &sp))
-			goto bad;
-		/*
-		 * No such process id, a flag that is not one, or frames that
-		 * are not where the kernel puts them: after the fixed fields,
-		 * and last in the record (which the ring buffer pads to 4
-		 * bytes, 8 on some architectures).
-		 */
-		end = (sp.data - (const char *)record->data) +
-		      (long long)sp.nr * sp.esize;
-		if (!tgid || tgid >= PID_LIMIT || truncated > 1 ||
-		    sp.data - (const char *)record->data <
-		    join->ustack.f4->offset + join->ustack.f4->size ||
-		    record->size - end >= 8)
-			join->stats.malformed++;
-		in.tgid = (int)tgid;
-		in.truncated = (unsigned int)truncated;
-		frames = read_frames(join, &sp, fbuf, STACK_BUF);
-		if (!frames)
-			return -1;
-		count_bad_frames(join, frames, sp.nr, 0);
-		in.nr = sp.nr;
-		in.frames = frames;
-	} else {
-		in.type = USTACK_IN_EVENT;
-		in.event = tep_find_event(join->tep, type);
-		/*
-		 * An id no format has: a damaged header (when the unwind
-		 * formats are missing, their records are these; the readers
-		 * warn about that on their own).
-		 */
-		if (!in.event && join->ustack.id >= 0)
-			join->stats.malformed++;
-		in.data = record->data;
-		in.size = record->size;
+	if (decode(join, record, &in, &sp) < 0) {
+		/* A record too short for its format: count it and go on. */
+		join->stats.records++;
+		join->stats.malformed++;
+		return 0;
 	}
-
+	if (in.type != USTACK_IN_EVENT) {
+		frames = read_frames(join, &sp, fbuf, STACK_BUF);
+		if (!frames)
+			return -1;
+		count_bad_frames(join, frames, sp.nr,
+				 in.type != USTACK_IN_USTACK);
+		in.nr = sp.nr;
+		in.frames = frames;
+	}
 	ret = ustack_join_feed(join, &in);
-	if (frames && frames != fbuf)
+	if (frames != fbuf)
 		free(frames);
 	if (ret < 0)
 		return ret;
 	return join->stopped;
-bad:
-	/* A record too short for its format: count it and go on. */
-	join->stats.records++;
-	join->stats.malformed++;
-	return 0;
 }
 
 /* ---- end ---- */

@@ -18,9 +18,9 @@ __hidden void ustack_warn(const char *fmt, ...)
 
 enum ustack_input_type {
 	USTACK_IN_EVENT,	/* any event: may ask for stacks */
-	USTACK_IN_KSTACK,	/* ftrace:kernel_stack */
-	USTACK_IN_COOKIE,	/* unwind:user_stack_cookie */
-	USTACK_IN_USTACK,	/* unwind:user_stack_deferred */
+	USTACK_IN_KSTACK,	/* ftrace:kernel_stack: events without cookie */
+	USTACK_IN_COOKIE,	/* ftrace:user_stack_cookie, kernel frames */
+	USTACK_IN_USTACK,	/* ftrace:user_stack_deferred */
 };
 
 struct ustack_input {
@@ -30,9 +30,10 @@ struct ustack_input {
 	unsigned long long	ts;
 	unsigned long long	cookie;		/* COOKIE, USTACK */
 	int			tgid;		/* USTACK */
-	unsigned int		truncated;	/* USTACK */
-	int			nr;		/* KSTACK, USTACK */
-	const unsigned long long *frames;	/* KSTACK, USTACK */
+	unsigned int		flags;		/* COOKIE, USTACK: the record's */
+	unsigned int		depth;		/* USTACK */
+	int			nr;		/* KSTACK, COOKIE, USTACK */
+	const unsigned long long *frames;	/* KSTACK, COOKIE, USTACK */
 	struct tep_event	*event;		/* EVENT, may be NULL */
 	const void		*data;		/* EVENT: copied */
 	int			size;
@@ -47,6 +48,20 @@ __hidden int ustack_join_feed(struct ustack_join *join,
 __hidden struct ustack_file *ustack_file_open_probed(const char *path);
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
+
+/*
+ * For the 1.0 and 1.1 entry points (compat.c): a join whose callers know
+ * no USTACK_LOST; a lost stack is delivered (and counted) as never
+ * arrived.
+ */
+__hidden void ustack_join_set_compat(struct ustack_join *join);
+__hidden int ustack_file_iterate_abi(struct ustack_file *file, int index,
+				     ustack_join_cb cb, void *data,
+				     struct ustack_join_stats *stats,
+				     bool compat);
+__hidden struct ustack_live *ustack_live_open_abi(struct tracefs_instance *inst,
+						  ustack_join_cb cb,
+						  void *data, bool compat);
 
 /* libtracecmd 3.1.6 exports this without declaring it publicly. */
 struct tracecmd_proc_addr_map {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ustack-local.h"
+#include "unwind_record.h"
 
 /* compat.c: ustack_join_get_stats@LIBTRACEFS_EXT_1.0 */
 int __ustack_join_get_stats_1_0(struct ustack_join *join,
@@ -34,6 +35,7 @@ struct got {
 	unsigned long long	k[16];
 	int			nr_u;
 	unsigned long long	u[16];
+	unsigned int		depth;
 	int			event_id;
 };
 
@@ -69,6 +71,7 @@ static int log_cb(const struct ustack_event *ev, void *data)
 	g->nr_u = ev->nr_user;
 	for (i = 0; i < ev->nr_user && i < 16; i++)
 		g->u[i] = ev->user[i];
+	g->depth = ev->depth;
 	g->event_id = ev->event ? ev->event->id : -1;
 	/* the record copy is readable */
 	if (ev->record->size >= 4)
@@ -110,26 +113,51 @@ static int kst(struct ustack_join *j, int cpu, int pid, int nr,
 	return ustack_join_feed(j, &in);
 }
 
-static int ck(struct ustack_join *j, int cpu, int pid,
-	      unsigned long long cookie)
+/* A cookie record with flags and nr kernel frames from base on. */
+static int ckx(struct ustack_join *j, int cpu, int pid,
+	       unsigned long long cookie, int nr, unsigned long long base,
+	       unsigned int flags)
 {
+	unsigned long long f[16];
 	struct ustack_input in = { .type = USTACK_IN_COOKIE, .cpu = cpu,
 				   .pid = pid, .ts = ++ts_now,
-				   .cookie = cookie };
+				   .cookie = cookie, .flags = flags, .nr = nr,
+				   .frames = f };
+	int i;
 
+	for (i = 0; i < nr; i++)
+		f[i] = base + i;
 	return ustack_join_feed(j, &in);
 }
 
+/* A cookie record with its event's kernel stack */
+static int ckk(struct ustack_join *j, int cpu, int pid,
+	       unsigned long long cookie, int nr, unsigned long long base)
+{
+	return ckx(j, cpu, pid, cookie, nr, base, 0);
+}
+
+/* A cookie record without kernel frames */
+static int ck(struct ustack_join *j, int cpu, int pid,
+	      unsigned long long cookie)
+{
+	return ckx(j, cpu, pid, cookie, 0, 0, 0);
+}
+
+/* A user stack record; truncated (flags) ones had 10 frames more */
 static int us(struct ustack_join *j, int cpu, int pid, int tgid,
 	      unsigned long long cookie, int nr, unsigned long long base,
-	      unsigned int truncated)
+	      unsigned int flags)
 {
 	unsigned long long f[16];
 	struct ustack_input in = { .type = USTACK_IN_USTACK, .cpu = cpu,
 				   .pid = pid, .ts = ++ts_now,
 				   .cookie = cookie, .tgid = tgid, .nr = nr,
-				   .frames = f, .truncated = truncated };
+				   .frames = f, .flags = flags, .depth = nr };
 	int i;
+
+	if (flags & UNWIND_REC_TRUNCATED)
+		in.depth = nr + 10;
 
 	for (i = 0; i < nr; i++)
 		f[i] = base + i;
@@ -160,11 +188,10 @@ static void test_basic(void)
 	struct log l;
 	struct got *g;
 
-	begin("basic: event, kernel stack, cookie, user stack on another CPU");
+	begin("basic: event, cookie with kernel stack, user stack on another CPU");
 	j = new_join(&l);
 	ev(j, 0, 100, 7);
-	kst(j, 0, 100, 3, 0xffffffff81000000ULL);
-	ck(j, 0, 100, 0x42);
+	ckk(j, 0, 100, 0x42, 3, 0xffffffff81000000ULL);
 	CHECK(l.n == 0, "delivered before its user stack (%d)", l.n);
 	us(j, 1, 100, 99, 0x42, 4, 0x401000, 0);
 	CHECK(l.n == 1, "delivered %d events", l.n);
@@ -174,8 +201,8 @@ static void test_basic(void)
 	CHECK(g->tgid == 99, "tgid %d", g->tgid);
 	CHECK(g->nr_k == 3 && g->k[0] == 0xffffffff81000000ULL &&
 	      g->k[2] == 0xffffffff81000002ULL, "kernel frames");
-	CHECK(g->nr_u == 4 && g->u[0] == 0x401000 && g->u[3] == 0x401003,
-	      "user frames");
+	CHECK(g->nr_u == 4 && g->u[0] == 0x401000 && g->u[3] == 0x401003 &&
+	      g->depth == 4, "user frames");
 	CHECK(g->cpu == 0 && g->event_id == 7, "event cpu %d id %d", g->cpu,
 	      g->event_id);
 	ustack_join_flush(j);
@@ -196,12 +223,10 @@ static void test_reorder(void)
 	/* task 200 on cpu 0, task 300 on cpu 1, interleaved */
 	ev(j, 0, 200, 1);
 	ev(j, 1, 300, 2);
-	kst(j, 1, 300, 2, 0xa000);
-	kst(j, 0, 200, 2, 0xb000);
 	/* cpu 1's clock is behind: 200's user stack sorts before its cookie */
 	us(j, 1, 200, 200, 0x1111, 3, 0x500000, 0);
-	ck(j, 1, 300, 0x2222);
-	ck(j, 0, 200, 0x1111);
+	ckk(j, 1, 300, 0x2222, 2, 0xa000);
+	ckk(j, 0, 200, 0x1111, 2, 0xb000);
 	CHECK(l.n == 1, "early user stack not matched (%d)", l.n);
 	us(j, 0, 300, 300, 0x2222, 2, 0x600000, 0);
 	CHECK(l.n == 2, "delivered %d", l.n);
@@ -230,11 +255,9 @@ static void test_never(void)
 	begin("user stack never arrives: flushed as never-arrived");
 	j = new_join(&l);
 	ev(j, 0, 10, 1);
-	kst(j, 0, 10, 2, 0xc000);
-	ck(j, 0, 10, 0x77);
+	ckk(j, 0, 10, 0x77, 2, 0xc000);
 	ev(j, 1, 11, 1);
-	kst(j, 1, 11, 2, 0xd000);
-	ck(j, 1, 11, 0x78);
+	ckk(j, 1, 11, 0x78, 2, 0xd000);
 	us(j, 1, 11, 11, 0x78, 1, 0x1000, 0);
 	CHECK(l.n == 1, "delivered %d before flush", l.n);
 	ustack_join_flush(j);
@@ -261,8 +284,7 @@ static void test_two_instances(void)
 	ustack_join_set_instance(b, "inst_b");
 	/* the same kernel entry asked in both instances */
 	ev(a, 0, 50, 1);
-	kst(a, 0, 50, 1, 0xe000);
-	ck(a, 0, 50, 0x99);
+	ckk(a, 0, 50, 0x99, 1, 0xe000);
 	ev(b, 0, 50, 2);
 	ck(b, 0, 50, 0x99);
 	/* only instance a asked for this one */
@@ -294,9 +316,7 @@ static void test_many_per_cookie(void)
 	j = new_join(&l);
 	for (i = 0; i < 20; i++) {
 		ev(j, i % 2, 60, 10 + i);
-		if (i % 3)
-			kst(j, i % 2, 60, 2, 0x10000 * (i + 1));
-		ck(j, i % 2, 60, 0x5555);
+		ckk(j, i % 2, 60, 0x5555, i % 3 ? 2 : 0, 0x10000 * (i + 1));
 	}
 	CHECK(l.n == 0, "early delivery");
 	us(j, 1, 60, 60, 0x5555, 5, 0x800000, 0);
@@ -327,14 +347,12 @@ static void test_cookie_reuse(void)
 	begin("cookie reuse: a request after delivery is a late request of the same entry");
 	j = new_join(&l);
 	ev(j, 0, 70, 1);
-	kst(j, 0, 70, 1, 0xf000);
-	ck(j, 0, 70, 0xabc);
+	ckk(j, 0, 70, 0xabc, 1, 0xf000);
 	us(j, 0, 70, 70, 0xabc, 3, 0x900000, 0);
 	CHECK(l.n == 1 && !(l.g[0].flags & USTACK_EV_LATE), "first");
 	/* e.g. sched_switch on the way out: no second user stack comes */
 	ev(j, 1, 70, 2);
-	kst(j, 1, 70, 1, 0xf100);
-	ck(j, 1, 70, 0xabc);
+	ckk(j, 1, 70, 0xabc, 1, 0xf100);
 	CHECK(l.n == 2, "late request not served from the entry (%d)", l.n);
 	CHECK(l.n == 2 && l.g[1].status == USTACK_COMPLETE &&
 	      (l.g[1].flags & USTACK_EV_LATE) && l.g[1].nr_u == 3 &&
@@ -365,20 +383,147 @@ static void test_truncated(void)
 	struct ustack_join *j;
 	struct log l;
 
-	begin("truncated and empty user stacks");
+	begin("TRUNCATED: status truncated, the depth found; empty user stacks");
 	j = new_join(&l);
 	ev(j, 0, 80, 1);
 	ck(j, 0, 80, 0x1);
-	us(j, 0, 80, 80, 0x1, 16, 0x400000, 1);
+	us(j, 0, 80, 80, 0x1, 16, 0x400000, UNWIND_REC_TRUNCATED);
 	ev(j, 0, 81, 1);
 	ck(j, 0, 81, 0x2);
 	us(j, 0, 81, 81, 0x2, 0, 0, 0);
 	CHECK(l.n == 2, "delivered %d", l.n);
-	CHECK(l.g[0].status == USTACK_TRUNCATED && l.g[0].nr_u == 16,
-	      "truncated: status %d nr %d", l.g[0].status, l.g[0].nr_u);
-	CHECK(l.g[1].status == USTACK_EMPTY && l.g[1].nr_u == 0,
-	      "empty: status %d", l.g[1].status);
+	CHECK(l.g[0].status == USTACK_TRUNCATED && l.g[0].nr_u == 16 &&
+	      l.g[0].depth == 26, "truncated: status %d nr %d depth %u",
+	      l.g[0].status, l.g[0].nr_u, l.g[0].depth);
+	CHECK(l.g[1].status == USTACK_EMPTY && l.g[1].nr_u == 0 &&
+	      l.g[1].depth == 0, "empty: status %d", l.g[1].status);
 	ustack_join_flush(j);
+	ustack_join_free(j);
+	end();
+}
+
+static void test_cookie_kernel(void)
+{
+	struct ustack_join *j;
+	struct log l;
+
+	begin("kernel frames of an event with a cookie are the cookie record's");
+	j = new_join(&l);
+	/* a plain kernel_stack (stacktrace trigger) before the cookie */
+	ev(j, 0, 40, 1);
+	kst(j, 0, 40, 2, 0x1000);
+	ckk(j, 0, 40, 0x5, 3, 0x2000);
+	/* a cookie without kernel frames (option, no stacktrace) */
+	ev(j, 0, 41, 2);
+	kst(j, 0, 41, 2, 0x3000);
+	ck(j, 0, 41, 0x6);
+	us(j, 1, 40, 40, 0x5, 1, 0x400000, 0);
+	us(j, 1, 41, 41, 0x6, 1, 0x400000, 0);
+	CHECK(l.n == 2, "delivered %d", l.n);
+	CHECK(l.g[0].nr_k == 3 && l.g[0].k[0] == 0x2000,
+	      "the cookie's kernel stack: %d frames, 0x%llx", l.g[0].nr_k,
+	      l.g[0].k[0]);
+	CHECK(l.g[1].nr_k == 0, "an empty kernel array: %d frames",
+	      l.g[1].nr_k);
+	ustack_join_flush(j);
+	ustack_join_free(j);
+	end();
+}
+
+static void test_lost(void)
+{
+	struct ustack_join_stats st;
+	struct ustack_join *j;
+	struct log l;
+
+	begin("NO_USER_STACK: lost at once, counted as lost, not never-arrived");
+	j = new_join(&l);
+	ev(j, 0, 45, 1);
+	ckx(j, 0, 45, 0x9, 2, 0x7000, UNWIND_REC_NO_USER_STACK);
+	CHECK(l.n == 1, "not delivered at once (%d)", l.n);
+	CHECK(l.n == 1 && l.g[0].status == USTACK_LOST &&
+	      l.g[0].cookie == 0x9 && l.g[0].nr_k == 2 &&
+	      l.g[0].k[0] == 0x7000 && l.g[0].nr_u == 0 &&
+	      l.g[0].tgid == -1 && l.g[0].depth == 0, "lost event wrong");
+	CHECK(!strcmp(ustack_status_name(USTACK_LOST), "lost"),
+	      "status name %s", ustack_status_name(USTACK_LOST));
+	/* other bits are reserved: a cookie with them waits as usual */
+	ev(j, 0, 45, 2);
+	ckx(j, 0, 45, 0xa, 0, 0, ~UNWIND_REC_NO_USER_STACK);
+	CHECK(l.n == 1, "reserved bits taken for NO_USER_STACK");
+	ustack_join_flush(j);
+	ustack_join_get_stats(j, &st);
+	CHECK(st.lost == 1 && st.never_arrived == 1 && st.delivered == 2 &&
+	      st.pending_cookies == 0, "lost %llu never %llu delivered %llu",
+	      st.lost, st.never_arrived, st.delivered);
+	ustack_join_free(j);
+
+	/* the entry's user stack is known already: given, not lost */
+	j = new_join(&l);
+	ev(j, 0, 46, 1);
+	ck(j, 0, 46, 0xb);
+	us(j, 1, 46, 46, 0xb, 2, 0x400000, 0);
+	ev(j, 0, 46, 2);
+	ckx(j, 0, 46, 0xb, 0, 0, UNWIND_REC_NO_USER_STACK);
+	CHECK(l.n == 2 && l.g[1].status == USTACK_COMPLETE &&
+	      (l.g[1].flags & USTACK_EV_LATE) && l.g[1].nr_u == 2,
+	      "a known stack not given");
+	ustack_join_flush(j);
+	ustack_join_free(j);
+	end();
+}
+
+static void test_lost_compat(void)
+{
+	struct ustack_join_stats st;
+	struct ustack_join *j;
+	struct log l;
+
+	begin("1.0/1.1 joins: a lost stack is delivered as never-arrived");
+	j = new_join(&l);
+	ustack_join_set_compat(j);
+	ev(j, 0, 47, 1);
+	ckx(j, 0, 47, 0xc, 1, 0x7000, UNWIND_REC_NO_USER_STACK);
+	CHECK(l.n == 1 && l.g[0].status == USTACK_NEVER_ARRIVED &&
+	      !(l.g[0].flags & USTACK_EV_EVICTED), "status %d",
+	      l.n ? (int)l.g[0].status : -1);
+	ustack_join_flush(j);
+	ustack_join_get_stats(j, &st);
+	CHECK(st.lost == 0 && st.never_arrived == 1, "lost %llu never %llu",
+	      st.lost, st.never_arrived);
+	ustack_join_free(j);
+	end();
+}
+
+static void test_late_flag(void)
+{
+	struct ustack_join_stats st;
+	struct ustack_join *j;
+	struct log l;
+
+	begin("LATE: the kernel answered from its cache, every event flagged late");
+	j = new_join(&l);
+	ev(j, 0, 48, 1);
+	ck(j, 0, 48, 0xd);
+	ev(j, 0, 48, 2);
+	ck(j, 0, 48, 0xd);
+	us(j, 1, 48, 48, 0xd, 3, 0x400000, UNWIND_REC_LATE);
+	CHECK(l.n == 2 && (l.g[0].flags & USTACK_EV_LATE) &&
+	      (l.g[1].flags & USTACK_EV_LATE) &&
+	      l.g[0].status == USTACK_COMPLETE && l.g[0].nr_u == 3,
+	      "late events wrong");
+	/* and one asking after that, served by the join */
+	ev(j, 0, 48, 3);
+	ck(j, 0, 48, 0xd);
+	CHECK(l.n == 3 && (l.g[2].flags & USTACK_EV_LATE), "third");
+	/* a stack without the flag: not late */
+	ev(j, 0, 49, 1);
+	ck(j, 0, 49, 0xe);
+	us(j, 1, 49, 49, 0xe, 3, 0x400000, 0);
+	CHECK(l.n == 4 && !(l.g[3].flags & USTACK_EV_LATE), "not late");
+	ustack_join_flush(j);
+	ustack_join_get_stats(j, &st);
+	CHECK(st.late == 3, "late %llu", st.late);
 	ustack_join_free(j);
 	end();
 }
@@ -421,15 +566,13 @@ static void test_nested(void)
 	struct log l;
 	struct got *g;
 
-	begin("an interrupt nests a whole event/stack/cookie group");
+	begin("an interrupt nests a whole event/cookie group");
 	j = new_join(&l);
 	ev(j, 0, 90, 1);
-	kst(j, 0, 90, 1, 0x1000);
 	/* irq on the same CPU in the same task */
 	ev(j, 0, 90, 2);
-	kst(j, 0, 90, 1, 0x2000);
-	ck(j, 0, 90, 0xc0);
-	ck(j, 0, 90, 0xc0);
+	ckk(j, 0, 90, 0xc0, 1, 0x2000);
+	ckk(j, 0, 90, 0xc0, 1, 0x1000);
 	us(j, 0, 90, 90, 0xc0, 1, 0x3000, 0);
 	CHECK(l.n == 2, "delivered %d", l.n);
 	g = find(&l, 90, 1);
@@ -438,9 +581,10 @@ static void test_nested(void)
 	g = find(&l, 90, 2);
 	CHECK(g && g->nr_k == 1 && g->k[0] == 0x2000 && g->nr_u == 1,
 	      "nested event");
-	/* a stack of another task never attaches */
+	/* a stack or cookie of another task never attaches */
 	ev(j, 1, 91, 3);
 	kst(j, 1, 92, 1, 0x4000);
+	ckk(j, 1, 93, 0xc1, 1, 0x6000);
 	ck(j, 1, 91, 0xc1);
 	us(j, 1, 91, 91, 0xc1, 1, 0x5000, 0);
 	g = find(&l, 91, 3);
@@ -624,169 +768,298 @@ static int add(struct ustack_join *j, unsigned char *data, int size, int cpu,
 	return ustack_join_add_record(j, &r);
 }
 
-static void test_records(const char *dir)
+/* ---- records, laid out as in Documentation/contract.md ---- */
+
+#define ID_KSTACK	4
+#define ID_COOKIE	21
+#define ID_USTACK	22
+#define ID_ENTER	200
+
+static int rec_event(unsigned char *b, int pid)
 {
-	static const char *names[] = {
-		"ftrace_kernel_stack", "unwind_user_stack_cookie",
-		"unwind_user_stack_deferred", "syscalls_sys_enter_getppid",
-	};
-	unsigned char b[256];
-	struct ustack_join_stats st;
-	struct ustack_join *j;
-	struct tep_handle *tep;
-	struct log l;
+	memset(b, 0, 16);
+	put16(b, ID_ENTER);
+	put32(b + 4, pid);
+	return 16;
+}
+
+static void put_frames(unsigned char *p, const unsigned long long *f, int nr)
+{
 	int i;
 
-	begin("records decoded with the event formats (data_loc, bounds)");
-	tep = load_tep(dir, names, 4);
-	CHECK(tep, "formats");
-	if (!tep) {
-		end();
-		return;
-	}
-	memset(&l, 0, sizeof(l));
-	j = ustack_join_alloc(tep, log_cb, &l);
-	CHECK(j, "alloc: %s", strerror(errno));
-	if (!j) {
-		tep_free(tep);
-		end();
-		return;
-	}
-	/* sys_enter_getppid */
-	memset(b, 0, sizeof(b));
-	put16(b, 200);
-	put32(b + 4, 1234);
-	add(j, b, 16, 1, 1000);
-	/* kernel_stack: size 3, then 0 fill */
-	memset(b, 0, sizeof(b));
-	put16(b, 4);
-	put32(b + 4, 1234);
-	put32(b + 8, 3);
-	for (i = 0; i < 3; i++)
-		put64(b + 16 + 8 * i, 0xffffffff81000100ULL + i);
-	add(j, b, 16 + 8 * 8, 1, 1001);
-	/* cookie */
-	memset(b, 0, sizeof(b));
-	put16(b, 1601);
-	put32(b + 4, 1234);
-	put64(b + 8, 0xdeadbeef00000001ULL);
-	add(j, b, 16, 1, 1002);
-	/* user stack on cpu 0: 4 frames at offset 28 */
-	memset(b, 0, sizeof(b));
-	put16(b, 1602);
-	put32(b + 4, 1234);
-	put64(b + 8, 0xdeadbeef00000001ULL);
-	put32(b + 16, 1230);
-	put32(b + 20, 0);
-	put32(b + 24, (4 * 8) << 16 | 28);
-	for (i = 0; i < 4; i++)
-		put64(b + 28 + 8 * i, 0x555555555000ULL + i);
-	add(j, b, 28 + 32, 0, 1003);
-	CHECK(l.n == 1, "delivered %d", l.n);
-	CHECK(l.n == 1 && l.g[0].nr_k == 3 &&
-	      l.g[0].k[2] == 0xffffffff81000102ULL, "kernel frames %d",
-	      l.g[0].nr_k);
-	CHECK(l.n == 1 && l.g[0].nr_u == 4 && l.g[0].u[3] == 0x555555555003ULL &&
-	      l.g[0].tgid == 1230 && l.g[0].event_id == 200 &&
-	      l.g[0].status == USTACK_COMPLETE, "user frames");
+	for (i = 0; i < nr; i++)
+		put64(p + 8 * i, f[i]);
+}
 
-	/* a user stack whose data_loc points past the record: ignored */
-	put16(b, 1602);
-	put64(b + 8, 0x2);
-	put32(b + 24, (400 * 8) << 16 | 28);
-	CHECK(add(j, b, 28 + 32, 0, 1004) == 0, "bad data_loc");
-	/* a kernel_stack whose size is bigger than the record */
-	memset(b, 0, sizeof(b));
-	put16(b, 200);
-	put32(b + 4, 1);
-	add(j, b, 16, 0, 1005);
-	put16(b, 4);
-	put32(b + 8, 1000000);
-	put64(b + 16, 0xffffffff81000200ULL);
-	add(j, b, 24, 0, 1006);
+/* cookie @8, flags @16, kernel @20 (data at 24) */
+static int rec_cookie(unsigned char *b, int pid, unsigned long long cookie,
+		      unsigned int flags, const unsigned long long *k, int nr)
+{
+	memset(b, 0, 24 + 8 * nr);
+	put16(b, ID_COOKIE);
+	put32(b + 4, pid);
+	put64(b + 8, cookie);
+	put32(b + 16, flags);
+	put32(b + 20, (nr * 8) << 16 | 24);
+	put_frames(b + 24, k, nr);
+	return 24 + 8 * nr;
+}
+
+/* cookie @8, tgid @16, flags @20, depth @24, frames @28 (data at 32) */
+static int rec_ustack(unsigned char *b, int pid, unsigned long long cookie,
+		      int tgid, unsigned int flags, unsigned int depth,
+		      const unsigned long long *u, int nr)
+{
+	memset(b, 0, 32 + 8 * nr);
+	put16(b, ID_USTACK);
+	put32(b + 4, pid);
+	put64(b + 8, cookie);
+	put32(b + 16, tgid);
+	put32(b + 20, flags);
+	put32(b + 24, depth);
+	put32(b + 28, (nr * 8) << 16 | 32);
+	put_frames(b + 32, u, nr);
+	return 32 + 8 * nr;
+}
+
+/* size @8, caller[] @16: nr addresses in room slots */
+static int rec_kstack(unsigned char *b, int pid, unsigned int size,
+		      const unsigned long long *k, int nr, int room)
+{
+	memset(b, 0, 16 + 8 * room);
+	put16(b, ID_KSTACK);
+	put32(b + 4, pid);
+	put32(b + 8, size);
+	put_frames(b + 16, k, nr);
+	return 16 + 8 * room;
+}
+
+struct rec_env {
+	struct tep_handle	*tep;
+	struct ustack_join	*j;
+	struct log		l;
+	unsigned char		b[512];
+	unsigned long long	ts;
+};
+
+static int env_open(struct rec_env *e, const char *dir)
+{
+	static const char *names[] = {
+		"ftrace_kernel_stack", "ftrace_user_stack_cookie",
+		"ftrace_user_stack_deferred", "syscalls_sys_enter_getppid",
+	};
+
+	memset(e, 0, sizeof(*e));
+	e->tep = load_tep(dir, names, 4);
+	CHECK(e->tep, "formats");
+	if (!e->tep)
+		return -1;
+	e->j = ustack_join_alloc(e->tep, log_cb, &e->l);
+	CHECK(e->j, "alloc: %s", strerror(errno));
+	if (e->j)
+		return 0;
+	tep_free(e->tep);
+	return -1;
+}
+
+static void env_close(struct rec_env *e)
+{
+	ustack_join_free(e->j);
+	tep_free(e->tep);
+}
+
+/* Feed the record of size bytes in e->b. */
+static int feed(struct rec_env *e, int size, int cpu)
+{
+	return add(e->j, e->b, size, cpu, ++e->ts);
+}
+
+static const unsigned long long kgood[3] = {
+	0xffffffff81000100ULL, 0xffffffff81000101ULL, 0xffffffff81000102ULL,
+};
+static const unsigned long long ugood[4] = {
+	0x555555555000ULL, 0x555555555001ULL, 0x555555555002ULL,
+	0x555555555003ULL,
+};
+
+/* An event, its cookie record and its user stack record. */
+static void request(struct rec_env *e, int pid, unsigned long long cookie,
+		    unsigned int cflags, int nk, unsigned int uflags,
+		    unsigned int depth, int nu)
+{
+	feed(e, rec_event(e->b, pid), 1);
+	feed(e, rec_cookie(e->b, pid, cookie, cflags, kgood, nk), 1);
+	if (!(cflags & UNWIND_REC_NO_USER_STACK))
+		feed(e, rec_ustack(e->b, pid, cookie, pid - 4, uflags, depth,
+				   ugood, nu), 0);
+}
+
+static void test_records_good(const char *dir)
+{
+	struct ustack_join_stats st;
+	struct rec_env e;
+	struct got *g;
+
+	begin("records decoded with the event formats: each flag");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	request(&e, 1234, 0xdeadbeef00000001ULL, 0, 3, 0, 4, 4);
+	g = find(&e.l, 1234, ID_ENTER);
+	CHECK(g && g->nr_k == 3 && g->k[2] == kgood[2] && g->nr_u == 4 &&
+	      g->u[3] == ugood[3] && g->tgid == 1230 && g->depth == 4 &&
+	      g->status == USTACK_COMPLETE && !g->flags, "complete");
+	request(&e, 1235, 0x2, 0, 3, UNWIND_REC_TRUNCATED, 300, 2);
+	g = find(&e.l, 1235, ID_ENTER);
+	CHECK(g && g->status == USTACK_TRUNCATED && g->nr_u == 2 &&
+	      g->depth == 300, "TRUNCATED: status %d depth %u",
+	      g ? (int)g->status : -1, g ? g->depth : 0);
+	request(&e, 1236, 0x3, UNWIND_REC_NO_USER_STACK, 3, 0, 0, 0);
+	g = find(&e.l, 1236, ID_ENTER);
+	CHECK(g && g->status == USTACK_LOST && g->nr_k == 3 && !g->nr_u,
+	      "NO_USER_STACK: not lost at once");
+	request(&e, 1237, 0x4, 0, 3, UNWIND_REC_LATE, 4, 4);
+	g = find(&e.l, 1237, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE &&
+	      (g->flags & USTACK_EV_LATE), "LATE: not late");
+	/* reserved bits, no kernel frames, no user frames */
+	request(&e, 1238, 0x5, ~UNWIND_REC_NO_USER_STACK, 0,
+		~UNWIND_REC_TRUNCATED & ~UNWIND_REC_LATE, 0, 0);
+	g = find(&e.l, 1238, ID_ENTER);
+	CHECK(g && g->status == USTACK_EMPTY && !g->nr_k && !g->flags,
+	      "reserved bits not ignored");
+	/* an empty array whose data_loc is 0 */
+	feed(&e, rec_event(e.b, 1239), 1);
+	rec_cookie(e.b, 1239, 0x6, 0, NULL, 0);
+	put32(e.b + 20, 0);
+	feed(&e, 24, 1);
+	ustack_join_flush(e.j);
+	ustack_join_get_stats(e.j, &st);
+	CHECK(e.l.n == 6 && st.lost == 1 && st.late == 1 &&
+	      st.truncated == 1 && st.never_arrived == 1,
+	      "delivered %d lost %llu late %llu", e.l.n, st.lost, st.late);
+	CHECK(!st.malformed && !st.bad_kernel_frames && !st.bad_user_frames,
+	      "good records counted as damage: %llu malformed, %llu/%llu frames",
+	      st.malformed, st.bad_kernel_frames, st.bad_user_frames);
+	env_close(&e);
+	end();
+}
+
+static void test_records_malformed(const char *dir)
+{
+	struct ustack_join_stats st;
+	struct rec_env e;
+	int i, n;
+
+	begin("records at odds with their format: bounds, counted as malformed");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	/* a user stack whose data_loc points past the record: skipped */
+	n = rec_ustack(e.b, 1234, 0x2, 1230, 0, 4, ugood, 4);
+	put32(e.b + 28, (400 * 8) << 16 | 32);
+	CHECK(feed(&e, n, 0) == 0, "bad data_loc");
+	/* a kernel_stack whose size is bigger than the record: clamped */
+	feed(&e, rec_event(e.b, 1), 0);
+	feed(&e, rec_kstack(e.b, 1, 1000000, kgood, 1, 1), 0);
 	/* records too short for their format */
-	put16(b, 1601);
-	CHECK(add(j, b, 10, 0, 1007) == 0, "short cookie");
-	put16(b, 4);
-	CHECK(add(j, b, 9, 0, 1008) == 0, "short kernel_stack");
+	rec_cookie(e.b, 1, 0x1, 0, NULL, 0);
+	CHECK(feed(&e, 10, 0) == 0, "short cookie");
+	put16(e.b, ID_KSTACK);
+	CHECK(feed(&e, 9, 0) == 0, "short kernel_stack");
 	/* unknown event id */
-	put16(b, 31000);
-	CHECK(add(j, b, 16, 0, 1009) == 0, "unknown id");
-	ustack_join_flush(j);
-	ustack_join_get_stats(j, &st);
-	/* bad data_loc, size past the record, 2 short records, unknown id */
-	CHECK(st.malformed == 5, "malformed %llu, want 5", st.malformed);
-	for (i = 0; i < l.n; i++)
-		if (l.g[i].pid == 1)
-			CHECK(l.g[i].nr_k == 1 &&
-			      l.g[i].k[0] == 0xffffffff81000200ULL,
-			      "clamped kernel stack: %d", l.g[i].nr_k);
-	CHECK(!st.bad_kernel_frames && !st.bad_user_frames,
-	      "implausible frames in good records: %llu kernel, %llu user",
-	      st.bad_kernel_frames, st.bad_user_frames);
+	put16(e.b, 31000);
+	CHECK(feed(&e, 16, 0) == 0, "unknown id");
+	/* a cookie's kernel array outside the record: skipped */
+	n = rec_cookie(e.b, 2, 0x7, 0, kgood, 3);
+	put32(e.b + 20, (3 * 8) << 16 | 40);
+	feed(&e, n, 0);
+	/* kernel frames that end 8 bytes short, or overlap fixed fields */
+	n = rec_cookie(e.b, 2, 0x8, 0, kgood, 3);
+	put32(e.b + 20, (2 * 8) << 16 | 24);
+	feed(&e, n, 0);
+	put32(e.b + 20, (2 * 8) << 16 | 16);
+	feed(&e, n, 0);
+	ustack_join_flush(e.j);
+	ustack_join_get_stats(e.j, &st);
+	CHECK(st.malformed == 8, "malformed %llu, want 8", st.malformed);
+	for (i = 0; i < e.l.n; i++)
+		if (e.l.g[i].pid == 1)
+			CHECK(e.l.g[i].nr_k == 1 && e.l.g[i].k[0] == kgood[0],
+			      "clamped kernel stack: %d", e.l.g[i].nr_k);
+	env_close(&e);
+	end();
+}
 
-	/* frames a damaged page gives (issue 6): counted, still delivered */
-	memset(b, 0, sizeof(b));
-	put16(b, 200);
-	put32(b + 4, 77);
-	add(j, b, 16, 1, 2000);
-	put16(b, 4);
-	put32(b + 8, 3);
-	put64(b + 16, 0xf7ffffff810f4f2aULL);
-	put64(b + 24, 0xffffffff810f4f2aULL);
-	put64(b + 32, 0x7f0000001000ULL);
-	add(j, b, 16 + 8 * 8, 1, 2001);
-	memset(b, 0, sizeof(b));
-	put16(b, 1601);
-	put32(b + 4, 77);
-	put64(b + 8, 0x4d00000001ULL);
-	add(j, b, 16, 1, 2002);
-	memset(b, 0, sizeof(b));
-	put16(b, 1602);
-	put32(b + 4, 77);
-	put64(b + 8, 0x4d00000001ULL);
-	put32(b + 16, 77);
-	put32(b + 24, (3 * 8) << 16 | 28);
-	put64(b + 28, 0x47f5b9d966350ULL);
-	put64(b + 36, 0x55555555a000ULL);
-	put64(b + 44, 0x10ULL);
-	add(j, b, 28 + 24, 0, 2003);
-	/* frames that do not fill whole elements; a truncation flag of 2 */
-	put64(b + 8, 0x4e00000001ULL);
-	put32(b + 24, 12 << 16 | 28);
-	add(j, b, 28 + 24, 0, 2004);
-	put32(b + 20, 2);
-	put32(b + 24, 8 << 16 | 28);
-	add(j, b, 28 + 24, 0, 2005);
-	/* frames that end 8 bytes before the record: a damaged length */
-	put32(b + 20, 0);
-	put32(b + 24, 16 << 16 | 28);
-	add(j, b, 28 + 24, 0, 2006);
-	/* frames over the fixed fields (truncated, the data_loc itself) */
-	put32(b + 24, 8 << 16 | 20);
-	add(j, b, 28 + 24, 0, 2007);
+/* frames a damaged page gives (issue 6) */
+static const unsigned long long kbad[3] = {
+	0xf7ffffff810f4f2aULL, 0xffffffff810f4f2aULL, 0x7f0000001000ULL,
+};
+static const unsigned long long ubad[3] = {
+	0x47f5b9d966350ULL, 0x55555555a000ULL, 0x10ULL,
+};
+
+/* User stacks at odds with their format, each malformed once. */
+static void feed_bad_ustacks(struct rec_env *e)
+{
+	int n;
+
+	/* frames that do not fill whole elements: skipped */
+	n = rec_ustack(e->b, 77, 0x4e00000001ULL, 77, 0, 3, ubad, 3);
+	put32(e->b + 28, 12 << 16 | 32);
+	feed(e, n, 0);
+	/* a depth that is not the frames' number, without TRUNCATED */
+	feed(e, rec_ustack(e->b, 77, 0x4e, 77, 0, 5, ubad, 1), 0);
+	/* frames that end 8 bytes before the record */
+	n = rec_ustack(e->b, 77, 0x4f, 77, 0, 2, ubad, 3);
+	put32(e->b + 28, 16 << 16 | 32);
+	feed(e, n, 0);
+	/* frames over the fixed fields (depth and the data_loc itself) */
+	n = rec_ustack(e->b, 77, 0x50, 77, 0, 1, ugood, 1);
+	put32(e->b + 28, 8 << 16 | 24);
+	feed(e, n, 0);
+	/* TRUNCATED with no more depth than frames, or without frames */
+	feed(e, rec_ustack(e->b, 77, 0x51, 77, UNWIND_REC_TRUNCATED, 3,
+			   ugood, 3), 0);
+	feed(e, rec_ustack(e->b, 77, 0x52, 77, UNWIND_REC_TRUNCATED, 9,
+			   ugood, 0), 0);
+	/* no such process */
+	feed(e, rec_ustack(e->b, 77, 0x53, 0, 0, 3, ugood, 3), 0);
+}
+
+static void test_records_damage(const char *dir)
+{
+	struct ustack_join_stats st;
+	struct rec_env e;
+	struct got *g;
+
+	begin("damaged records: implausible frames and values counted, delivered");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	feed(&e, rec_event(e.b, 77), 1);
+	feed(&e, rec_cookie(e.b, 77, 0x4d00000001ULL, 0, kbad, 3), 1);
+	feed(&e, rec_ustack(e.b, 77, 0x4d00000001ULL, 77, 0, 3, ubad, 3), 0);
+	feed_bad_ustacks(&e);
 	/* a kernel stack of size 1 with 3 addresses: a damaged size */
-	memset(b, 0, sizeof(b));
-	put16(b, 4);
-	put32(b + 4, 77);
-	put32(b + 8, 1);
-	for (i = 0; i < 3; i++)
-		put64(b + 16 + 8 * i, 0xffffffff81000300ULL + i);
-	add(j, b, 16 + 8 * 3, 1, 2008);
-	ustack_join_flush(j);
-	ustack_join_get_stats(j, &st);
+	feed(&e, rec_kstack(e.b, 77, 1, kgood, 3, 3), 1);
+	ustack_join_flush(e.j);
+	ustack_join_get_stats(e.j, &st);
 	CHECK(st.bad_kernel_frames == 2, "implausible kernel frames %llu, want 2",
 	      st.bad_kernel_frames);
 	/*
-	 * 0x47f5b9d966350 and 0x10 in the first stack, 0x47f5.. at 2005 and
-	 * 2006, 0x0008001400000000 at 2007
+	 * 0x47f5b9d966350 and 0x10 in the first stack, 0x47f5.. in the
+	 * depth and short-end ones, 0x0008001800000001 in the overlapping
 	 */
 	CHECK(st.bad_user_frames == 5, "implausible user frames %llu, want 5",
 	      st.bad_user_frames);
-	/* 5 before, 2004 to 2008 */
-	CHECK(st.malformed == 10, "malformed %llu, want 10", st.malformed);
-	CHECK(l.n > 0 && l.g[l.n - 1].pid == 77 && l.g[l.n - 1].nr_k == 3 &&
-	      l.g[l.n - 1].nr_u == 3, "the damaged event is delivered as it is");
+	CHECK(st.malformed == 8, "malformed %llu, want 8", st.malformed);
+	g = e.l.n ? &e.l.g[e.l.n - 1] : NULL;
+	CHECK(g && g->pid == 77 && g->nr_k == 3 && g->nr_u == 3,
+	      "the damaged event is delivered as it is");
 	{
 		/* the 1.0 ABI: the structure ends at peak_events */
 		unsigned char raw[sizeof(st)];
@@ -794,14 +1067,13 @@ static void test_records(const char *dir)
 				      bad_kernel_frames);
 
 		memset(raw, 0xa5, sizeof(raw));
-		CHECK(__ustack_join_get_stats_1_0(j, (void *)raw) == 0,
+		CHECK(__ustack_join_get_stats_1_0(e.j, (void *)raw) == 0,
 		      "1.0 get_stats");
 		CHECK(!memcmp(raw, &st, old) && raw[old] == 0xa5 &&
 		      raw[sizeof(raw) - 1] == 0xa5,
 		      "1.0 get_stats writes past the 1.0 structure");
 	}
-	ustack_join_free(j);
-	tep_free(tep);
+	env_close(&e);
 	end();
 }
 
@@ -843,33 +1115,54 @@ static void test_plausible(void)
 	end();
 }
 
-static void test_bad_format(const char *dir)
+static struct ustack_join *alloc_with(const char *dir, const char *sys,
+				       const char *text)
 {
 	static const char *names[] = { "ftrace_kernel_stack" };
+	struct ustack_join *j;
+	struct tep_handle *tep;
+	struct log l;
+
+	tep = load_tep(dir, names, 1);
+	CHECK(tep, "formats");
+	if (!tep)
+		return NULL;
+	tep_parse_event(tep, text, strlen(text), sys);
+	ustack_set_loglevel(TEP_LOG_NONE);
+	j = ustack_join_alloc(tep, log_cb, &l);
+	ustack_set_loglevel(TEP_LOG_WARNING);
+	ustack_join_free(j);
+	tep_free(tep);
+	return j;
+}
+
+static void test_bad_format(const char *dir)
+{
 	static const char bad[] =
-		"name: user_stack_deferred\nID: 1602\nformat:\n"
+		"name: user_stack_deferred\nID: 22\nformat:\n"
 		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
 		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 		"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 		"print fmt: \"%llx\", REC->cookie\n";
-	struct tep_handle *tep;
-	struct ustack_join *j;
-	struct log l;
 
-	begin("an event format the join does not know is an error");
-	tep = load_tep(dir, names, 1);
-	CHECK(tep, "formats");
-	if (!tep) {
-		end();
-		return;
-	}
-	tep_parse_event(tep, bad, sizeof(bad) - 1, "unwind");
-	ustack_set_loglevel(TEP_LOG_NONE);
-	j = ustack_join_alloc(tep, log_cb, &l);
-	ustack_set_loglevel(TEP_LOG_WARNING);
-	CHECK(!j && errno == EINVAL, "accepted a user_stack_deferred without frames");
-	ustack_join_free(j);
-	tep_free(tep);
+	begin("an event format the join does not know is an error (EINVAL)");
+	CHECK(!alloc_with(dir, "ftrace", bad) && errno == EINVAL,
+	      "accepted a user_stack_deferred without frames");
+	end();
+}
+
+static void test_prerelease(const char *dir)
+{
+	static const char old[] =
+		"name: user_stack_cookie\nID: 1601\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"cookie=0x%llx\", REC->cookie\n";
+
+	begin("the pre-release unwind:user_stack_* formats are refused (ENOTSUP)");
+	CHECK(!alloc_with(dir, "unwind", old) && errno == ENOTSUP,
+	      "a pre-release trace accepted");
 	end();
 }
 
@@ -886,13 +1179,20 @@ int main(int argc, char **argv)
 	test_many_per_cookie();
 	test_cookie_reuse();
 	test_truncated();
+	test_cookie_kernel();
+	test_lost();
+	test_lost_compat();
+	test_late_flag();
 	test_kthread();
 	test_nested();
 	test_bounded();
 	test_stop();
 	test_free_pending();
 	test_plausible();
-	test_records(argv[1]);
+	test_records_good(argv[1]);
+	test_records_malformed(argv[1]);
+	test_records_damage(argv[1]);
 	test_bad_format(argv[1]);
+	test_prerelease(argv[1]);
 	return failures ? 1 : 0;
 }

@@ -8,8 +8,8 @@
  *
  * Raw bytes alone rarely make a cookie of one record match the cookie and
  * task of another, so most operations build well-formed records whose
- * task, CPU and cookie come from small tables: events meet their kernel
- * stacks, cookies and user stacks often, and small limits make the
+ * task, CPU and cookie come from small tables: events meet their cookies
+ * (with kernel stacks) and user stacks often, and small limits make the
  * eviction of pending cookies, of open events and of cached tasks run.
  * Damage comes from two operations: one that overwrites a byte of (or
  * truncates) the next record, one that feeds raw bytes as a record of a
@@ -26,15 +26,18 @@
  *   0 EVENT   an event of another kind (arg picks it; one id has no format)
  *   1 KSTACK  [n]: ftrace:kernel_stack, n & 15 frames (n & 64: 120 more);
  *             arg bit 0: its size field lies
- *   2 COOKIE  unwind:user_stack_cookie, cookie arg & 7
- *   3 USTACK  [n][t]: unwind:user_stack_deferred, cookie arg & 7,
- *             n & 63 frames (n & 64: 120 more), t: tgid, truncated, frames
+ *   2 COOKIE  ftrace:user_stack_cookie, cookie arg & 7; arg bit 3:
+ *             NO_USER_STACK, bit 4: 3 kernel frames (else none)
+ *   3 USTACK  [n][t]: ftrace:user_stack_deferred, cookie arg & 7,
+ *             n & 63 frames (n & 64: 120 more), t: tgid (bits 0-1),
+ *             flags (2-3: none, TRUNCATED, LATE, TRUNCATED and reserved
+ *             bits), frames (4-6), a depth that lies (7)
  *   4 RAW     [len][bytes]: a record of raw bytes; arg & 3: its type id
  *             is kept (0) or set to the kernel stack, cookie, user stack's
  *   5 DAMAGE  [p][v]: the next built record gets byte p set to v (arg
  *             bit 0 clear) or is cut to p bytes (set)
  *   6 FLUSH   ustack_join_flush() in the middle of the stream
- *   7 TRIO    event + kernel stack (arg >> 3 frames) + cookie arg & 7, the
+ *   7 PAIR    event + cookie arg & 7 with arg >> 3 kernel frames, the
  *             group the kernel writes for one request
  *
  * Checked besides ASan/LSan: the pending counts stay within the limits,
@@ -49,10 +52,11 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
+#include "unwind_record.h"
 
 #define MAX_TEPS	4
 #define MAX_EVENTS	32
-#define REC_MAX		(24 + 260 * 8)
+#define REC_MAX		(32 + 260 * 8)
 
 struct fmt {
 	struct ustack_file	*file;
@@ -114,7 +118,7 @@ static int cb(const struct ustack_event *ev, void *data)
 		abort();	/* called after it asked to stop */
 	if (ev->nr_kernel < 0 || ev->nr_user < 0 ||
 	    (ev->nr_kernel && !ev->kernel) || (ev->nr_user && !ev->user) ||
-	    ev->status > USTACK_NO_COOKIE || !ev->record)
+	    ev->status > USTACK_LOST || !ev->record)
 		abort();
 	/* read all of it: ASan sees a frame or byte past its allocation */
 	for (i = 0; i < ev->nr_kernel; i++)
@@ -146,7 +150,8 @@ static void check_stats(struct run *r, int flushed)
 	if (flushed && (st.pending_cookies || st.pending_events))
 		abort();
 	if (st.delivered != st.complete + st.truncated + st.empty +
-	    st.never_arrived + st.no_cookie || st.evicted > st.never_arrived)
+	    st.never_arrived + st.no_cookie + st.lost ||
+	    st.evicted > st.never_arrived)
 		abort();
 	if (!r->stopped && st.delivered != r->calls)
 		abort();
@@ -230,40 +235,74 @@ static size_t build_kstack(const struct fmt *f, unsigned char *buf, int pid,
 	return len;
 }
 
-static size_t build_cookie(const struct fmt *f, unsigned char *buf, int pid,
-			   unsigned long long cookie)
+/*
+ * The __data_loc array f, last of the fixed fields, with nr addresses
+ * from pool (from index x on) right after it.  Returns the record's size.
+ */
+static size_t put_array(unsigned char *buf, const struct tep_format_field *f,
+			const unsigned long long *pool, unsigned int x, int nr)
 {
-	memset(buf, 0, 16);
+	unsigned int off = f->offset + f->size;
+	int i;
+
+	/* __rel_loc counts from the end of the field */
+	put(buf, f, (f->flags & TEP_FIELD_IS_RELATIVE ? 0 : off) |
+		    (unsigned long long)(nr * 8) << 16);
+	for (i = 0; i < nr; i++)
+		memcpy(buf + off + i * 8, &pool[(x + i) & 7], 8);
+	return off + (size_t)nr * 8;
+}
+
+static const struct tep_format_field *array_field(struct tep_event *event,
+						  const char *name)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || f->offset < 0 || f->offset > 64 || f->size != 4)
+		return NULL;
+	return f;
+}
+
+static size_t build_cookie(const struct fmt *f, unsigned char *buf, int pid,
+			   unsigned long long cookie, unsigned int flags,
+			   int nk, unsigned int x)
+{
+	const struct tep_format_field *kernel;
+
+	kernel = array_field(f->cookie, "kernel");
+	if (!kernel)
+		return 0;
+	memset(buf, 0, kernel->offset + kernel->size + (size_t)nk * 8);
 	put_common(f, buf, f->cookie->id, pid);
 	put(buf, tep_find_field(f->cookie, "cookie"), cookie);
-	return 16;
+	put(buf, tep_find_field(f->cookie, "flags"), flags);
+	return put_array(buf, kernel, kpool, x, nk);
 }
 
 static size_t build_ustack(const struct fmt *f, unsigned char *buf, int pid,
 			   unsigned long long cookie, int nr, unsigned int t)
 {
-	static const unsigned int trunc[4] = { 0, 1, 0, 7 };
-	struct tep_format_field *frames;
+	static const unsigned int uflags[4] = {
+		0, UNWIND_REC_TRUNCATED, UNWIND_REC_LATE,
+		UNWIND_REC_TRUNCATED | 0xfc,
+	};
+	const struct tep_format_field *frames;
 	int tgids[4] = { pid, 0, 4 * 1024 * 1024, pid + 1 };
-	unsigned int off;
-	int i;
+	unsigned int flags = uflags[(t >> 2) & 3];
+	unsigned int depth = flags & UNWIND_REC_TRUNCATED ? nr + 5 : nr;
 
-	frames = tep_find_field(f->ustack, "frames");
-	if (!frames || frames->offset < 0 || frames->offset > 64)
+	frames = array_field(f->ustack, "frames");
+	if (!frames)
 		return 0;
-	off = frames->offset + frames->size;
-	if (frames->flags & TEP_FIELD_IS_RELATIVE)
-		off = 0;	/* relative to the end of the field */
+	if (t & 0x80)
+		depth = nr ? nr - 1 : 3;	/* a depth that lies */
 	memset(buf, 0, frames->offset + frames->size + (size_t)nr * 8);
 	put_common(f, buf, f->ustack->id, pid);
 	put(buf, tep_find_field(f->ustack, "cookie"), cookie);
 	put(buf, tep_find_field(f->ustack, "tgid"), tgids[t & 3]);
-	put(buf, tep_find_field(f->ustack, "truncated"), trunc[(t >> 2) & 3]);
-	put(buf, frames, off | (unsigned long long)(nr * 8) << 16);
-	for (i = 0; i < nr; i++)
-		memcpy(buf + frames->offset + frames->size + i * 8,
-		       &upool[((t >> 4) + i) & 7], 8);
-	return frames->offset + frames->size + (size_t)nr * 8;
+	put(buf, tep_find_field(f->ustack, "flags"), flags);
+	put(buf, tep_find_field(f->ustack, "depth"), depth);
+	return put_array(buf, frames, upool, (t >> 4) & 7, nr);
 }
 
 static size_t build_event(const struct fmt *f, unsigned char *buf, int pid,
@@ -324,10 +363,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				emit(&r, buf, len, cpu, 1);
 			break;
 		case 2:		/* COOKIE */
-			if (r.f->cookie) {
-				len = build_cookie(r.f, buf, pid, cookies[arg & 7]);
+			if (r.f->cookie)
+				len = build_cookie(r.f, buf, pid,
+						   cookies[arg & 7],
+						   arg & 8 ? UNWIND_REC_NO_USER_STACK : 0,
+						   arg & 16 ? 3 : 0, arg);
+			if (len)
 				emit(&r, buf, len, cpu, 1);
-			}
 			break;
 		case 3:		/* USTACK [n][t] */
 			if (end - p < 2)
@@ -372,18 +414,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ustack_join_flush(r.join);
 			check_stats(&r, 1);
 			break;
-		case 7:		/* TRIO */
+		case 7:		/* PAIR */
 			len = build_event(r.f, buf, pid, arg);
 			emit(&r, buf, len, cpu, 1);
-			if (r.f->kstack) {
-				len = build_kstack(r.f, buf, pid, arg >> 3, 0, arg);
-				if (len)
-					emit(&r, buf, len, cpu, 1);
-			}
-			if (r.f->cookie) {
-				len = build_cookie(r.f, buf, pid, cookies[arg & 7]);
+			len = 0;
+			if (r.f->cookie)
+				len = build_cookie(r.f, buf, pid,
+						   cookies[arg & 7], 0,
+						   arg >> 3, arg);
+			if (len)
 				emit(&r, buf, len, cpu, 1);
-			}
 			break;
 		}
 	}
@@ -393,9 +433,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ustack_join_stats st;
 
 		ustack_join_get_stats(r.join, &st);
-		fprintf(stderr, "records %llu delivered %llu: complete %llu truncated %llu empty %llu never %llu (evicted %llu) no-cookie %llu late %llu early %llu orphan %llu stray %llu malformed %llu peak %llu/%llu\n",
+		fprintf(stderr, "records %llu delivered %llu: complete %llu truncated %llu empty %llu never %llu (evicted %llu) lost %llu no-cookie %llu late %llu early %llu orphan %llu stray %llu malformed %llu peak %llu/%llu\n",
 			st.records, st.delivered, st.complete, st.truncated,
-			st.empty, st.never_arrived, st.evicted, st.no_cookie,
+			st.empty, st.never_arrived, st.evicted, st.lost,
+			st.no_cookie,
 			st.late, st.early_stacks, st.orphan_stacks, st.stray,
 			st.malformed, st.peak_cookies, st.peak_events);
 	}
@@ -416,8 +457,10 @@ static void load(char *path)
 	}
 	f->tep = ustack_file_tep(f->file);
 	f->kstack = tep_find_event_by_name(f->tep, "ftrace", "kernel_stack");
-	f->cookie = tep_find_event_by_name(f->tep, "unwind", "user_stack_cookie");
-	f->ustack = tep_find_event_by_name(f->tep, "unwind", "user_stack_deferred");
+	f->cookie = tep_find_event_by_name(f->tep, UNWIND_REC_SYSTEM,
+					   UNWIND_REC_COOKIE);
+	f->ustack = tep_find_event_by_name(f->tep, UNWIND_REC_SYSTEM,
+					   UNWIND_REC_DEFERRED);
 	all = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
 	for (i = 0; all && all[i] && f->nr_events < MAX_EVENTS - 1; i++)
 		if (all[i] != f->kstack && all[i] != f->cookie &&

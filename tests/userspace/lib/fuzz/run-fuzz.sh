@@ -111,12 +111,13 @@ RESULT=
 ok=0
 export FUZZ_SEEDS=$S
 want fuzz-tracedat && { fuzz fuzz-tracedat "$B/corpus-tracedat" 4096 || ok=1; }
-# records: the formats of a synthetic trace and of one without the unwind
-# events; seeds: join scenarios and the trigger stream (seed-records.py)
+# records: the formats of a synthetic trace and of one without the user
+# stack record; seeds: join scenarios and the trigger stream
+# (seed-records.py)
 rm -rf "$B/corpus-records"
 python3 "$HERE/seed-records.py" "$HERE/../data/formats" "$1/work/callchain" \
 	"$B/corpus-records" || ok=1
-export FUZZ_FORMATS=$SEEDS/trigger.dat:$SEEDS/nounwind.dat
+export FUZZ_FORMATS=$SEEDS/trigger.dat:$SEEDS/nouserstack.dat
 # the inputs it once failed on, every run
 R=$HERE/../data/regress/records
 if ls "$R"/* >/dev/null 2>&1 &&
