@@ -314,6 +314,9 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 	case USTACK_TRUNCATED:
 		buf_add(c, ";[truncated]");
 		break;
+	case USTACK_LOST:
+		buf_add(c, ";[user stack lost]");
+		break;
 	default:
 		break;
 	}
@@ -358,6 +361,8 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		printf(" cookie=0x%llx", ev->cookie);
 	if (ev->tgid >= 0)
 		printf(" tgid=%d", ev->tgid);
+	if (ev->status == USTACK_TRUNCATED)
+		printf(" depth=%u", ev->depth);
 	printf("\n");
 	for (i = 0; i < ev->nr_kernel; i++) {
 		if (!ustack_frame_plausible(ev->kernel[i], USTACK_FRAME_KERNEL))
@@ -415,13 +420,14 @@ static void print_stats(const struct ustack_join_stats *s)
 {
 	fprintf(stderr,
 		"records %llu, delivered %llu: complete %llu, truncated %llu, "
-		"empty %llu, never-arrived %llu (evicted %llu), no-cookie %llu; "
+		"empty %llu, never-arrived %llu (evicted %llu), lost %llu, "
+		"no-cookie %llu; "
 		"late %llu, early stacks %llu, orphan stacks %llu, stray %llu, "
 		"peak pending cookies %llu, events %llu; "
 		"implausible kernel frames %llu, user frames %llu, "
 		"malformed records %llu\n",
 		s->records, s->delivered, s->complete, s->truncated, s->empty,
-		s->never_arrived, s->evicted, s->no_cookie, s->late,
+		s->never_arrived, s->evicted, s->lost, s->no_cookie, s->late,
 		s->early_stacks, s->orphan_stacks, s->stray, s->peak_cookies,
 		s->peak_events, s->bad_kernel_frames, s->bad_user_frames,
 		s->malformed);
@@ -440,9 +446,10 @@ static void report_count(const char **sep, unsigned long long n,
 /*
  * One line on stderr, unless -q, when the trace shows damage (frames that
  * cannot be return addresses, records at odds with their format) or
- * events whose user stack never came.  Returns true for damage; a stack
- * that never came can be legitimate (the task was still in the kernel
- * when tracing stopped).
+ * events whose user stack never came or was lost.  Returns true for
+ * damage; a stack that never came can be legitimate (the task was still
+ * in the kernel when tracing stopped), and a lost one is the kernel's
+ * word that it could not ask for it.
  */
 static bool report_problems(const struct ctx *c,
 			    const struct ustack_join_stats *s)
@@ -456,7 +463,7 @@ static bool report_problems(const struct ctx *c,
 		       s->malformed;
 	const char *sep = "";
 
-	if (c->quiet || (!damaged && !s->never_arrived && !unnamed))
+	if (c->quiet || (!damaged && !s->never_arrived && !s->lost && !unnamed))
 		return damaged;
 	fprintf(stderr, "ustack: %s", damaged ?
 		"warning: the trace looks damaged: " : "note: ");
@@ -471,6 +478,9 @@ static bool report_problems(const struct ctx *c,
 	report_count(&sep, s->never_arrived,
 		     "event whose user stack never arrived",
 		     "events whose user stack never arrived");
+	report_count(&sep, s->lost,
+		     "event whose user stack the kernel could not take (lost)",
+		     "events whose user stack the kernel could not take (lost)");
 	fprintf(stderr, " (--stats for details)\n");
 	return damaged;
 }
@@ -538,7 +548,7 @@ static int run_live(struct ctx *c, struct live_opts *o)
 	}
 	/* Reading an instance that cannot have any: say so, do not wait */
 	if (!ustack_kernel_supported(inst)) {
-		fprintf(stderr, "ustack: this kernel has no deferred user stacks (events/unwind, options/userstacktrace_defer)\n");
+		fprintf(stderr, "ustack: this kernel has no deferred user stacks (events/ftrace/user_stack_cookie, options/userstacktrace_defer)\n");
 		goto out;
 	}
 	for (i = 0; i < o->nr_events; i++, nr_set++) {
@@ -654,10 +664,10 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		}
 	}
 	c->multi = n > 1 && index < 0;
-	/* stock trace-cmd saves the formats of the enabled events only */
-	if (!c->quiet && !tep_find_event_by_name(ustack_file_tep(file), "unwind",
+	/* trace-cmd always saves the ftrace formats: this kernel has none */
+	if (!c->quiet && !tep_find_event_by_name(ustack_file_tep(file), "ftrace",
 						 "user_stack_deferred"))
-		fprintf(stderr, "ustack: warning: %s has no unwind:user_stack_deferred format: no user stacks (record with '-e unwind')\n",
+		fprintf(stderr, "ustack: warning: %s has no ftrace:user_stack_deferred format: recorded on a kernel without deferred user stacks, no user stacks\n",
 			path);
 	dup = strdup(path);
 	if (dup) {

@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # The ustack tool on the trace.dat fixtures recorded on the booted kernel
 # (tests/fixtures/, made by tests/fixtures/record.sh; the workload binaries
-# are in tests/fixtures/bin/).  Prints PASS:/FAIL: lines.
+# are in tests/fixtures/bin/), with the records of the final series
+# (ftrace:user_stack_cookie carrying the kernel stack, ftrace:user_stack_
+# deferred with flags and depth).  A trace of the pre-release series
+# (unwind:user_stack_*) is refused in one line.  Prints PASS:/FAIL: lines.
 #   usage: test-fixtures.sh USTACK FIXDIR BUILD
 set -u
 USTACK=$1
 FIX=$2
 B=$3/fixtures
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$B"
 VG=()
 [ -z "${NO_VALGRIND:-}" ] && VG=(valgrind -q --leak-check=full
@@ -54,6 +58,19 @@ check() {
 		echo "FAIL: fixture $name: $what [events=$events complete=$complete chain_ok=$ok never=$never truncated=$trunc late=$late kframes=$kf]"
 	fi
 }
+
+# A pre-release trace (the fuzzer's record-past-page.dat was made from
+# one): one line that says so, exit 1, nothing on stdout, no valgrind error
+old=$HERE/data/regress/record-past-page.dat
+"${VG[@]}" "$USTACK" "$old" >"$B/prerelease.out" 2>"$B/prerelease.err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$B/prerelease.out" ] &&
+   [ "$(cat "$B/prerelease.err")" = "ustack: $old: trace recorded by a pre-release kernel series (unwind:user_stack_* records): record it again" ]; then
+	echo "PASS: fixture pre-release: refused in one line, exit 1"
+else
+	cat "$B/prerelease.err"
+	echo "FAIL: fixture pre-release: exit $rc"
+fi
 
 for f in "$FIX"/*.dat; do
 	name=$(basename "$f" .dat)
@@ -107,8 +124,16 @@ for f in "$FIX"/*.dat; do
 			"3 events with their stacks; the 30 stacks without an event are counted as orphans ($(cat "$B/$name.orphans"))"
 		;;
 	truncated)
-		check "$name" '[ "$trunc" -ge 1 ] && [ "$never" = 0 ]' \
-			"a stack cut short says truncated"
+		# and the depth the unwinder found, beyond the frames kept
+		deep=$(awk '/^callchain.* status=truncated/ { d = 0; u = 0; t = 1
+				for (i = 1; i <= NF; i++)
+					if ($i ~ /^depth=/) d = substr($i, 7) + 0
+				next }
+			t && /^  u / { u++; next }
+			t && /^$/ { if (d > u) n++; t = 0 }
+			END { print n + 0 }' "$B/$name.out")
+		check "$name" '[ "$trunc" -ge 1 ] && [ "$never" = 0 ] && [ "$deep" = "$trunc" ]' \
+			"a stack cut short says truncated, with the depth found beyond its frames ($deep of $trunc)"
 		;;
 	late-signal)
 		check "$name" '[ "$never" = 0 ] && [ "$complete" -ge 2 ] && grep -q "signal:signal_deliver status=complete" "$B/$name.out"' \
