@@ -13,6 +13,12 @@ frames are real return addresses inside a binary built on the host
 (found with nm), mapped at a chosen base, with the process maps saved the
 way "trace-cmd record --proc-map" saves them, so symbols resolve.
 
+The event IDs are those of the format files (data/formats).  The kernel
+allocates the IDs of these records at boot, as for any trace event (their
+TRACE_SYSTEM is ftrace, but they are no entries of enum trace_type), and
+readers find the records by name: 21 and 22 there are just two IDs that
+no other format of the set has.
+
 usage: mktrace.py SCENARIO OUT.dat --formats DIR [--binary PATH]
                   [--libc PATH] [--count N] [--instances]
 SCENARIO: trigger | option | large | instances | never | flags
