@@ -144,7 +144,9 @@ for f in "$FIX"/*.dat; do
 		;;
 	esac
 	"${VG[@]}" "$USTACK" -s "$FIX/bin" --folded "$f" >"$B/$name.folded2" 2>/dev/null
-	if ! grep -vq '^[^ ]* [0-9][0-9]*$' "$B/$name.folded2"; then
+	# frames have no spaces, but for the markers of a missing user stack
+	if ! sed 's/;\[user stack \(never arrived\|lost\|empty\)\];/;/' "$B/$name.folded2" |
+	   grep -vq '^[^ ]* [0-9][0-9]*$'; then
 		echo "PASS: fixture $name: folded output well formed ($(wc -l <"$B/$name.folded2") stacks)"
 	else
 		echo "FAIL: fixture $name: folded output"
