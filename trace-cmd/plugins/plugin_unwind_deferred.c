@@ -2,38 +2,46 @@
 /*
  * libtraceevent plugin for deferred user space stack traces.
  *
- * The kernel writes, for each event that asks for a deferred user stack:
+ * The kernel writes, right after each event that asks for a deferred user
+ * stack, on the event's CPU and with its common_pid:
  *
- *   <the event>                    e.g. syscalls:sys_enter_getppid
- *   ftrace:kernel_stack            when a kernel stack was asked for too
- *   unwind:user_stack_cookie       u64 cookie
+ *   ftrace:user_stack_cookie     u64 cookie; unsigned int flags;
+ *                                __data_loc unsigned long[] kernel;
  *
- * all on the event's CPU with the event's common_pid, and later, possibly
- * on another CPU, exactly one per (instance, cookie):
+ * (the kernel stack of the event, empty when none was asked for; flags
+ * bit 0: no user stack will follow for it), and later, possibly on
+ * another CPU, exactly one per (instance, cookie):
  *
- *   unwind:user_stack_deferred     u64 cookie; int tgid;
- *                                  unsigned int truncated;
- *                                  __data_loc unsigned long[] frames;
+ *   ftrace:user_stack_deferred   u64 cookie; int tgid; unsigned int flags;
+ *                                unsigned int depth;
+ *                                __data_loc unsigned long[] frames;
  *
- * This plugin prints both unwind events readably and, for a reader that
- * goes front to back (trace-cmd report), prints at each
- * user_stack_deferred the merged stack of every event that asked for that
- * cookie: the event's name, its kernel frames, then the user frames.
+ * (flags bit 0: truncated, bit 1: late; depth: the frames the unwinder
+ * found).  Documentation/contract.md, section 2, is the reference.
  *
- * How the records before a cookie are seen: libtraceevent calls a plugin
+ * This plugin prints both records readably and, for a reader that goes
+ * front to back (trace-cmd report), prints at each user_stack_deferred
+ * the merged stack of every event that asked for that cookie: the event's
+ * name, its kernel frames (from its cookie record), then the user frames.
+ *
+ * How the event before a cookie is seen: libtraceevent calls a plugin
  * only for the events it registered a handler for.  To learn the name of
- * the event that asked and the frames of its kernel_stack record, the
- * plugin wraps the print handler of every event of the tep handle (the
- * wrapper notes the record, then calls the handler that was there before,
- * or lets libtraceevent print the event as usual).  trace-cmd loads
- * plugins before it parses the event formats, so the wrapping happens on
- * the first call of one of this plugin's own handlers (kernel_stack,
- * user_stack_cookie or user_stack_deferred); the records printed before
- * that are not seen (in practice: the first asking event's name).
+ * the event that asked, the plugin wraps the print handler of every event
+ * of the tep handle (the wrapper notes the record, then calls the handler
+ * that was there before, or lets libtraceevent print the event as usual).
+ * A reader that parses the formats before it loads plugins gets the
+ * wrappers at once.  libtracecmd (trace-cmd, KernelShark) loads plugins
+ * before it reads the formats, so the wrapping happens at the first call
+ * of one of this plugin's own handlers: the records printed before that
+ * are not seen (in practice: the first asking event of each CPU whose
+ * event came before the first cookie record).
  *
  * Matching is by (pid, cookie), never by CPU order.  Memory is bounded:
  * at most max_pending cookies and max_frames kernel frames are kept; the
  * oldest cookies are evicted first and the eviction is printed.
+ *
+ * The pre-release unwind:user_stack_cookie and unwind:user_stack_deferred
+ * records are not read: the first one says so in one line.
  *
  * Options (trace-cmd report -O unwind_deferred:NAME=VALUE):
  *   merge        print merged stacks (default 1)
@@ -59,6 +67,17 @@
 #define UD_HASH_SIZE		(1 << UD_HASH_BITS)
 #define UD_NO_EVENT		(-1)
 #define UD_DONE_MAX		256	/* completed cookies kept */
+
+/* user_stack_cookie flags */
+#define UD_COOKIE_NO_USER_STACK	0x1
+/* user_stack_deferred flags */
+#define UD_DEFERRED_TRUNCATED	0x1
+#define UD_DEFERRED_LATE	0x2
+/* a kernel frame that is the ftrace trampoline mark, not an address */
+#define UD_FTRACE_TRAMPOLINE	0x7fffffffULL
+
+#define UD_PRERELEASE_MSG \
+	"[unwind_deferred: pre-release unwind:* record format: record the trace again]"
 
 struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	{
@@ -92,18 +111,19 @@ static struct tep_plugin_option *opt_max_pending = &TEP_PLUGIN_OPTIONS[1];
 static struct tep_plugin_option *opt_max_frames = &TEP_PLUGIN_OPTIONS[2];
 
 enum ud_role {
-	UD_OTHER,
-	UD_KSTACK,
+	UD_OTHER,	/* an event that may ask */
+	UD_KSTACK,	/* ftrace:kernel_stack: never asks, may sit between */
 	UD_COOKIE,
 	UD_DEFERRED,
+	UD_PRERELEASE,	/* unwind:user_stack_cookie, unwind:user_stack_deferred */
+	UD_UNKNOWN,	/* a record of no known event */
 };
 
 /* One event that asked for the user stack of a cookie. */
 struct ud_asker {
 	int			event_id;	/* UD_NO_EVENT: not seen */
 	int			cpu;
-	int			has_kstack;
-	int			nr;
+	int			nr;		/* kernel frames */
 	unsigned long long	ts;
 	unsigned long long	*frames;
 };
@@ -120,6 +140,14 @@ struct ud_pending {
 	struct ud_asker		askers[UD_MAX_COOKIE_EVENTS];
 };
 
+/* The user stack of a user_stack_deferred record. */
+struct ud_ustack {
+	const unsigned long long	*frames;
+	int				nr;
+	int				truncated;
+	unsigned int			depth;
+};
+
 /*
  * A cookie whose user stack was printed, kept for a request that comes
  * after it in the same kernel entry (the kernel answers such a late
@@ -132,27 +160,25 @@ struct ud_done {
 	int			pid;
 	int			nr;
 	int			truncated;
+	unsigned int		depth;
 	unsigned long long	ts;	/* of the user_stack_deferred */
 	unsigned long long	*frames;
 };
 
 /* What was last seen on one CPU. */
 struct ud_cpu {
-	unsigned long long	seq;		/* records seen on this CPU */
 	unsigned long long	last_ts;
 	int			seen;
-	/* last ordinary event */
-	unsigned long long	ev_seq;
-	unsigned long long	ev_ts;
+	/* the record before the current one was seen */
+	int			prev_known;
+	/*
+	 * The last ordinary event, while it may still be the one that asks
+	 * (only kernel_stack records of its task came after it).
+	 */
+	int			ev_valid;
 	int			ev_id;
 	int			ev_pid;
-	/* last kernel_stack */
-	unsigned long long	ks_seq;
-	unsigned long long	ks_ts;
-	int			ks_pid;
-	int			ks_event_id;	/* event just before it */
-	int			ks_nr;
-	unsigned long long	ks_frames[UD_MAX_EVENT_FRAMES];
+	unsigned long long	ev_ts;
 };
 
 struct ud_state;
@@ -172,6 +198,7 @@ struct ud_state {
 	struct ud_state		*next;
 	struct tep_handle	*tep;
 	int			scanned;
+	int			prerelease_said;
 	struct ud_wrap		*wraps;
 	struct ud_cpu		**cpus;
 	int			nr_cpus;
@@ -247,20 +274,23 @@ static unsigned long opt_ulong(struct tep_plugin_option *op,
 	return v < min ? min : v;
 }
 
-/* ------------------------------------------------------------------ */
-/* Reading fields, with bounds checks against the record. */
-
-/* Up to max kernel frames of a kernel_stack record; -1 on error. */
-static int kstack_frames(struct tep_event *event, struct tep_record *record,
-			 unsigned long long *frames, int max)
+static enum ud_role event_role(struct tep_event *event)
 {
-	struct unwind_rec_span sp;
-
-	if (unwind_rec_kstack(event->tep, record,
-			      tep_find_field(event, "size"),
-			      tep_find_field(event, "caller"), &sp))
-		return -1;
-	return unwind_rec_copy(event->tep, &sp, frames, max);
+	if (!event || !event->system || !event->name)
+		return UD_UNKNOWN;
+	if (!strcmp(event->system, "ftrace")) {
+		if (!strcmp(event->name, "kernel_stack"))
+			return UD_KSTACK;
+		if (!strcmp(event->name, "user_stack_cookie"))
+			return UD_COOKIE;
+		if (!strcmp(event->name, "user_stack_deferred"))
+			return UD_DEFERRED;
+	}
+	if (!strcmp(event->system, "unwind") &&
+	    (!strcmp(event->name, "user_stack_cookie") ||
+	     !strcmp(event->name, "user_stack_deferred")))
+		return UD_PRERELEASE;
+	return UD_OTHER;
 }
 
 /* ------------------------------------------------------------------ */
@@ -371,8 +401,8 @@ static void done_drop(struct ud_state *st, struct ud_done *d)
 
 /* Keep @frames (taken over) as the user stack of (pid, cookie). */
 static void done_add(struct ud_state *st, int pid, unsigned long long cookie,
-		     unsigned long long ts, unsigned long long *frames, int nr,
-		     int truncated)
+		     unsigned long long ts, unsigned long long *frames,
+		     const struct ud_ustack *u)
 {
 	struct ud_done *d = calloc(1, sizeof(*d));
 	unsigned int h = hash_key(pid, cookie);
@@ -385,8 +415,9 @@ static void done_add(struct ud_state *st, int pid, unsigned long long cookie,
 		done_drop(st, st->done_ring[st->done_next]);
 	d->pid = pid;
 	d->cookie = cookie;
-	d->nr = nr;
-	d->truncated = truncated;
+	d->nr = u->nr;
+	d->truncated = u->truncated;
+	d->depth = u->depth;
 	d->ts = ts;
 	d->frames = frames;
 	d->hnext = st->done_hash[h];
@@ -428,7 +459,6 @@ static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
 		if (!st->cpus[cpu])
 			return NULL;
 		st->cpus[cpu]->ev_id = UD_NO_EVENT;
-		st->cpus[cpu]->ks_event_id = UD_NO_EVENT;
 	}
 	return st->cpus[cpu];
 }
@@ -447,93 +477,17 @@ static void reset_state(struct ud_state *st)
 	st->resets++;
 }
 
-/*
- * Fill @a with what asked for the cookie record @record of @pid: the
- * kernel_stack just before it from the same task (and the event before
- * that), or the event just before it.  With @copy the kernel frames are
- * copied, else @a points at the CPU's buffer.
- */
-static void fill_asker(struct ud_cpu *c, int pid, struct tep_record *record,
-		       struct ud_asker *a, int copy)
+/* The event that asked for the cookie record @record of @pid. */
+static void find_asker(struct ud_cpu *c, struct tep_record *record,
+		       int pid, struct ud_asker *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->cpu = record->cpu;
 	a->event_id = UD_NO_EVENT;
+	a->cpu = record->cpu;
 	a->ts = record->ts;
-	if (c && c->ks_seq && c->ks_seq + 1 == c->seq && c->ks_pid == pid) {
-		a->has_kstack = 1;
-		a->event_id = c->ks_event_id;
-		a->ts = c->ks_ts;
-		if (c->ks_nr && !copy) {
-			a->frames = c->ks_frames;
-			a->nr = c->ks_nr;
-		} else if (c->ks_nr) {
-			a->frames = malloc(c->ks_nr * sizeof(*a->frames));
-			if (a->frames) {
-				memcpy(a->frames, c->ks_frames,
-				       c->ks_nr * sizeof(*a->frames));
-				a->nr = c->ks_nr;
-			}
-		}
-		c->ks_seq = 0;
-	} else if (c && c->ev_seq && c->ev_seq + 1 == c->seq &&
-		   c->ev_pid == pid) {
-		/* no kernel stack asked: the event is just before */
+	if (c && c->ev_valid && c->ev_pid == pid) {
 		a->event_id = c->ev_id;
 		a->ts = c->ev_ts;
 	}
-}
-
-static void print_asker(struct trace_seq *s, struct tep_handle *tep,
-			struct ud_asker *a, int i, int n,
-			const unsigned long long *ufr, int nr, int truncated);
-
-/* A cookie record: remember what asked for it. */
-static void note_cookie(struct ud_state *st, struct trace_seq *s,
-			struct ud_cpu *c, int pid, unsigned long long cookie,
-			struct tep_record *record, struct tep_handle *tep)
-{
-	struct ud_pending **slot, *pd;
-	struct ud_asker la;
-	struct ud_done *d;
-
-	/* a late request: its user stack was printed already */
-	d = done_find(st, pid, cookie);
-	if (d && record->ts >= d->ts && !*find_slot(st, pid, cookie)) {
-		fill_asker(c, pid, record, &la, 0);
-		if (opt_merge->set) {
-			trace_seq_puts(s, " (after its user stack) events=1\n");
-			print_asker(s, tep, &la, 0, 1, d->frames, d->nr,
-				    d->truncated);
-		}
-		return;
-	}
-
-	slot = find_slot(st, pid, cookie);
-	pd = *slot;
-	if (!pd) {
-		pd = calloc(1, sizeof(*pd));
-		if (!pd)
-			return;
-		pd->pid = pid;
-		pd->cookie = cookie;
-		*slot = pd;
-		pd->older = st->newest;
-		if (st->newest)
-			st->newest->newer = pd;
-		else
-			st->oldest = pd;
-		st->newest = pd;
-		st->nr_pending++;
-	}
-	if (pd->nr >= UD_MAX_COOKIE_EVENTS) {
-		pd->dropped++;
-		return;
-	}
-	fill_asker(c, pid, record, &pd->askers[pd->nr], 1);
-	st->nr_frames += pd->askers[pd->nr].nr;
-	pd->nr++;
-	evict(st, s, pd);
 }
 
 /*
@@ -563,26 +517,27 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 				return NULL;
 		}
 	}
-	if (record->missed_events) {
-		/* lost records before this one on this CPU */
-		c->ev_seq = 0;
-		c->ks_seq = 0;
-	}
+	/* lost records before this one on this CPU: not known */
+	c->prev_known = c->seen && !record->missed_events;
+	if (!c->prev_known)
+		c->ev_valid = 0;
 	c->seen = 1;
 	c->last_ts = record->ts;
-	c->seq++;
 	return c;
 }
 
 /* ------------------------------------------------------------------ */
 /* Printing. */
 
+/* A kernel frame in a merged stack: name+offset (address) */
 static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
 			unsigned long long addr)
 {
 	const char *func = tep_find_function(tep, addr);
 
-	if (func)
+	if (addr == UD_FTRACE_TRAMPOLINE)
+		trace_seq_printf(s, "=> [ftrace trampoline] (%llx)\n", addr);
+	else if (func)
 		trace_seq_printf(s, "=> %s+0x%llx (%llx)\n", func,
 				 addr - tep_find_function_address(tep, addr),
 				 addr);
@@ -590,45 +545,18 @@ static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
 		trace_seq_printf(s, "=> 0x%llx\n", addr);
 }
 
-/* kernel_stack as libtraceevent's function plugin prints it */
-static int print_kstack(struct trace_seq *s, struct tep_record *record,
-			struct tep_event *event)
+/* A kernel frame of a cookie record, as kernel_stack prints them */
+static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
+			 unsigned long long addr)
 {
-	unsigned long long frames[UD_MAX_EVENT_FRAMES];
-	const char *func;
-	int i, nr;
+	const char *func = tep_find_function(tep, addr);
 
-	nr = kstack_frames(event, record, frames, UD_MAX_EVENT_FRAMES);
-	if (nr < 0) {
-		trace_seq_printf(s, "<CANT FIND FIELD %s>", "caller");
-		return 0;
-	}
-	trace_seq_puts(s, "<stack trace >\n");
-	for (i = 0; i < nr; i++) {
-		func = tep_find_function(event->tep, frames[i]);
-		if (func)
-			trace_seq_printf(s, "=> %s (%llx)\n", func, frames[i]);
-		else
-			trace_seq_printf(s, "=> %llx\n", frames[i]);
-	}
-	return 0;
-}
-
-static int print_cookie(struct ud_state *st, struct trace_seq *s,
-			struct tep_record *record, struct tep_event *event,
-			struct ud_cpu *c)
-{
-	unsigned long long cookie;
-	int pid = tep_data_pid(event->tep, record);
-
-	if (unwind_rec_field(event, record, "cookie", &cookie)) {
-		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
-		return 1;	/* and the event's own print format */
-	}
-	trace_seq_printf(s, "cookie=0x%llx", cookie);
-	if (c)
-		note_cookie(st, s, c, pid, cookie, record, event->tep);
-	return 0;
+	if (addr == UD_FTRACE_TRAMPOLINE)
+		trace_seq_printf(s, "=> [ftrace trampoline] (%llx)\n", addr);
+	else if (func)
+		trace_seq_printf(s, "=> %s (%llx)\n", func, addr);
+	else
+		trace_seq_printf(s, "=> %llx\n", addr);
 }
 
 static void print_user_frames(struct trace_seq *s,
@@ -641,10 +569,13 @@ static void print_user_frames(struct trace_seq *s,
 		trace_seq_printf(s, "=> 0x%llx%s\n", fr[i], suffix);
 }
 
-/* One asking event (@i of @n): name, kernel frames, user frames. */
+/*
+ * One asking event (@i of @n): name, kernel frames, user frames; @u NULL
+ * when no user stack will come.
+ */
 static void print_asker(struct trace_seq *s, struct tep_handle *tep,
 			struct ud_asker *a, int i, int n,
-			const unsigned long long *ufr, int nr, int truncated)
+			const struct ud_ustack *u)
 {
 	struct tep_event *ev;
 	int j;
@@ -655,31 +586,145 @@ static void print_asker(struct trace_seq *s, struct tep_handle *tep,
 			 i + 1, n, ev ? ev->name : "(event not seen)",
 			 a->cpu, a->ts / 1000000000ULL,
 			 (a->ts % 1000000000ULL) / 1000);
-	if (!a->has_kstack)
+	if (!a->nr)
 		trace_seq_puts(s, " (no kernel stack recorded)");
 	trace_seq_putc(s, '\n');
 	for (j = 0; j < a->nr; j++)
 		print_kaddr(s, tep, a->frames[j]);
-	print_user_frames(s, ufr, nr, " (user)");
-	if (!nr)
+	if (!u) {
+		trace_seq_puts(s, "   (user stack lost: none will follow)\n");
+		return;
+	}
+	print_user_frames(s, u->frames, u->nr, " (user)");
+	if (!u->nr)
 		trace_seq_puts(s, "   (no user frames: unwind failed)\n");
-	else if (truncated)
-		trace_seq_puts(s, "   (user stack cut short)\n");
+	else if (u->truncated)
+		trace_seq_printf(s, "   (user stack cut short: %u frames found)\n",
+				 u->depth);
 }
 
 static void print_merged(struct trace_seq *s, struct tep_handle *tep,
-			 struct ud_pending *pd, const unsigned long long *ufr,
-			 int nr, int truncated)
+			 struct ud_pending *pd, const struct ud_ustack *u)
 {
 	int i;
 
 	for (i = 0; i < pd->nr; i++)
-		print_asker(s, tep, &pd->askers[i], i, pd->nr, ufr, nr,
-			    truncated);
+		print_asker(s, tep, &pd->askers[i], i, pd->nr, u);
 	if (pd->dropped)
 		trace_seq_printf(s,
 			" [unwind_deferred: %d more events of this cookie not kept]\n",
 			pd->dropped);
+}
+
+/* A cookie record whose asker goes on the pending list of its cookie. */
+static void note_pending(struct ud_state *st, struct trace_seq *s, int pid,
+			 unsigned long long cookie, struct ud_asker *a)
+{
+	struct ud_pending **slot, *pd;
+
+	slot = find_slot(st, pid, cookie);
+	pd = *slot;
+	if (!pd) {
+		pd = calloc(1, sizeof(*pd));
+		if (!pd) {
+			free(a->frames);
+			return;
+		}
+		pd->pid = pid;
+		pd->cookie = cookie;
+		*slot = pd;
+		pd->older = st->newest;
+		if (st->newest)
+			st->newest->newer = pd;
+		else
+			st->oldest = pd;
+		st->newest = pd;
+		st->nr_pending++;
+	}
+	if (pd->nr >= UD_MAX_COOKIE_EVENTS) {
+		pd->dropped++;
+		free(a->frames);
+		return;
+	}
+	pd->askers[pd->nr++] = *a;
+	st->nr_frames += a->nr;
+	evict(st, s, pd);
+}
+
+static int print_cookie(struct ud_state *st, struct trace_seq *s,
+			struct tep_record *record, struct tep_event *event,
+			struct ud_cpu *c)
+{
+	unsigned long long frames[UD_MAX_EVENT_FRAMES];
+	struct tep_handle *tep = event->tep;
+	int pid = tep_data_pid(tep, record);
+	unsigned long long cookie, flags = 0;
+	struct unwind_rec_span sp;
+	struct ud_asker a;
+	struct ud_ustack u;
+	struct ud_done *d;
+	int i, nr = 0, bad;
+
+	if (unwind_rec_field(event, record, "cookie", &cookie)) {
+		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
+		return 1;	/* and the event's own print format */
+	}
+	unwind_rec_field(event, record, "flags", &flags);
+	bad = unwind_rec_dynamic(tep, record, tep_find_field(event, "kernel"),
+				 &sp);
+	if (!bad)
+		nr = unwind_rec_copy(tep, &sp, frames, UD_MAX_EVENT_FRAMES);
+
+	trace_seq_printf(s, "cookie=0x%llx kernel=%d", cookie, nr);
+	if (bad)
+		trace_seq_puts(s, " [unwind_deferred: bad or missing kernel array]");
+	if (flags & UD_COOKIE_NO_USER_STACK)
+		trace_seq_puts(s, " (no user stack)");
+
+	memset(&a, 0, sizeof(a));
+	find_asker(c, record, pid, &a);
+	a.nr = nr;
+	a.frames = frames;
+
+	if (c && opt_merge->set && (flags & UD_COOKIE_NO_USER_STACK)) {
+		/* none will come: show it as lost now */
+		trace_seq_puts(s, " events=1\n");
+		print_asker(s, tep, &a, 0, 1, NULL);
+		return 0;
+	}
+
+	/* a late request: its user stack was printed already */
+	d = c ? done_find(st, pid, cookie) : NULL;
+	if (d && record->ts >= d->ts && !*find_slot(st, pid, cookie)) {
+		if (opt_merge->set) {
+			u.frames = d->frames;
+			u.nr = d->nr;
+			u.truncated = d->truncated;
+			u.depth = d->depth;
+			trace_seq_puts(s, " (after its user stack) events=1\n");
+			print_asker(s, tep, &a, 0, 1, &u);
+			return 0;
+		}
+		c = NULL;	/* nothing to wait for */
+	}
+
+	if (c && !(flags & UD_COOKIE_NO_USER_STACK)) {
+		/* wait for the user stack (an eviction is said on this line) */
+		a.frames = NULL;
+		a.nr = 0;
+		if (nr) {
+			a.frames = malloc(nr * sizeof(*a.frames));
+			if (a.frames) {
+				memcpy(a.frames, frames, nr * sizeof(*a.frames));
+				a.nr = nr;
+			}
+		}
+		note_pending(st, s, pid, cookie, &a);
+	}
+	trace_seq_putc(s, '\n');
+	for (i = 0; i < nr; i++)
+		print_kframe(s, tep, frames[i]);
+	return 0;
 }
 
 static int print_deferred(struct ud_state *st, struct trace_seq *s,
@@ -687,11 +732,12 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 			  struct ud_cpu *c)
 {
 	struct tep_handle *tep = event->tep;
-	unsigned long long cookie, tgid = 0, truncated = 0;
+	unsigned long long cookie, tgid = 0, flags = 0, depth = 0;
 	struct ud_pending **slot, *pd = NULL;
 	int pid = tep_data_pid(tep, record);
 	unsigned long long *ufr = NULL;
 	struct unwind_rec_span sp;
+	struct ud_ustack u;
 	int nr;
 
 	if (unwind_rec_field(event, record, "cookie", &cookie)) {
@@ -699,7 +745,7 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		return 1;
 	}
 	unwind_rec_field(event, record, "tgid", &tgid);
-	unwind_rec_field(event, record, "truncated", &truncated);
+	unwind_rec_field(event, record, "flags", &flags);
 	if (unwind_rec_dynamic(tep, record, tep_find_field(event, "frames"),
 			       &sp)) {
 		trace_seq_printf(s,
@@ -714,6 +760,8 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		return 0;
 	}
 	nr = sp.nr;
+	if (unwind_rec_field(event, record, "depth", &depth))
+		depth = nr;
 	if (nr) {
 		ufr = malloc(nr * sizeof(*ufr));
 		if (!ufr) {
@@ -723,10 +771,19 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		}
 		unwind_rec_copy(tep, &sp, ufr, nr);
 	}
+	u.frames = ufr;
+	u.nr = nr;
+	u.truncated = !!(flags & UD_DEFERRED_TRUNCATED);
+	u.depth = depth;
+
 	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
 			 (int)tgid, nr);
-	if (truncated)
-		trace_seq_puts(s, " truncated");
+	if (u.truncated || depth != (unsigned long long)nr)
+		trace_seq_printf(s, " depth=%llu", depth);
+	if (u.truncated)
+		trace_seq_puts(s, " (truncated)");
+	if (flags & UD_DEFERRED_LATE)
+		trace_seq_puts(s, " (late)");
 	if (!nr)
 		trace_seq_puts(s, " empty (user unwind failed)");
 
@@ -736,7 +793,7 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	}
 	if (pd && opt_merge->set) {
 		trace_seq_printf(s, " events=%d\n", pd->nr);
-		print_merged(s, tep, pd, ufr, nr, truncated);
+		print_merged(s, tep, pd, &u);
 	} else {
 		trace_seq_putc(s, '\n');
 		if (opt_merge->set && c)
@@ -749,30 +806,24 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	if (pd)
 		drop_pending(st, pd);
 	if (c)
-		done_add(st, pid, cookie, record->ts, ufr, nr, !!truncated);
+		done_add(st, pid, cookie, record->ts, ufr, &u);
 	else
 		free(ufr);
 	return 0;
 }
 
+/* unwind:* records of the pre-release format: say so, once */
+static int print_prerelease(struct ud_state *st, struct trace_seq *s)
+{
+	if (st->prerelease_said)
+		return 1;	/* the event's own print format */
+	st->prerelease_said = 1;
+	trace_seq_puts(s, UD_PRERELEASE_MSG);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Wrapping the handlers of all events. */
-
-static enum ud_role event_role(struct tep_event *event)
-{
-	if (!event->system || !event->name)
-		return UD_OTHER;
-	if (!strcmp(event->system, "ftrace") &&
-	    !strcmp(event->name, "kernel_stack"))
-		return UD_KSTACK;
-	if (!strcmp(event->system, "unwind")) {
-		if (!strcmp(event->name, "user_stack_cookie"))
-			return UD_COOKIE;
-		if (!strcmp(event->name, "user_stack_deferred"))
-			return UD_DEFERRED;
-	}
-	return UD_OTHER;
-}
 
 static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 		   struct tep_event *event, void *context)
@@ -781,40 +832,41 @@ static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 	struct ud_state *st = w->st;
 	struct ud_cpu *c = track(st, record);
 	int pid = tep_data_pid(event->tep, record);
+	int ret;
 
 	switch (w->role) {
-	case UD_KSTACK:
+	case UD_OTHER:
+	case UD_UNKNOWN:
 		if (c) {
-			int n = kstack_frames(event, record, c->ks_frames,
-					      UD_MAX_EVENT_FRAMES);
-
-			c->ks_nr = n < 0 ? 0 : n;
-			c->ks_seq = c->seq;
-			c->ks_ts = record->ts;
-			c->ks_pid = pid;
-			c->ks_event_id = UD_NO_EVENT;
-			if (c->ev_seq && c->ev_seq + 1 == c->seq &&
-			    c->ev_pid == pid)
-				c->ks_event_id = c->ev_id;
-		}
-		if (w->orig && w->orig != ud_first)
-			return w->orig(s, record, event, w->orig_ctx);
-		return print_kstack(s, record, event);
-	case UD_COOKIE:
-		return print_cookie(st, s, record, event, c);
-	case UD_DEFERRED:
-		return print_deferred(st, s, record, event, c);
-	default:
-		if (c) {
-			c->ev_seq = c->seq;
+			c->ev_valid = 1;
 			c->ev_ts = record->ts;
 			c->ev_id = event->id;
 			c->ev_pid = pid;
 		}
-		if (w->orig)
-			return w->orig(s, record, event, w->orig_ctx);
-		return 1;	/* libtraceevent prints it as usual */
+		break;
+	case UD_KSTACK:
+		/* the stacktrace option's stack, between event and cookie */
+		if (c && c->ev_valid && c->ev_pid != pid)
+			c->ev_valid = 0;
+		break;
+	case UD_COOKIE:
+		ret = print_cookie(st, s, record, event, c);
+		if (c)
+			c->ev_valid = 0;
+		return ret;
+	case UD_DEFERRED:
+		ret = print_deferred(st, s, record, event, c);
+		if (c)
+			c->ev_valid = 0;
+		return ret;
+	case UD_PRERELEASE:
+		if (c)
+			c->ev_valid = 0;
+		return print_prerelease(st, s);
 	}
+	if (w->orig && w->orig != ud_first)
+		return w->orig(s, record, event, w->orig_ctx);
+	return 1;	/* libtraceevent prints it as usual */
 }
 
 /* Put the wrapper around every event's handler (once per handle). */
@@ -860,8 +912,8 @@ static void unwrap_all(struct ud_state *st)
 }
 
 /*
- * The handler registered for the three events this plugin knows.  Its
- * first call wraps every event; then the record goes to the wrapper.
+ * The handler registered for the events this plugin knows.  Its first
+ * call wraps every event; then the record goes to the wrapper.
  */
 static int ud_first(struct trace_seq *s, struct tep_record *record,
 		    struct tep_event *event, void *context)
@@ -876,9 +928,10 @@ static int ud_first(struct trace_seq *s, struct tep_record *record,
 }
 
 static const char *const ud_events[][2] = {
-	{ "ftrace", "kernel_stack" },
-	{ "unwind", "user_stack_cookie" },
-	{ "unwind", "user_stack_deferred" },
+	{ "ftrace", "user_stack_cookie" },
+	{ "ftrace", "user_stack_deferred" },
+	{ "unwind", "user_stack_cookie" },	/* pre-release */
+	{ "unwind", "user_stack_deferred" },	/* pre-release */
 };
 
 typedef int (*ud_claim_func)(struct tep_handle *tep, int claim);
@@ -909,7 +962,7 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 					   ud_events[i][1], ud_first, st);
 	tep_plugin_add_options(UD_ALIAS, TEP_PLUGIN_OPTIONS);
 
-	/* formats already parsed (not trace-cmd): wrap now */
+	/* formats already parsed (not libtracecmd): wrap now */
 	if (tep_get_events_count(tep) > 0)
 		wrap_all(st);
 	return 0;
