@@ -33,8 +33,10 @@
  * wrappers at once.  libtracecmd (trace-cmd, KernelShark) loads plugins
  * before it reads the formats, so the wrapping happens at the first call
  * of one of this plugin's own handlers: the records printed before that
- * are not seen (in practice: the first asking event of each CPU whose
- * event came before the first cookie record).
+ * are not seen.  For a cookie record whose CPU had no record seen before
+ * it (those, or records after lost events), the plugin then looks at the
+ * cookie's own ring-buffer sub-buffer, which libtracecmd keeps in memory
+ * for each record it returns, for the event just before it.
  *
  * Matching is by (pid, cookie), never by CPU order.  Memory is bounded:
  * at most max_pending cookies and max_frames kernel frames are kept; the
@@ -56,6 +58,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 #include <event-utils.h>
+#include <kbuffer.h>
 
 #include "unwind_record.h"
 
@@ -67,6 +70,7 @@
 #define UD_HASH_SIZE		(1 << UD_HASH_BITS)
 #define UD_NO_EVENT		(-1)
 #define UD_DONE_MAX		256	/* completed cookies kept */
+#define UD_MAX_SUBBUF_EVENTS	65536	/* bound of a sub-buffer walk */
 
 /* user_stack_cookie flags */
 #define UD_COOKIE_NO_USER_STACK	0x1
@@ -193,11 +197,17 @@ struct ud_wrap {
 	void			*orig_ctx;
 };
 
+/* libtracecmd's tracecmd_record_page(), when the process has it */
+typedef void *(*ud_record_page_func)(void *handle, struct tep_record *record);
+
 /* Per tep handle. */
 struct ud_state {
 	struct ud_state		*next;
 	struct tep_handle	*tep;
 	int			scanned;
+	/* loaded before the formats were parsed (libtracecmd) */
+	int			late;
+	ud_record_page_func	record_page;
 	int			prerelease_said;
 	struct ud_wrap		*wraps;
 	struct ud_cpu		**cpus;
@@ -477,16 +487,93 @@ static void reset_state(struct ud_state *st)
 	st->resets++;
 }
 
+/*
+ * The event just before @record in its ring-buffer sub-buffer, for a
+ * cookie record whose CPU had no record seen before it.  Only for the
+ * records of libtracecmd, which loads plugins before it reads the formats
+ * (st->late) and keeps the sub-buffer of each record it returns in memory
+ * (tracecmd_record_page()).  The walk must reach @record's own data, or
+ * nothing is taken from it.  Returns 0 and the event's id and time when
+ * an event of @pid is just before @record (kernel_stack records of that
+ * task may sit between).
+ */
+static int subbuf_asker(struct ud_state *st, struct tep_handle *tep,
+			struct tep_record *record, int pid, int *id,
+			unsigned long long *ts)
+{
+	unsigned long long t, rec_t = 0, ev_t = 0;
+	int cand = 0, cand_id = 0, cand_pid = 0, found = 0, n;
+	struct tep_record r;
+	struct tep_event *ev;
+	struct kbuffer *kbuf;
+	void *page, *data;
+
+	if (!st->late || !st->record_page || !record->priv || !record->data)
+		return -1;
+	page = st->record_page(NULL, record);
+	if (!page)
+		return -1;
+	kbuf = tep_kbuffer(tep);
+	if (!kbuf)
+		return -1;
+	if (tep_is_old_format(tep))
+		kbuffer_set_old_format(kbuf);
+	if (kbuffer_load_subbuffer(kbuf, page) < 0)
+		goto out;
+	memset(&r, 0, sizeof(r));
+	data = kbuffer_read_event(kbuf, &t);
+	for (n = 0; data && n < UD_MAX_SUBBUF_EVENTS; n++) {
+		if (data == record->data) {
+			found = 1;
+			rec_t = t;
+			break;
+		}
+		r.data = data;
+		r.size = kbuffer_event_size(kbuf);
+		ev = r.size >= 8 ? tep_find_event(tep, tep_data_type(tep, &r)) :
+			NULL;
+		switch (event_role(ev)) {
+		case UD_OTHER:
+			cand = 1;
+			cand_id = ev->id;
+			cand_pid = tep_data_pid(tep, &r);
+			ev_t = t;
+			break;
+		case UD_KSTACK:
+			if (cand && tep_data_pid(tep, &r) != cand_pid)
+				cand = 0;
+			break;
+		default:
+			cand = 0;
+			break;
+		}
+		data = kbuffer_next_event(kbuf, &t);
+	}
+out:
+	kbuffer_free(kbuf);
+	if (!found || !cand || cand_pid != pid)
+		return -1;
+	*id = cand_id;
+	/* record->ts is the reader's time (offsets, clocks): keep the gap */
+	*ts = record->ts - (rec_t >= ev_t ? rec_t - ev_t : 0);
+	return 0;
+}
+
 /* The event that asked for the cookie record @record of @pid. */
-static void find_asker(struct ud_cpu *c, struct tep_record *record,
+static void find_asker(struct ud_state *st, struct ud_cpu *c,
+		       struct tep_handle *tep, struct tep_record *record,
 		       int pid, struct ud_asker *a)
 {
 	a->event_id = UD_NO_EVENT;
 	a->cpu = record->cpu;
 	a->ts = record->ts;
-	if (c && c->ev_valid && c->ev_pid == pid) {
+	if (!c)
+		return;
+	if (c->ev_valid && c->ev_pid == pid) {
 		a->event_id = c->ev_id;
 		a->ts = c->ev_ts;
+	} else if (!c->prev_known) {
+		subbuf_asker(st, tep, record, pid, &a->event_id, &a->ts);
 	}
 }
 
@@ -682,7 +769,7 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 		trace_seq_puts(s, " (no user stack)");
 
 	memset(&a, 0, sizeof(a));
-	find_asker(c, record, pid, &a);
+	find_asker(st, c, tep, record, pid, &a);
 	a.nr = nr;
 	a.frames = frames;
 
@@ -963,8 +1050,13 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	tep_plugin_add_options(UD_ALIAS, TEP_PLUGIN_OPTIONS);
 
 	/* formats already parsed (not libtracecmd): wrap now */
-	if (tep_get_events_count(tep) > 0)
+	if (tep_get_events_count(tep) > 0) {
 		wrap_all(st);
+	} else {
+		st->late = 1;
+		st->record_page = (ud_record_page_func)
+			dlsym(RTLD_DEFAULT, "tracecmd_record_page");
+	}
 	return 0;
 }
 
