@@ -2,22 +2,29 @@
 /*
  * KernelShark 2.x plugin: merged kernel + deferred user stacks.
  *
+ * The records (Documentation/contract.md, section 2): right after an
+ * event that asks, ftrace:user_stack_cookie (cookie, flags, the event's
+ * kernel stack); later, once per (instance, cookie),
+ * ftrace:user_stack_deferred (cookie, tgid, flags, depth, user frames).
+ *
  * While KernelShark loads a trace (records of one CPU in order), the
- * plugin notes, per CPU, the last two records; at each
- * unwind:user_stack_cookie it remembers the asking event (the record
- * before the ftrace:kernel_stack record, or the record just before the
- * cookie when no kernel stack was taken), the kernel_stack record and the
- * cookie, keyed by (pid, cookie); at each unwind:user_stack_deferred it
+ * plugin notes, per CPU, the last two records; at each cookie record it
+ * remembers the asking event (the record just before it from the same
+ * task; a kernel_stack record of that task may sit between) and the
+ * cookie record, keyed by (pid, cookie); at each user_stack_deferred it
  * remembers where the user stack is.  Matching is by (pid, cookie), so the
  * CPU and the order of loading do not matter.
  *
  * The merged stack (kernel frames, then user frames) of an entry is built
- * on demand by reading the kernel_stack and user_stack_deferred records:
+ * on demand by reading the cookie and user_stack_deferred records:
  *  - it is appended to the entry's info text (the "Info" column of the
  *    list and the graph's tooltip) as "[stack: k0 < k1 ... | u0 < u1 ...]";
  *  - kshark_unwind_stack_text() returns it as text, one frame per line,
- *    for any entry (asking event, its kernel_stack or cookie record, or a
+ *    for any entry (asking event, its cookie record, or a
  *    user_stack_deferred, which lists every event it completes).
+ *
+ * A trace of the pre-release series (unwind:* records) is not read: the
+ * plugin says so on stderr and stays out of the way.
  *
  * The libtraceevent plugin (plugin_unwind_deferred) merges for readers
  * that go front to back; in KernelShark this plugin does it, so it turns
@@ -43,16 +50,20 @@
 #define US_HASH		4096
 #define US_MAX_FRAMES	512
 
+#define US_COOKIE_NO_USER_STACK	0x1	/* user_stack_cookie flags */
+#define US_DEFERRED_TRUNCATED	0x1	/* user_stack_deferred flags */
+#define US_FTRACE_TRAMPOLINE	0x7fffffffULL
+
 enum us_role { US_OTHER, US_KSTACK, US_COOKIE, US_DEFERRED };
 
 struct us_ask {
 	struct us_ask	*next;		/* by (pid, cookie) */
 	int64_t		ask_off;	/* -1: not known */
 	int		ask_id;
-	int64_t		ks_off;		/* -1: no kernel stack */
-	int64_t		cookie_off;
+	int64_t		cookie_off;	/* its kernel frames are there */
 	int64_t		ts;
 	uint64_t	cookie;
+	unsigned int	flags;
 	int		pid;
 	int		cpu;
 };
@@ -147,25 +158,13 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 /* ------------------------------------------------------------------ */
 /* Fields, with bounds checks. */
 
-/* Frames of a kernel_stack record. */
-static int ks_frames(struct tep_event *ev, struct tep_record *r,
-		     unsigned long long *out, int max)
+/* The addresses of a __data_loc array field ("kernel" or "frames"). */
+static int array_frames(struct tep_event *ev, struct tep_record *r,
+			const char *field, unsigned long long *out, int max)
 {
 	struct unwind_rec_span sp;
 
-	if (unwind_rec_kstack(ev->tep, r, tep_find_field(ev, "size"),
-			      tep_find_field(ev, "caller"), &sp))
-		return -1;
-	return unwind_rec_copy(ev->tep, &sp, out, max);
-}
-
-/* Frames of a user_stack_deferred record (__data_loc frames). */
-static int us_frames(struct tep_event *ev, struct tep_record *r,
-		     unsigned long long *out, int max)
-{
-	struct unwind_rec_span sp;
-
-	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, "frames"), &sp))
+	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, field), &sp))
 		return -1;
 	return unwind_rec_copy(ev->tep, &sp, out, max);
 }
@@ -222,13 +221,15 @@ static void note_cookie(struct plugin_unwind_ctx *ctx, struct us_cpu *c,
 			struct tep_record *rec, struct kshark_entry *e)
 {
 	struct tep_event *ev = rec_event(ctx->tep, rec);
-	unsigned long long cookie;
+	unsigned long long cookie, flags = 0;
 	struct us_last *l0 = &c->last[0], *l1 = &c->last[1];
+	struct us_last *ask = NULL;
 	struct us_ask *a;
 	unsigned int h;
 
 	if (!ev || unwind_rec_field(ev, rec, "cookie", &cookie))
 		return;
+	unwind_rec_field(ev, rec, "flags", &flags);
 	if (find_by_off(ctx, e->offset))
 		return;			/* loaded again: known */
 	a = calloc(1, sizeof(*a));
@@ -236,33 +237,29 @@ static void note_cookie(struct plugin_unwind_ctx *ctx, struct us_cpu *c,
 		return;
 	a->ask_off = -1;
 	a->ask_id = -1;
-	a->ks_off = -1;
 	a->cookie_off = e->offset;
 	a->cookie = cookie;
+	a->flags = flags;
 	a->pid = e->pid;
 	a->cpu = e->cpu;
 	a->ts = e->ts;
+	/* the event just before, or before the stacktrace option's stack */
 	if (l0->valid && l0->pid == e->pid) {
-		if (role_of(ctx, l0->id) == US_KSTACK) {
-			a->ks_off = l0->off;
-			a->ts = l0->ts;
-			if (l1->valid && l1->pid == e->pid &&
-			    role_of(ctx, l1->id) == US_OTHER) {
-				a->ask_off = l1->off;
-				a->ask_id = l1->id;
-				a->ts = l1->ts;
-			}
-		} else if (role_of(ctx, l0->id) == US_OTHER) {
-			a->ask_off = l0->off;
-			a->ask_id = l0->id;
-			a->ts = l0->ts;
-		}
+		if (role_of(ctx, l0->id) == US_OTHER)
+			ask = l0;
+		else if (role_of(ctx, l0->id) == US_KSTACK && l1->valid &&
+			 l1->pid == e->pid && role_of(ctx, l1->id) == US_OTHER)
+			ask = l1;
+	}
+	if (ask) {
+		a->ask_off = ask->off;
+		a->ask_id = ask->id;
+		a->ts = ask->ts;
 	}
 	h = key_hash(a->pid, cookie);
 	a->next = ctx->asks[h];
 	ctx->asks[h] = a;
 	add_off(ctx, a->cookie_off, a);
-	add_off(ctx, a->ks_off, a);
 	add_off(ctx, a->ask_off, a);
 }
 
@@ -385,15 +382,20 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* read the frames of the record at @off (caller holds the mutex) */
+/*
+ * Read the frames of the record at @off (caller holds the mutex): the
+ * kernel frames of a cookie record, or the user frames of a
+ * user_stack_deferred (and whether they were cut short, and how deep the
+ * stack was).
+ */
 static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 		       int kernel, unsigned long long *out, int max,
-		       int *truncated)
+		       int *truncated, unsigned long long *depth)
 {
 	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
 	struct tep_record *r;
 	struct tep_event *ev;
-	unsigned long long t = 0;
+	unsigned long long f = 0;
 	int nr = -1;
 
 	if (!in || off < 0)
@@ -402,12 +404,14 @@ static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 	if (!r)
 		return -1;
 	ev = rec_event(ctx->tep, r);
-	if (ev && kernel && ev->id == ctx->kstack_id) {
-		nr = ks_frames(ev, r, out, max);
+	if (ev && kernel && ev->id == ctx->cookie_id) {
+		nr = array_frames(ev, r, "kernel", out, max);
 	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
-		nr = us_frames(ev, r, out, max);
-		if (truncated && !unwind_rec_field(ev, r, "truncated", &t))
-			*truncated = !!t;
+		nr = array_frames(ev, r, "frames", out, max);
+		if (truncated && !unwind_rec_field(ev, r, "flags", &f))
+			*truncated = !!(f & US_DEFERRED_TRUNCATED);
+		if (depth && unwind_rec_field(ev, r, "depth", depth))
+			*depth = nr;
 	}
 	tracecmd_free_record(r);
 	return nr;
@@ -418,7 +422,10 @@ static void kframe(struct buf *b, struct tep_handle *tep,
 {
 	const char *f = tep_find_function(tep, a);
 
-	if (oneline) {
+	if (a == US_FTRACE_TRAMPOLINE) {
+		bprintf(b, oneline ? "[ftrace trampoline] < " :
+			"=> [ftrace trampoline] (7fffffff)\n");
+	} else if (oneline) {
 		if (f)
 			bprintf(b, "%s+0x%llx < ", f,
 				a - tep_find_function_address(tep, a));
@@ -440,6 +447,7 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 	struct tep_event *ev = a->ask_id >= 0 ?
 		tep_find_event(ctx->tep, a->ask_id) : NULL;
 	struct us_def *d = find_def(ctx, a->pid, a->cookie);
+	unsigned long long depth = 0;
 	int i, nr, trunc = 0;
 
 	if (!oneline)
@@ -450,12 +458,13 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 		bprintf(b, " [stack: ");
 
 	pthread_mutex_lock(&ctx->stream->input_mutex);
-	nr = read_frames(ctx, a->ks_off, 1, fr, US_MAX_FRAMES, NULL);
+	nr = read_frames(ctx, a->cookie_off, 1, fr, US_MAX_FRAMES, NULL, NULL);
 	for (i = 0; i < nr; i++)
 		kframe(b, ctx->tep, fr[i], oneline);
-	if (nr < 0 && !oneline)
+	if (nr <= 0 && !oneline)
 		bprintf(b, "   (no kernel stack recorded)\n");
-	nr = d ? read_frames(ctx, d->off, 0, fr, US_MAX_FRAMES, &trunc) : -1;
+	nr = d ? read_frames(ctx, d->off, 0, fr, US_MAX_FRAMES, &trunc,
+			     &depth) : -1;
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 
 	if (oneline) {
@@ -469,7 +478,10 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 		else
 			bprintf(b, "=> 0x%llx (user)\n", fr[i]);
 	}
-	if (!d)
+	if (!d && (a->flags & US_COOKIE_NO_USER_STACK))
+		bprintf(b, oneline ? " user stack lost" :
+			"   (user stack lost: none will follow)\n");
+	else if (!d)
 		bprintf(b, oneline ? " user stack never arrived" :
 			"   (user stack never arrived)\n");
 	else if (nr < 0)
@@ -478,9 +490,11 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 	else if (nr == 0)
 		bprintf(b, oneline ? " no user frames (unwind failed)" :
 			"   (no user frames: unwind failed)\n");
+	else if (trunc && oneline)
+		bprintf(b, " (cut short)");
 	else if (trunc)
-		bprintf(b, oneline ? " (cut short)" :
-			"   (user stack cut short)\n");
+		bprintf(b, "   (user stack cut short: %llu frames found)\n",
+			depth);
 	if (oneline)
 		bprintf(b, "]");
 }
@@ -570,7 +584,6 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 		return NULL;
 	info = ctx->orig_get_info(stream, e);
 	if (e->event_id < 0 || (e->event_id != ctx->deferred_id &&
-				e->event_id != ctx->kstack_id &&
 				!find_by_off(ctx, e->offset)))
 		return info;
 	/* one frame per line does not fit a table row: one line */
@@ -613,9 +626,13 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->tep = kshark_get_tep(stream);
 	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	ctx->cookie_id = kshark_find_event_id(stream,
-					      "unwind/user_stack_cookie");
+					      "ftrace/user_stack_cookie");
 	ctx->deferred_id = kshark_find_event_id(stream,
-						"unwind/user_stack_deferred");
+						"ftrace/user_stack_deferred");
+	if ((ctx->cookie_id < 0 || ctx->deferred_id < 0) &&
+	    kshark_find_event_id(stream, "unwind/user_stack_cookie") >= 0)
+		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
+			stream->file ? stream->file : "trace");
 	if (!ctx->tep || ctx->cookie_id < 0 || ctx->deferred_id < 0) {
 		__close(stream->stream_id);
 		if (--n_contexts == 0)

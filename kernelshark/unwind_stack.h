@@ -14,9 +14,10 @@ extern "C" {
 /*
  * The merged stack of @e as text, one frame per line (kernel frames
  * "=> func+0xoff (addr)", then user frames "=> 0xaddr (user)"), for an
- * event that asked for a deferred user stack, its kernel_stack or
- * user_stack_cookie record, or a user_stack_deferred record (every event
- * it completes).  NULL when @e has none.  Free with free().
+ * event that asked for a deferred user stack, its user_stack_cookie
+ * record (which carries the kernel frames), or a user_stack_deferred
+ * record (every event it completes).  NULL when @e has none.  Free with
+ * free().
  */
 char *kshark_unwind_stack_text(const struct kshark_entry *e);
 
