@@ -4,18 +4,20 @@
 Check the merged stacks that plugin_unwind_deferred prints in the output
 of `trace-cmd report` (read from stdin or the file given).
 
-For each user_stack_cookie record, the expected asking event is the record
-just before it on the same CPU from the same pid: a kernel_stack (whose
-frames are then expected) and the event before that, or directly the
-event (no kernel stack).  At each user_stack_deferred with "events=N" the
-plugin must print N blocks, one per cookie record of that (pid, cookie)
-in order, each: the event's name, its kernel frames (the same addresses
-as the kernel_stack record printed earlier), then the user frames (nr of
-them, the same in every block).  Kernel frames must come before user
-frames.
+Each ftrace:user_stack_cookie record carries the kernel stack of the event
+that asked (printed as "kernel=N" and N "=> func (addr)" lines).  The
+expected asking event is the record just before the cookie on the same
+CPU from the same pid (kernel_stack records of that pid may sit between).
+At each user_stack_deferred with "events=N" the plugin must print N
+blocks, one per cookie record of that (pid, cookie) in order, each: the
+event's name, its kernel frames (the same addresses as its cookie record
+printed), then the user frames (nr of them, the same in every block).
+Kernel frames must come before user frames.  A cookie record that says
+"(no user stack)" or "(after its user stack)" prints its one block at
+once.
 
-Prints a JSON summary; exits 1 if a check failed.  --expect-merged N and
---expect-unseen N add checks on the counts.
+Prints a JSON summary; exits 1 if a check failed.  --expect-NAME N adds a
+check that the summary's NAME (dashes for underscores) is N.
 """
 import json
 import re
@@ -25,6 +27,9 @@ REC = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\w+):\s?(.*)$")
 ADDR_PAREN = re.compile(r"\(([0-9a-f]+)\)\s*$")
 EVENT_HDR = re.compile(r"^ \[event (\d+)/(\d+)\] (.+?) cpu=(\d+) ts=")
 HDR_DEF = re.compile(r"cookie=0x([0-9a-f]+) tgid=(-?\d+) nr=(\d+)")
+HDR_COOKIE = re.compile(r"cookie=0x([0-9a-f]+) kernel=(\d+)")
+PRERELEASE = "pre-release unwind:* record format: record the trace again"
+NOT_SEEN = "(event not seen)"
 
 
 def parse(lines):
@@ -43,19 +48,26 @@ def parse(lines):
     return recs
 
 
-def kstack_addrs(rec):
+def frame_addr(ln):
+    m = ADDR_PAREN.search(ln)
+    if m:
+        return int(m.group(1), 16)
+    try:
+        return int(ln[3:].strip(), 16)
+    except ValueError:
+        return None
+
+
+def own_frames(rec):
+    """The "=> " lines of a record before any merged block."""
     out = []
     for ln in rec["more"]:
-        if not ln.startswith("=> "):
-            continue
-        m = ADDR_PAREN.search(ln)
-        if m:
-            out.append(int(m.group(1), 16))
-        else:
-            try:
-                out.append(int(ln[3:].strip(), 16))
-            except ValueError:
-                pass
+        if EVENT_HDR.match(ln):
+            break
+        if ln.startswith("=> "):
+            a = frame_addr(ln)
+            if a is not None:
+                out.append(a)
     return out
 
 
@@ -64,8 +76,11 @@ def blocks_of(r, c, errors):
     for ln in r["more"]:
         h = EVENT_HDR.match(ln)
         if h:
-            blocks.append({"name": h.group(3), "hdr": ln, "k": [], "u": []})
-        elif ln.startswith("=> ") and blocks:
+            blocks.append({"name": h.group(3), "hdr": ln, "k": [], "u": [],
+                           "lost": False})
+        elif not blocks:
+            continue
+        elif ln.startswith("=> "):
             b = blocks[-1]
             if ln.endswith(" (user)"):
                 b["u"].append(int(ln[3:].split()[0], 16))
@@ -73,19 +88,38 @@ def blocks_of(r, c, errors):
                 if b["u"]:
                     errors.append("cookie %x: kernel frame after user "
                                   "frames" % c)
-                a = ADDR_PAREN.search(ln)
-                b["k"].append(int(a.group(1), 16) if a else
-                              int(ln[3:].strip(), 16))
+                a = frame_addr(ln)
+                if a is not None:
+                    b["k"].append(a)
+        elif "(user stack lost" in ln:
+            blocks[-1]["lost"] = True
     return blocks
 
 
+def asking_event(hist, pid):
+    """The name of the event before a cookie of @pid, from the records
+    before it on its CPU; None when they do not tell."""
+    for r in reversed(hist):
+        if r["pid"] != pid:
+            return None
+        if r["name"] == "kernel_stack":
+            continue
+        if r["name"] in ("user_stack_cookie", "user_stack_deferred"):
+            return None
+        return r["name"]
+    return None
+
+
 def check_block(b, e, c, nr, user, stats, errors):
-    if len(b["u"]) != nr:
-        errors.append("cookie %x: %d user frames, nr=%d" % (c, len(b["u"]), nr))
+    """One merged block @b against the expected asker @e."""
+    stats["merged_events"] += 1
+    if nr is not None and len(b["u"]) != nr:
+        errors.append("cookie %x: %d user frames, nr=%d"
+                      % (c, len(b["u"]), nr))
     if user is not None and b["u"] != user:
         errors.append("cookie %x: user frames differ" % c)
     stats["user_frames_checked"] += len(b["u"])
-    if b["name"] == "(event not seen)":
+    if b["name"] == NOT_SEEN:
         stats["unseen_events"] += 1
     elif e["name"] is not None and b["name"] != e["name"]:
         errors.append("cookie %x: event %s, expected %s"
@@ -96,6 +130,9 @@ def check_block(b, e, c, nr, user, stats, errors):
                           (c, [hex(x) for x in b["k"]],
                            [hex(x) for x in e["kframes"]]))
         stats["kernel_frames_checked"] += len(b["k"])
+    if e.get("nk") is not None and len(b["k"]) != e["nk"]:
+        errors.append("cookie %x: %d kernel frames, kernel=%d"
+                      % (c, len(b["k"]), e["nk"]))
 
 
 def check(recs):
@@ -104,42 +141,61 @@ def check(recs):
              "merged_deferred": 0, "merged_events": 0,
              "unseen_events": 0, "no_pending": 0, "evictions": 0,
              "kernel_frames_checked": 0, "user_frames_checked": 0,
-             "late_merged": 0}
+             "late_merged": 0, "lost": 0, "prerelease_lines": 0,
+             "prerelease_records": 0}
     done = {}           # (pid, cookie) -> user frames already printed
-    last = {}           # cpu -> list of recent records on that cpu
+    last = {}           # cpu -> recent records on that cpu
     pending = {}        # (pid, cookie) -> [expected askers]
     for r in recs:
         cpu = r["cpu"]
         hist = last.setdefault(cpu, [])
-        if r["name"] == "user_stack_cookie":
+        if PRERELEASE in r["info"]:
+            stats["prerelease_lines"] += 1
+            stats["prerelease_records"] += 1
+        elif (stats["prerelease_lines"] and
+              r["name"] in ("user_stack_cookie", "user_stack_deferred")):
+            # the pre-release records, not read: their own print format
+            stats["prerelease_records"] += 1
+        elif r["name"] == "user_stack_cookie":
             stats["cookies"] += 1
-            m = re.search(r"cookie=0x([0-9a-f]+)", r["info"])
+            m = HDR_COOKIE.search(r["info"])
             if not m:
-                errors.append("cookie record without cookie: %s" % r)
-            else:
-                c = int(m.group(1), 16)
-                exp = {"name": None, "kframes": None}
-                if hist and hist[-1]["pid"] == r["pid"]:
-                    if hist[-1]["name"] == "kernel_stack":
-                        exp["kframes"] = kstack_addrs(hist[-1])
-                        if len(hist) > 1 and hist[-2]["pid"] == r["pid"]:
-                            exp["name"] = hist[-2]["name"]
-                    else:
-                        exp["name"] = hist[-1]["name"]
-                        exp["kframes"] = []
-                if "(after its user stack)" in r["info"]:
-                    stats["late_merged"] += 1
-                    u = done.get((r["pid"], c))
-                    bl = blocks_of(r, c, errors)
-                    if u is None or len(bl) != 1:
-                        errors.append("late cookie %x: %d blocks, user "
-                                      "stack known: %s"
-                                      % (c, len(bl), u is not None))
-                    else:
-                        check_block(bl[0], exp, c, len(u), u, stats,
-                                    errors)
+                if "[unwind_deferred:" not in r["info"]:
+                    errors.append("cookie record not understood: %s"
+                                  % r["info"])
+                hist.append(r)
+                del hist[:-4]
+                continue
+            c, nk = int(m.group(1), 16), int(m.group(2))
+            exp = {"name": asking_event(hist, r["pid"]), "kframes": None,
+                   "nk": nk}
+            bl = blocks_of(r, c, errors)
+            if not bl:
+                exp["kframes"] = own_frames(r)
+                if len(exp["kframes"]) != nk:
+                    errors.append("cookie %x: %d kernel lines, kernel=%d"
+                                  % (c, len(exp["kframes"]), nk))
+            if "(no user stack)" in r["info"] and bl:
+                stats["lost"] += 1
+                if len(bl) != 1 or not bl[0]["lost"] or bl[0]["u"]:
+                    errors.append("lost cookie %x: %d blocks, marked %s"
+                                  % (c, len(bl),
+                                     bl[0]["lost"] if bl else None))
                 else:
-                    pending.setdefault((r["pid"], c), []).append(exp)
+                    check_block(bl[0], exp, c, None, None, stats, errors)
+            elif "(after its user stack)" in r["info"]:
+                stats["late_merged"] += 1
+                u = done.get((r["pid"], c))
+                if u is None or len(bl) != 1:
+                    errors.append("late cookie %x: %d blocks, user "
+                                  "stack known: %s"
+                                  % (c, len(bl), u is not None))
+                else:
+                    check_block(bl[0], exp, c, len(u), u, stats, errors)
+            elif bl:
+                errors.append("cookie %x: merged blocks at a cookie" % c)
+            elif "(no user stack)" not in r["info"]:
+                pending.setdefault((r["pid"], c), []).append(exp)
             stats["evictions"] += r["info"].count("evicted cookie")
         elif r["name"] == "user_stack_deferred":
             stats["deferred"] += 1
@@ -148,6 +204,8 @@ def check(recs):
                 if "[unwind_deferred:" not in r["info"]:
                     errors.append("deferred record not understood: %s"
                                   % r["info"])
+                hist.append(r)
+                del hist[:-4]
                 continue
             c, nr = int(m.group(1), 16), int(m.group(3))
             exp = pending.pop((r["pid"], c), None)
@@ -161,26 +219,12 @@ def check(recs):
                 if len(ulines) != nr:
                     errors.append("cookie %x: %d user lines, nr=%d"
                                   % (c, len(ulines), nr))
+                hist.append(r)
+                del hist[:-4]
                 continue
             stats["merged_deferred"] += 1
             nev = int(me.group(1))
-            blocks = []
-            for ln in r["more"]:
-                h = EVENT_HDR.match(ln)
-                if h:
-                    blocks.append({"name": h.group(3), "hdr": ln,
-                                   "k": [], "u": []})
-                elif ln.startswith("=> ") and blocks:
-                    b = blocks[-1]
-                    if ln.endswith(" (user)"):
-                        b["u"].append(int(ln[3:].split()[0], 16))
-                    else:
-                        if b["u"]:
-                            errors.append("cookie %x: kernel frame after "
-                                          "user frames" % c)
-                        a = ADDR_PAREN.search(ln)
-                        b["k"].append(int(a.group(1), 16) if a else
-                                      int(ln[3:].strip(), 16))
+            blocks = blocks_of(r, c, errors)
             if len(blocks) != nev:
                 errors.append("cookie %x: events=%d but %d blocks"
                               % (c, nev, len(blocks)))
@@ -193,31 +237,15 @@ def check(recs):
                               % (c, len(exp), nev))
             first_u = None
             for b, e in zip(blocks, exp):
-                stats["merged_events"] += 1
-                if len(b["u"]) != nr:
-                    errors.append("cookie %x: %d user frames, nr=%d"
-                                  % (c, len(b["u"]), nr))
                 if first_u is None:
                     first_u = b["u"]
                 elif b["u"] != first_u:
                     errors.append("cookie %x: user frames differ between "
                                   "events" % c)
-                done[(r["pid"], c)] = first_u
-                stats["user_frames_checked"] += len(b["u"])
-                if b["name"] == "(event not seen)":
-                    stats["unseen_events"] += 1
-                elif e["name"] is not None and b["name"] != e["name"]:
-                    errors.append("cookie %x: event %s, expected %s"
-                                  % (c, b["name"], e["name"]))
-                if e["kframes"] is not None:
-                    if b["k"] != e["kframes"]:
-                        errors.append("cookie %x: kernel frames %s, "
-                                      "expected %s" %
-                                      (c, [hex(x) for x in b["k"]],
-                                       [hex(x) for x in e["kframes"]]))
-                    stats["kernel_frames_checked"] += len(b["k"])
+                check_block(b, e, c, nr, None, stats, errors)
+            done[(r["pid"], c)] = first_u
         hist.append(r)
-        del hist[:-2]
+        del hist[:-4]
     stats["never_completed"] = sum(len(v) for v in pending.values())
     return stats, errors
 

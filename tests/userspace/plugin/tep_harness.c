@@ -26,8 +26,14 @@
 #define ID_KSTACK	4
 #define ID_ENTER	301
 #define ID_EXIT		300
-#define ID_COOKIE	1500
-#define ID_DEFER	1501
+#define ID_COOKIE	21	/* formats/ftrace.user_stack_cookie */
+#define ID_DEFER	22	/* formats/ftrace.user_stack_deferred */
+#define ID_OLD_COOKIE	1500	/* the pre-release unwind:* records */
+#define ID_OLD_DEFER	1501
+
+#define COOKIE_NO_USER_STACK	0x1
+#define DEFERRED_TRUNCATED	0x1
+#define DEFERRED_LATE		0x2
 
 static const char *fmt_dir;
 static int failures, passes;
@@ -73,6 +79,31 @@ static char *slurp(const char *name, size_t *len)
 	return buf;
 }
 
+/* The pre-release unwind:* formats, which the plugin no longer reads. */
+#define COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char old_cookie_fmt[] =
+	"name: user_stack_cookie\nID: 1500\nformat:\n" COMMON_FIELDS
+	"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"cookie=0x%llx\", REC->cookie\n";
+
+static const char old_defer_fmt[] =
+	"name: user_stack_deferred\nID: 1501\nformat:\n" COMMON_FIELDS
+	"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int tgid;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int truncated;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] frames;\toffset:24;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"cookie=0x%llx tgid=%d nr=%u%s frames={%s}\", REC->cookie, "
+	"REC->tgid, __get_dynamic_array_len(frames) / sizeof(unsigned long), "
+	"REC->truncated ? \" (truncated)\" : \"\", "
+	"__print_array(__get_dynamic_array(frames), "
+	"__get_dynamic_array_len(frames) / sizeof(unsigned long), "
+	"sizeof(unsigned long))\n";
+
 static void parse_fmt(struct tep_handle *tep, const char *file,
 		      const char *sys)
 {
@@ -94,7 +125,7 @@ static const char kallsyms[] =
 	"ffffffff81400000 T entry_SYSCALL_64_after_hwframe\n"
 	"ffffffff81500000 T _etext\n";
 
-static struct tep_handle *new_tep(void)
+static struct tep_handle *alloc_tep(void)
 {
 	struct tep_handle *tep = tep_alloc();
 
@@ -105,12 +136,25 @@ static struct tep_handle *new_tep(void)
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_flag(tep, TEP_DISABLE_SYS_PLUGINS);
+	return tep;
+}
+
+static void parse_formats(struct tep_handle *tep)
+{
 	parse_fmt(tep, "ftrace.kernel_stack", "ftrace");
+	parse_fmt(tep, "ftrace.user_stack_cookie", "ftrace");
+	parse_fmt(tep, "ftrace.user_stack_deferred", "ftrace");
 	parse_fmt(tep, "syscalls.sys_enter_getppid", "syscalls");
 	parse_fmt(tep, "syscalls.sys_exit_getppid", "syscalls");
-	parse_fmt(tep, "unwind.user_stack_cookie", "unwind");
-	parse_fmt(tep, "unwind.user_stack_deferred", "unwind");
 	tep_parse_kallsyms(tep, kallsyms);
+}
+
+/* formats first, then plugins: the plugin sees every record */
+static struct tep_handle *new_tep(void)
+{
+	struct tep_handle *tep = alloc_tep();
+
+	parse_formats(tep);
 	return tep;
 }
 
@@ -172,28 +216,49 @@ static struct rec *mk_kstack(int pid, int cpu, unsigned long long ts)
 	return x;
 }
 
+/* a cookie record carrying the first @nk of kframes[] */
+static struct rec *mk_cookie_k(int pid, int cpu, unsigned long long ts,
+			       unsigned long long cookie, int nk,
+			       unsigned int flags)
+{
+	struct rec *x = mk(ID_COOKIE, pid, cpu, ts, 24 + nk * 8);
+	int i;
+
+	put(x, 8, cookie, 8);
+	put(x, 16, flags, 4);
+	put(x, 20, 24 | ((nk * 8) << 16), 4);
+	for (i = 0; i < nk; i++)
+		put(x, 24 + 8 * i, kframes[i], 8);
+	return x;
+}
+
 static struct rec *mk_cookie(int pid, int cpu, unsigned long long ts,
 			     unsigned long long cookie)
 {
-	struct rec *x = mk(ID_COOKIE, pid, cpu, ts, 16);
+	return mk_cookie_k(pid, cpu, ts, cookie, 4, 0);
+}
+
+static struct rec *mk_defer_f(int pid, int cpu, unsigned long long ts,
+			      unsigned long long cookie, int nr,
+			      unsigned int flags, unsigned int depth)
+{
+	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 32 + nr * 8);
+	int i;
 
 	put(x, 8, cookie, 8);
+	put(x, 16, pid, 4);
+	put(x, 20, flags, 4);
+	put(x, 24, depth, 4);
+	put(x, 28, 32 | ((nr * 8) << 16), 4);
+	for (i = 0; i < nr; i++)
+		put(x, 32 + 8 * i, 0x401000 + 0x100 * i, 8);
 	return x;
 }
 
 static struct rec *mk_defer(int pid, int cpu, unsigned long long ts,
 			    unsigned long long cookie, int nr)
 {
-	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 28 + nr * 8);
-	int i;
-
-	put(x, 8, cookie, 8);
-	put(x, 16, pid, 4);
-	put(x, 20, 0, 4);
-	put(x, 24, 28 | ((nr * 8) << 16), 4);
-	for (i = 0; i < nr; i++)
-		put(x, 28 + 8 * i, 0x401000 + 0x100 * i, 8);
-	return x;
+	return mk_defer_f(pid, cpu, ts, cookie, nr, 0, nr);
 }
 
 /* Print one record's info into a string (malloc'ed). */
@@ -221,13 +286,12 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
-/* enter, kstack, cookie on @cpu at @ts for @pid; returns 3 records */
+/* enter and its cookie on @cpu at @ts for @pid: 2 records */
 static void entry(struct rec **r, int pid, int cpu, unsigned long long ts,
 		  unsigned long long cookie)
 {
 	r[0] = mk_enter(pid, cpu, ts);
-	r[1] = mk_kstack(pid, cpu, ts + 10);
-	r[2] = mk_cookie(pid, cpu, ts + 20, cookie);
+	r[1] = mk_cookie(pid, cpu, ts + 20, cookie);
 }
 
 static void free_recs(struct rec **r, int n)
@@ -262,14 +326,14 @@ static void test_front_to_back(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[8];
+	struct rec *r[6];
 	char *out;
 
 	entry(r, 100, 0, 1000, 0xc1);
-	entry(r + 3, 101, 1, 1005, 0xc2);
-	r[6] = mk_defer(101, 0, 2000, 0xc2, 3);
-	r[7] = mk_defer(100, 1, 2100, 0xc1, 2);
-	out = print_all(tep, r, 8);
+	entry(r + 2, 101, 1, 1005, 0xc2);
+	r[4] = mk_defer(101, 0, 2000, 0xc2, 3);
+	r[5] = mk_defer(100, 1, 2100, 0xc1, 2);
+	out = print_all(tep, r, 6);
 	result(pl != NULL, "plugin loaded from TRACEEVENT_PLUGIN_DIR");
 	result(count(out, "events=1") == 2,
 	       "two cookies across CPUs merged by (pid, cookie)");
@@ -278,15 +342,112 @@ static void test_front_to_back(void)
 	       "formats parsed before loading: the first events are seen");
 	result(count(out, "=> do_syscall_64+0x77 (ffffffff81300077)") == 2 &&
 	       count(out, "(user)") == 5,
-	       "kernel frames resolved, user frames listed");
+	       "kernel frames (from the cookie records) resolved, user frames listed");
 	result(strstr(out, "=> 0x401000 (user)\n=> 0x401100 (user)\n=> 0x401200 (user)")
 	       != NULL, "user frames in order, innermost first");
-	result(strstr(out, "<stack trace >\n=> ftrace_syscall_enter (ffffffff81100042)")
-	       != NULL, "kernel_stack printed as the function plugin does");
+	result(strstr(out, "cookie=0xc1 kernel=4\n=> ftrace_syscall_enter (ffffffff81100042)\n")
+	       != NULL,
+	       "a cookie record prints its cookie and kernel frames as kernel_stack does");
+	result(strstr(out, "cookie=0xc2 tgid=101 nr=3 events=1\n") != NULL,
+	       "a user_stack_deferred prints cookie, tgid and nr (no depth when complete)");
 	if (failures)
 		fputs(out, stdout);
 	free(out);
-	free_recs(r, 8);
+	free_recs(r, 6);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_kstack_between(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[7];
+	char *out;
+
+	/* -T and the trigger: kernel_stack between the event and its cookie */
+	r[0] = mk_enter(100, 0, 1000);
+	r[1] = mk_kstack(100, 0, 1010);
+	r[2] = mk_cookie(100, 0, 1020, 0xa1);
+	/* a kernel_stack of another task between: not the asker */
+	r[3] = mk_enter(100, 0, 1100);
+	r[4] = mk_kstack(200, 0, 1110);
+	r[5] = mk_cookie(100, 0, 1120, 0xa1);
+	r[6] = mk_defer(100, 0, 2000, 0xa1, 1);
+	out = print_all(tep, r, 7);
+	result(strstr(out, "events=2\n [event 1/2] sys_enter_getppid") &&
+	       strstr(out, "[event 2/2] (event not seen)"),
+	       "a kernel_stack of the task between event and cookie is skipped, of another task not");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 7);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_flags(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[10];
+	char *out;
+
+	/* NO_USER_STACK: shown lost at once, nothing left pending */
+	r[0] = mk_enter(100, 0, 1000);
+	r[1] = mk_cookie_k(100, 0, 1010, 0xb1, 4, COOKIE_NO_USER_STACK);
+	/* truncated: 2 of 9 frames kept */
+	r[2] = mk_enter(100, 0, 2000);
+	r[3] = mk_cookie(100, 0, 2010, 0xb2);
+	r[4] = mk_defer_f(100, 0, 2100, 0xb2, 2, DEFERRED_TRUNCATED, 9);
+	/* late, and reserved bits set */
+	r[5] = mk_enter(100, 0, 3000);
+	r[6] = mk_cookie_k(100, 0, 3010, 0xb3, 4, 0xfe);
+	r[7] = mk_defer_f(100, 0, 3100, 0xb3, 1, DEFERRED_LATE | 0xf0, 1);
+	/* no kernel stack asked for (the option without stacktrace) */
+	r[8] = mk_cookie_k(100, 0, 3200, 0xb4, 0, 0);
+	r[9] = mk_defer(100, 0, 3300, 0xb4, 1);
+	out = print_all(tep, r, 10);
+	result(strstr(out, "cookie=0xb1 kernel=4 (no user stack) events=1\n [event 1/1] sys_enter_getppid") &&
+	       strstr(out, "   (user stack lost: none will follow)\n") &&
+	       !strstr(out, "0xb1 tgid"),
+	       "NO_USER_STACK: the stack is shown lost at the cookie");
+	result(strstr(out, "cookie=0xb2 tgid=100 nr=2 depth=9 (truncated) events=1\n") &&
+	       strstr(out, "   (user stack cut short: 9 frames found)\n"),
+	       "TRUNCATED: depth and (truncated) in the header, cut short in the block");
+	result(strstr(out, "cookie=0xb3 kernel=4\n") &&
+	       strstr(out, "cookie=0xb3 tgid=100 nr=1 (late) events=1\n"),
+	       "LATE is shown; reserved flag bits are ignored");
+	result(strstr(out, "cookie=0xb4 kernel=0\n") &&
+	       strstr(out, "(event not seen) cpu=0 ts=0.000003 (no kernel stack recorded)\n"),
+	       "a cookie without kernel frames says so in its block");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 10);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_trampoline(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[3];
+	char *out;
+
+	r[0] = mk_enter(100, 0, 1000);
+	r[1] = mk_cookie_k(100, 0, 1010, 0xd1, 2, 0);
+	put(r[1], 24 + 8, 0x7fffffff, 8);	/* second frame: the mark */
+	r[2] = mk_defer(100, 0, 2000, 0xd1, 1);
+	out = print_all(tep, r, 3);
+	result(strstr(out, "=> [ftrace trampoline] (7fffffff)\n") &&
+	       count(out, "[ftrace trampoline]") == 2,
+	       "the ftrace trampoline mark (0x7fffffff) is named, not looked up");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 3);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
@@ -295,46 +456,43 @@ static void test_twice_and_reorder(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[4];
+	struct rec *r[3];
 	char *a, *b;
 
 	entry(r, 100, 0, 1000, 0xd1);
-	r[3] = mk_defer(100, 0, 2000, 0xd1, 2);
+	r[2] = mk_defer(100, 0, 2000, 0xd1, 2);
 
 	/* each record printed twice in a row (a reader that re-prints) */
 	free(info(tep, r[0]));
 	free(info(tep, r[0]));
 	free(info(tep, r[1]));
 	free(info(tep, r[1]));
-	free(info(tep, r[2]));
-	free(info(tep, r[2]));
-	a = info(tep, r[3]);
+	a = info(tep, r[2]);
 	result(strstr(a, "events=1") != NULL,
 	       "a record printed twice counts once");
 	free(a);
 
 	/* printed again as the last record of its CPU: no merge twice */
-	a = info(tep, r[3]);
+	a = info(tep, r[2]);
 	result(strstr(a, "nr=2") && !strstr(a, "events="),
 	       "a user stack printed again is not merged again");
 	free(a);
-	free_recs(r, 4);
+	free_recs(r, 3);
 
 	/* out of order (a GUI): the user stack first, then its cookie */
 	entry(r, 100, 0, 3000, 0xd2);
-	r[3] = mk_defer(100, 1, 5000, 0xd2, 2);
-	a = info(tep, r[3]);
+	r[2] = mk_defer(100, 1, 5000, 0xd2, 2);
+	a = info(tep, r[2]);
 	result(strstr(a, "no pending event") != NULL,
 	       "a user stack read before its cookie is not merged");
 	free(a);
 	free(info(tep, r[0]));	/* back in time on CPU 0: state reset */
 	free(info(tep, r[1]));
-	free(info(tep, r[2]));
-	b = info(tep, r[3]);
+	b = info(tep, r[2]);
 	result(strstr(b, "events=1") != NULL,
 	       "after a jump back, reading front to back merges again");
 	free(b);
-	free_recs(r, 4);
+	free_recs(r, 3);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
@@ -344,14 +502,14 @@ static void test_option_and_unload(void)
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
 	struct tep_event *ks;
-	struct rec *r[4];
+	struct rec *r[3];
 	char *out;
 
 	entry(r, 100, 0, 1000, 0xe1);
-	r[3] = mk_defer(100, 0, 2000, 0xe1, 2);
+	r[2] = mk_defer(100, 0, 2000, 0xe1, 2);
 
 	tep_plugin_add_option("unwind_deferred:merge", "0");
-	out = print_all(tep, r, 4);
+	out = print_all(tep, r, 3);
 	result(!strstr(out, "[event") &&
 	       strstr(out, "nr=2\n=> 0x401000\n=> 0x401100") != NULL,
 	       "unwind_deferred:merge=0 prints the user stack alone");
@@ -362,11 +520,21 @@ static void test_option_and_unload(void)
 	ks = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
 	result(ks && ks->handler == NULL,
 	       "unloading restores the handlers it wrapped");
+	/*
+	 * Without the plugin, libtraceevent prints an ftrace event with its
+	 * fields in order as the arguments of the print format.
+	 */
 	out = info(tep, r[1]);
-	result(strstr(out, "<stack trace >") == NULL,
-	       "after unloading kernel_stack prints with its own format");
+	result(strcmp(out, "cookie=0xe1 flags=0x0") == 0,
+	       "after unloading a cookie prints with its own format (\"%s\")",
+	       out);
 	free(out);
-	free_recs(r, 4);
+	out = info(tep, r[2]);
+	result(strcmp(out, "cookie=0xe1 tgid=100 flags=0x0 depth=2") == 0,
+	       "after unloading a user stack prints with its own format (\"%s\")",
+	       out);
+	free(out);
+	free_recs(r, 3);
 	tep_free(tep);
 }
 
@@ -375,40 +543,111 @@ static void test_two_handles(void)
 	struct tep_handle *t1 = new_tep(), *t2 = new_tep();
 	struct tep_plugin_list *p1 = tep_load_plugins(t1);
 	struct tep_plugin_list *p2 = tep_load_plugins(t2);
-	struct rec *r[4];
+	struct rec *r[3];
 	char *a, *b;
 
 	entry(r, 100, 0, 1000, 0xf1);
-	r[3] = mk_defer(100, 0, 2000, 0xf1, 1);
+	r[2] = mk_defer(100, 0, 2000, 0xf1, 1);
 	free(info(t1, r[0]));
 	free(info(t1, r[1]));
-	free(info(t1, r[2]));
-	b = info(t2, r[3]);
-	a = info(t1, r[3]);
+	b = info(t2, r[2]);
+	a = info(t1, r[2]);
 	result(strstr(a, "events=1") && strstr(b, "no pending event"),
 	       "two handles keep separate state");
 	free(a);
 	free(b);
-	free_recs(r, 4);
+	free_recs(r, 3);
 	tep_unload_plugins(p2, t2);
 	tep_unload_plugins(p1, t1);
 	tep_free(t2);
 	tep_free(t1);
 }
 
+/*
+ * A reader that loads plugins before it parses the formats, as
+ * libtracecmd does: the wrappers go in at the first record of this
+ * plugin's own events.  Without libtracecmd's sub-buffers (records built
+ * here) the event printed before that is not seen; the ones after are.
+ */
+static void test_loaded_first(void)
+{
+	struct tep_handle *tep = alloc_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *r[5];
+	char *out;
+
+	parse_formats(tep);
+	entry(r, 100, 0, 1000, 0x71);
+	entry(r + 2, 100, 0, 2000, 0x71);
+	r[4] = mk_defer(100, 0, 3000, 0x71, 1);
+	r[1]->r.priv = r[1];	/* not a libtracecmd record: not looked at */
+	out = print_all(tep, r, 5);
+	result(strstr(out, "events=2\n [event 1/2] (event not seen)") &&
+	       strstr(out, "[event 2/2] sys_enter_getppid"),
+	       "loaded before the formats, no libtracecmd: wrapped at the first cookie");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 5);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+static void test_prerelease(void)
+{
+	struct tep_handle *tep = alloc_tep();
+	struct tep_plugin_list *pl;
+	struct rec *r[5];
+	char *out;
+
+	parse_fmt(tep, "ftrace.kernel_stack", "ftrace");
+	parse_fmt(tep, "syscalls.sys_enter_getppid", "syscalls");
+	if (tep_parse_event(tep, old_cookie_fmt, strlen(old_cookie_fmt),
+			    "unwind") ||
+	    tep_parse_event(tep, old_defer_fmt, strlen(old_defer_fmt),
+			    "unwind")) {
+		fprintf(stderr, "cannot parse the pre-release formats\n");
+		exit(2);
+	}
+	tep_parse_kallsyms(tep, kallsyms);
+	pl = tep_load_plugins(tep);
+
+	r[0] = mk_enter(100, 0, 1000);
+	r[1] = mk_kstack(100, 0, 1010);
+	r[2] = mk(ID_OLD_COOKIE, 100, 0, 1020, 16);
+	put(r[2], 8, 0x61, 8);
+	r[3] = mk(ID_OLD_DEFER, 100, 0, 2000, 28 + 8);
+	put(r[3], 8, 0x61, 8);
+	put(r[3], 16, 100, 4);
+	put(r[3], 24, 28 | (8 << 16), 4);
+	put(r[3], 28, 0x401000, 8);
+	r[4] = mk(ID_OLD_COOKIE, 100, 0, 3000, 16);
+	put(r[4], 8, 0x62, 8);
+	out = print_all(tep, r, 5);
+	result(count(out, "[unwind_deferred: pre-release unwind:* record format: record the trace again]") == 1 &&
+	       !strstr(out, "[event") && !strstr(out, "events="),
+	       "pre-release unwind:* records: one line, nothing merged");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 5);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
 static void test_bounds(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[3 * 10 + 1];
+	struct rec *r[2 * 10 + 1];
 	char *out;
 	int i;
 
 	tep_plugin_add_option("unwind_deferred:max_pending", "3");
 	for (i = 0; i < 10; i++)
-		entry(r + 3 * i, 100 + i, 0, 1000 + 100 * i, 0x100 + i);
-	r[30] = mk_defer(109, 1, 5000, 0x109, 1);
-	out = print_all(tep, r, 31);
+		entry(r + 2 * i, 100 + i, 0, 1000 + 100 * i, 0x100 + i);
+	r[20] = mk_defer(109, 1, 5000, 0x109, 1);
+	out = print_all(tep, r, 21);
 	result(count(out, "evicted cookie") == 7 &&
 	       strstr(out, "max_pending=3 reached") &&
 	       strstr(out, "events=1"),
@@ -418,16 +657,18 @@ static void test_bounds(void)
 
 	/* a record shorter than its format: no read past the end */
 	r[0]->r.size = 10;
-	r[1]->r.size = 12;
-	r[2]->r.size = 9;
-	r[30]->r.size = 20;
-	out = print_all(tep, r, 3);
+	r[1]->r.size = 9;
+	r[3]->r.size = 22;
+	r[20]->r.size = 20;
+	out = print_all(tep, r, 4);
+	result(strstr(out, "[unwind_deferred: bad or missing kernel array]") != NULL,
+	       "a cookie record cut inside its kernel array gives an error marker");
 	free(out);
-	out = info(tep, r[30]);
+	out = info(tep, r[20]);
 	result(strstr(out, "[unwind_deferred:") != NULL,
 	       "short records give an error marker");
 	free(out);
-	free_recs(r, 31);
+	free_recs(r, 21);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
@@ -440,9 +681,14 @@ int main(int argc, char **argv)
 	}
 	fmt_dir = argv[1];
 	test_front_to_back();
+	test_kstack_between();
+	test_flags();
+	test_trampoline();
 	test_twice_and_reorder();
 	test_option_and_unload();
 	test_two_handles();
+	test_loaded_first();
+	test_prerelease();
 	test_bounds();
 	printf("harness: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
