@@ -6,8 +6,8 @@
 # section 2): ftrace:user_stack_cookie carrying the kernel stack of the
 # event that asked, ftrace:user_stack_deferred with flags and depth.  A
 # fixture still recorded with the pre-release series (unwind:* records)
-# fails here with a line that says to record it again; prerelease/ keeps
-# one such recording for run.sh's pre-release checks.
+# fails here with a line that says to record it again.  prerelease-*.dat
+# are kept in that layout on purpose, for run.sh's pre-release checks.
 #
 # trigger-getppid.dat: stacktrace:defer on sys_enter_getppid and
 # sys_exit_getppid, workload `callchain getppid N`: both events of one

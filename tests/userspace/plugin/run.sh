@@ -7,8 +7,9 @@
 #    synthetic trace.dat files (mkdat.py) and on the real fixtures in
 #    tests/fixtures/*.dat when they exist, and checks the merged stacks
 #    with check_report.py;
-#  - checks that a trace of the pre-release series (prerelease/*.dat, and
-#    mkdat.py prerelease) gives one line saying so, and no crash;
+#  - checks that a trace of the pre-release series (tests/fixtures/
+#    prerelease-*.dat, and mkdat.py prerelease) gives one line saying so,
+#    and no crash;
 #  - runs tep_harness (libtraceevent only: records built by hand);
 #  - runs valgrind on report runs and the harness;
 #  - truncates and corrupts trace.dat files: no crash.
@@ -272,7 +273,14 @@ check "corrupted data pages (20 variants): no crash, valgrind clean in the plugi
 
 # ---------------------------------------------------------- real fixtures
 shopt -s nullglob
-fixtures=("$FIXTURES"/*.dat)
+# prerelease-*.dat are kept in the pre-release layout on purpose
+fixtures=() prerelease_files=()
+for f in "$FIXTURES"/*.dat; do
+	case $(basename "$f") in
+	prerelease-*) prerelease_files+=("$f") ;;
+	*) fixtures+=("$f") ;;
+	esac
+done
 if [ ${#fixtures[@]} = 0 ]; then
 	skipped "real fixtures: none in tests/fixtures/ yet"
 fi
@@ -304,9 +312,9 @@ if [ -f "$HERE/fixtures.sh" ] && [ ${#fixtures[@]} -gt 0 ]; then
 fi
 
 # ------------------------------------------------- pre-release recordings
-# prerelease/*.dat were recorded with the pre-release series (unwind:*
-# records, kept when tests/fixtures/ was recorded again): the plugin does
-# not read them and says so in one line.
+# tests/fixtures/prerelease-*.dat were recorded with the pre-release series
+# (unwind:* records) and kept when the others were recorded again: the
+# plugin does not read them and says so in one line.
 prerelease_once() { # prerelease_once FILE
 	report "$1" || return 1
 	local n
@@ -315,12 +323,16 @@ prerelease_once() { # prerelease_once FILE
 	[ "$n" = 1 ] && ! grep -q '^ \[event' "$WORK/r.out" &&
 		! grep -q 'events=' "$WORK/r.out"
 }
-prerelease_files=("$HERE"/prerelease/*.dat)
+if [ ${#prerelease_files[@]} = 0 ]; then
+	skipped "pre-release recordings: none in tests/fixtures/ (prerelease-*.dat)"
+fi
 for f in "${prerelease_files[@]}"; do
 	check "pre-release recording $(basename "$f"): one line says so, nothing merged, no crash" \
 		prerelease_once "$f"
 	check "pre-release recording $(basename "$f"): valgrind clean" \
 		vg_report "$f"
+	check "pre-release recording $(basename "$f"): truncated copies do not crash" \
+		truncations "$f"
 done
 
 # ---------------------------------------------------------- KernelShark
