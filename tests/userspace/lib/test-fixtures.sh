@@ -5,7 +5,8 @@
 # are in tests/fixtures/bin/), with the records of the final series
 # (ftrace:user_stack_cookie carrying the kernel stack, ftrace:user_stack_
 # deferred with flags and depth).  A trace of the pre-release series
-# (unwind:user_stack_*) is refused in one line.  Prints PASS:/FAIL: lines.
+# (unwind:user_stack_*: prerelease-*.dat, and the fuzzer's
+# record-past-page.dat) is refused in one line.  Prints PASS:/FAIL: lines.
 #   usage: test-fixtures.sh USTACK FIXDIR BUILD
 set -u
 USTACK=$1
@@ -59,21 +60,32 @@ check() {
 	fi
 }
 
-# A pre-release trace (the fuzzer's record-past-page.dat was made from
-# one): one line that says so, exit 1, nothing on stdout, no valgrind error
-old=$HERE/data/regress/record-past-page.dat
-"${VG[@]}" "$USTACK" "$old" >"$B/prerelease.out" 2>"$B/prerelease.err"
-rc=$?
-if [ $rc = 1 ] && [ ! -s "$B/prerelease.out" ] &&
-   [ "$(cat "$B/prerelease.err")" = "ustack: $old: trace recorded by a pre-release kernel series (unwind:user_stack_* records): record it again" ]; then
-	echo "PASS: fixture pre-release: refused in one line, exit 1"
-else
-	cat "$B/prerelease.err"
-	echo "FAIL: fixture pre-release: exit $rc"
-fi
+# prerelease NAME FILE: a trace of the pre-release series is refused: one
+# line that says so, exit 1, nothing on stdout, no valgrind error
+prerelease() {
+	local name=$1 old=$2 rc
+	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$old" >"$B/$name.out" 2>"$B/$name.err"
+	rc=$?
+	if [ $rc = 1 ] && [ ! -s "$B/$name.out" ] &&
+	   [ "$(cat "$B/$name.err")" = "ustack: $old: trace recorded by a pre-release kernel series (unwind:user_stack_* records): record it again" ]; then
+		echo "PASS: fixture $name: a pre-release trace, refused in one line, exit 1"
+	else
+		cat "$B/$name.err"
+		echo "FAIL: fixture $name: a pre-release trace: exit $rc"
+	fi
+}
+
+# the fuzzer's record-past-page.dat was made from one too
+prerelease regress-record-past-page "$HERE/data/regress/record-past-page.dat"
 
 for f in "$FIX"/*.dat; do
 	name=$(basename "$f" .dat)
+	case $name in
+	prerelease-*)
+		prerelease "$name" "$f"
+		continue
+		;;
+	esac
 	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$f" >"$B/$name.out" 2>"$B/$name.err"
 	rc=$?
 	if [ "$rc" = 99 ] || [ "$rc" -gt 3 ] || [ "$rc" = 1 ]; then
