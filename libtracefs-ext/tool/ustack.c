@@ -62,6 +62,9 @@ struct ctx {
 	/* kernel frames that kallsyms names, and those it does not */
 	unsigned long long	kframes_named;
 	unsigned long long	kframes_unnamed;
+	/* user frames in their process's maps, and those outside */
+	unsigned long long	uframes_mapped;
+	unsigned long long	uframes_unmapped;
 	struct ustack_join_stats stats;	/* of the whole run */
 };
 
@@ -244,6 +247,20 @@ static void load_live_maps(struct ctx *c, int tgid)
 			tgid);
 }
 
+/*
+ * A user frame outside every map of its process: a sign of damage, not
+ * proof (the saved maps are the process's last image's).  0 is what the
+ * frame-pointer walker records for a saved 0, no frame to look up.
+ */
+static void count_user_frame(struct ctx *c, unsigned long long addr,
+			     bool mapped)
+{
+	if (mapped)
+		c->uframes_mapped++;
+	else if (addr)
+		c->uframes_unmapped++;
+}
+
 /* A frame for the folded output: no offsets, no ';' or spaces. */
 static void folded_frame(struct ctx *c, char *out, size_t size,
 			 unsigned long long addr, bool kernel, int tgid)
@@ -273,6 +290,8 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 		else
 			c->kframes_unnamed++;
 	}
+	if (!kernel && !c->raw && r == 0)
+		count_user_frame(c, addr, s.file);
 	if (r < 0 || (!s.name && !s.file)) {
 		snprintf(out, size, "0x%llx", addr);
 	} else if (s.name) {
@@ -335,6 +354,36 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 	return folded_add(c, c->buf);
 }
 
+static void kernel_frame_text(struct ctx *c, unsigned long long addr,
+			      char *frame, size_t size)
+{
+	if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL))
+		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
+	else if (addr == USTACK_FTRACE_TRAMPOLINE)
+		snprintf(frame, size, TRAMPOLINE);
+	else if (c->raw)
+		snprintf(frame, size, "0x%llx", addr);
+	else if (ustack_syms_format_kernel(c->syms, addr, frame, size) > 0 &&
+		 !strncmp(frame, "0x", 2))
+		c->kframes_unnamed++;
+	else
+		c->kframes_named++;
+}
+
+static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
+			    char *frame, size_t size)
+{
+	if (!ustack_frame_plausible(addr, USTACK_FRAME_USER)) {
+		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
+	} else if (c->raw) {
+		snprintf(frame, size, "0x%llx", addr);
+	} else {
+		/* a bare address: no map of the process holds it */
+		ustack_syms_format(c->syms, tgid, addr, frame, size);
+		count_user_frame(c, addr, strncmp(frame, "0x", 2));
+	}
+}
+
 static void print_text(struct ctx *c, const struct ustack_event *ev)
 {
 	const char *comm = NULL;
@@ -365,30 +414,11 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		printf(" depth=%u", ev->depth);
 	printf("\n");
 	for (i = 0; i < ev->nr_kernel; i++) {
-		if (!ustack_frame_plausible(ev->kernel[i], USTACK_FRAME_KERNEL))
-			snprintf(frame, sizeof(frame), "0x%llx " BAD_FRAME,
-				 ev->kernel[i]);
-		else if (ev->kernel[i] == USTACK_FTRACE_TRAMPOLINE)
-			snprintf(frame, sizeof(frame), TRAMPOLINE);
-		else if (c->raw)
-			snprintf(frame, sizeof(frame), "0x%llx", ev->kernel[i]);
-		else if (ustack_syms_format_kernel(c->syms, ev->kernel[i],
-						   frame, sizeof(frame)) > 0 &&
-			 !strncmp(frame, "0x", 2))
-			c->kframes_unnamed++;
-		else
-			c->kframes_named++;
+		kernel_frame_text(c, ev->kernel[i], frame, sizeof(frame));
 		printf("  k %s\n", frame);
 	}
 	for (i = 0; i < ev->nr_user; i++) {
-		if (!ustack_frame_plausible(ev->user[i], USTACK_FRAME_USER))
-			snprintf(frame, sizeof(frame), "0x%llx " BAD_FRAME,
-				 ev->user[i]);
-		else if (c->raw)
-			snprintf(frame, sizeof(frame), "0x%llx", ev->user[i]);
-		else
-			ustack_syms_format(c->syms, ev->tgid, ev->user[i],
-					   frame, sizeof(frame));
+		user_frame_text(c, ev->tgid, ev->user[i], frame, sizeof(frame));
 		printf("  u %s\n", frame);
 	}
 	printf("\n");
@@ -459,11 +489,15 @@ static bool report_problems(const struct ctx *c,
 	 * sign, not proof (a kallsyms saved without modules has gaps too)
 	 */
 	unsigned long long unnamed = c->kframes_named ? c->kframes_unnamed : 0;
+	/* likewise user frames outside the maps while others are in them */
+	unsigned long long unmapped = c->uframes_mapped ?
+				      c->uframes_unmapped : 0;
 	bool damaged = s->bad_kernel_frames || s->bad_user_frames ||
 		       s->malformed;
 	const char *sep = "";
 
-	if (c->quiet || (!damaged && !s->never_arrived && !s->lost && !unnamed))
+	if (c->quiet || (!damaged && !s->never_arrived && !s->lost && !unnamed &&
+			 !unmapped))
 		return damaged;
 	fprintf(stderr, "ustack: %s", damaged ?
 		"warning: the trace looks damaged: " : "note: ");
@@ -473,6 +507,8 @@ static bool report_problems(const struct ctx *c,
 		     "implausible user frames");
 	report_count(&sep, unnamed, "kernel frame outside the kernel's symbols",
 		     "kernel frames outside the kernel's symbols");
+	report_count(&sep, unmapped, "user frame outside its process's maps",
+		     "user frames outside their process's maps");
 	report_count(&sep, s->malformed, "malformed record",
 		     "malformed records");
 	report_count(&sep, s->never_arrived,

@@ -245,6 +245,30 @@ else
 	cat "$B/tramp.err"
 	fail "ustack: the ftrace trampoline mark"
 fi
+# a user frame outside the process's maps (main's, in the first user
+# stack, moved 16 MB up; the two events of that entry show it): an
+# address, and a note, exit 0
+python3 - "$T/trigger.dat" "$T/unmapped.dat" "$W/callchain" <<'EOF'
+import struct, subprocess, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+nm = subprocess.run(["nm", sys.argv[3]], capture_output=True, text=True).stdout
+main = int([l.split()[0] for l in nm.splitlines() if l.endswith(" T main")][0], 16)
+for i in range(0, len(d) - 8, 8):
+    a, = struct.unpack_from("<Q", d, i)
+    if 0x555555554000 + main < a < 0x555555554000 + main + 0x1000:
+        struct.pack_into("<Q", d, i, a + 0x1000000)
+        break
+else:
+    sys.exit("no frame in main")
+open(sys.argv[2], "wb").write(d)
+EOF
+if run_tool unmapped 0 "$T/unmapped.dat" && grep -q '^  u 0x5555[0-9a-f]*$' "$B/unmapped.out" &&
+   grep -qx "ustack: note: 2 user frames outside their process's maps (--stats for details)" "$B/unmapped.err"; then
+	pass "ustack: a user frame outside its process's maps: an address, a note, exit 0"
+else
+	cat "$B/unmapped.err"
+	fail "ustack: a user frame outside its process's maps"
+fi
 if run_tool folded 0 --folded "$T/trigger.dat"; then
 	want_enter="callchain;${LIBC:+__libc_start_main;}main;work_outer;work_middle;work_inner;entry_SYSCALL_64_after_hwframe;do_syscall_64;trace_event_raw_event_sys_enter 6"
 	if grep -qxF "$want_enter" "$B/folded.out" &&
