@@ -18,7 +18,6 @@
 #include <linux/ring_buffer.h>
 #include <linux/sched/signal.h>
 #include <linux/rcupdate.h>
-#include <linux/bitmap.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
@@ -38,6 +37,9 @@
 /* Never a cookie: the per-task record is being reset for a new entry */
 #define TRACE_UNWIND_RESETTING		U64_MAX
 
+/* In trace_unwind_task::asked: that instance was given the user stack */
+#define TRACE_UNWIND_SERVED		BIT(31)
+
 /* What the event that asks for a user stack records with its cookie */
 struct trace_unwind_ask {
 	unsigned int	trace_ctx;
@@ -56,6 +58,12 @@ static bool trace_unwind_ready __read_mostly;
  */
 static struct trace_array __rcu *trace_unwind_slots[TRACE_UNWIND_MAX_INSTANCES];
 static DEFINE_MUTEX(trace_unwind_mutex);
+
+/*
+ * Counts the slots given, so that a broadcast can tell the instances that
+ * had their slot when it was made (see trace_unwind_task::broadcast_gen).
+ */
+static u32 trace_unwind_gen;
 
 /**
  * trace_unwind_user_enable - let an instance ask for deferred user stacks
@@ -86,6 +94,8 @@ int trace_unwind_user_enable(struct trace_array *tr)
 	if (slot == TRACE_UNWIND_MAX_INSTANCES)
 		return -ENOSPC;
 
+	WRITE_ONCE(trace_unwind_gen, trace_unwind_gen + 1);
+	tr->unwind_gen = trace_unwind_gen;
 	rcu_assign_pointer(trace_unwind_slots[slot], tr);
 	/*
 	 * Pairs with the acquire in trace_unwind_user_request(): a request
@@ -114,11 +124,10 @@ static void trace_unwind_task_forget(struct trace_unwind_task *rec,
 {
 	unsigned int i, val;
 
-	clear_bit(slot, rec->asked);
-	clear_bit(slot, rec->served);
-	for (i = 0; i < TRACE_UNWIND_NMI_SLOTS; i++) {
-		val = slot + 1;
-		try_cmpxchg(&rec->nmi_slots[i], &val, 0);
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
+		val = READ_ONCE(rec->asked[i]);
+		if ((val & ~TRACE_UNWIND_SERVED) == slot + 1)
+			try_cmpxchg(&rec->asked[i], &val, 0);
 	}
 }
 
@@ -153,7 +162,7 @@ void trace_unwind_user_remove(struct trace_array *tr)
 	}
 
 	/*
-	 * A callback that read one of the bits just cleared may not have
+	 * A callback that read one of the entries just cleared may not have
 	 * looked up the slot yet.  Until it is done, the slot must not be
 	 * given to another instance, which would then get the stack of a
 	 * request it never made: wait for it, with trace_unwind_mutex held.
@@ -164,12 +173,13 @@ void trace_unwind_user_remove(struct trace_array *tr)
 /*
  * Make the task's record describe the kernel entry of @cookie, forgetting
  * the previous entry.  Runs with interrupts disabled, so only an NMI can
- * find the record half reset; it then returns false and the NMI queues its
- * slot in nmi_slots, which the resetting context drains.
+ * find the record half reset; it then returns false and the NMI sets
+ * rec->nmi, which the resetting context turns into a broadcast.
  */
 static bool trace_unwind_claim(struct trace_unwind_task *rec, u64 cookie)
 {
 	u64 old = READ_ONCE(rec->cookie);
+	unsigned int i;
 
 	do {
 		if (old == cookie)
@@ -178,39 +188,66 @@ static bool trace_unwind_claim(struct trace_unwind_task *rec, u64 cookie)
 			return false;
 	} while (!try_cmpxchg64(&rec->cookie, &old, TRACE_UNWIND_RESETTING));
 
-	bitmap_zero(rec->asked, TRACE_UNWIND_MAX_INSTANCES);
-	bitmap_zero(rec->served, TRACE_UNWIND_MAX_INSTANCES);
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++)
+		WRITE_ONCE(rec->asked[i], 0);
+	WRITE_ONCE(rec->broadcast, 0);
+	WRITE_ONCE(rec->broadcast_gen, 0);
 	WRITE_ONCE(rec->delivered, 0);
 	barrier();
 	WRITE_ONCE(rec->cookie, cookie);
 	return true;
 }
 
-/* Move the slots NMIs queued during a reset into the asked bitmap */
+/*
+ * An NMI asked during the reset just done: it could not say which
+ * instance, so this entry's stack goes to every instance.
+ */
 static void trace_unwind_drain_nmi(struct trace_unwind_task *rec)
 {
-	unsigned int i, val;
-
-	for (i = 0; i < TRACE_UNWIND_NMI_SLOTS; i++) {
-		val = READ_ONCE(rec->nmi_slots[i]);
-		if (val && try_cmpxchg(&rec->nmi_slots[i], &val, 0))
-			set_bit(val - 1, rec->asked);
-	}
+	if (READ_ONCE(rec->nmi) && xchg(&rec->nmi, 0))
+		WRITE_ONCE(rec->broadcast, 1);
 }
 
-static bool trace_unwind_queue_nmi(struct trace_unwind_task *rec,
-				   unsigned int slot)
+/* The entry of @slot in rec->asked, or -1 */
+static int trace_unwind_find(struct trace_unwind_task *rec, unsigned int slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
+		if ((READ_ONCE(rec->asked[i]) & ~TRACE_UNWIND_SERVED) == slot + 1)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Note that @slot asked in this entry.  Interrupts and NMIs on top may
+ * note themselves at the same time: entries are taken with cmpxchg.
+ * Returns the entry, or -1 when every entry is taken.
+ */
+static int trace_unwind_note(struct trace_unwind_task *rec, unsigned int slot)
 {
 	unsigned int i, val;
+	int found;
 
-	for (i = 0; i < TRACE_UNWIND_NMI_SLOTS; i++) {
+	found = trace_unwind_find(rec, slot);
+	if (found >= 0)
+		return found;
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
 		val = 0;
-		if (try_cmpxchg(&rec->nmi_slots[i], &val, slot + 1))
-			return true;
-		if (val == slot + 1)
-			return true;
+		if (try_cmpxchg(&rec->asked[i], &val, slot + 1))
+			return i;
+		if ((val & ~TRACE_UNWIND_SERVED) == slot + 1)
+			return i;
 	}
-	return false;
+	return -1;
+}
+
+/* Has @slot asked in this entry, or will the broadcast serve it? */
+static bool trace_unwind_asked(struct trace_unwind_task *rec,
+			       unsigned int slot)
+{
+	return READ_ONCE(rec->broadcast) || trace_unwind_find(rec, slot) >= 0;
 }
 
 /*
@@ -305,35 +342,66 @@ static bool trace_unwind_write_stack(struct trace_array *tr,
 }
 
 /*
- * Give @tr the user stack of this entry, once.  When @tr cannot record
- * right now (recording off, this CPU outside its tracing_cpumask, a full
- * buffer that does not overwrite), the slot is left unserved, so that a
- * later request of the same entry tries again from the unwind cache.
+ * Give @tr, noted in rec->asked[@i], the user stack of this entry, once.
+ * When @tr cannot record right now (recording off, this CPU outside its
+ * tracing_cpumask, a full buffer that does not overwrite), the entry is
+ * left unserved, so that a later request of the same entry tries again
+ * from the unwind cache.
  */
-static void trace_unwind_serve(struct trace_unwind_task *rec,
-			       struct trace_array *tr, unsigned int slot,
+static void trace_unwind_serve(struct trace_unwind_task *rec, int i,
+			       struct trace_array *tr,
 			       const unsigned long *frames, unsigned int nr,
 			       unsigned int flags, u64 cookie,
 			       unsigned int trace_ctx)
 {
-	if (test_and_set_bit(slot, rec->served))
+	u32 val = READ_ONCE(rec->asked[i]);
+
+	if (!val || (val & TRACE_UNWIND_SERVED) ||
+	    !try_cmpxchg(&rec->asked[i], &val, val | TRACE_UNWIND_SERVED))
 		return;
 	if (!trace_unwind_write_stack(tr, frames, nr, flags, cookie, trace_ctx))
-		clear_bit(slot, rec->served);
+		cmpxchg(&rec->asked[i], val | TRACE_UNWIND_SERVED, val);
+}
+
+/* Results of trace_unwind_late_entry() that are not an entry */
+#define TRACE_UNWIND_LATE_NO_ROOM	-1
+#define TRACE_UNWIND_LATE_DONE		-2
+
+/*
+ * The deferred callback of this entry already ran, so no other will come
+ * for a request of @slot: the entry to serve it from the unwind cache
+ * (serving a served entry does nothing), TRACE_UNWIND_LATE_DONE when the
+ * callback's broadcast covered the instance, or TRACE_UNWIND_LATE_NO_ROOM
+ * when the instance got its slot after the broadcast and there is no room
+ * to note it: no stack will come.
+ */
+static int trace_unwind_late_entry(struct trace_unwind_task *rec,
+				   struct trace_array *tr, unsigned int slot)
+{
+	u32 gen;
+	int i;
+
+	i = trace_unwind_find(rec, slot);
+	if (i >= 0)
+		return i;
+	gen = READ_ONCE(rec->broadcast_gen);
+	if (gen && tr->unwind_gen <= gen)
+		return TRACE_UNWIND_LATE_DONE;
+	i = trace_unwind_note(rec, slot);
+	return i >= 0 ? i : TRACE_UNWIND_LATE_NO_ROOM;
 }
 
 /*
- * The deferred callback of this entry already ran, so no other will come:
- * answer from the task's unwind cache, which holds this entry's user stack
+ * Answer from the task's unwind cache, which holds this entry's user stack
  * until the task returns to user space.  Reading it needs no fault.
  */
-static void trace_unwind_deliver_late(struct trace_unwind_task *rec,
-				      struct trace_array *tr, unsigned int slot,
-				      u64 cookie, unsigned int trace_ctx)
+static void trace_unwind_serve_late(struct trace_unwind_task *rec, int i,
+				    struct trace_array *tr, u64 cookie,
+				    unsigned int trace_ctx)
 {
 	struct unwind_cache *cache = current->unwind_info.cache;
 
-	trace_unwind_serve(rec, tr, slot, cache ? cache->entries : NULL,
+	trace_unwind_serve(rec, i, tr, cache ? cache->entries : NULL,
 			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE,
 			   cookie, trace_ctx);
 }
@@ -379,6 +447,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	unsigned long flags;
 	unsigned int slot;
 	u64 cookie;
+	int late;
 
 	/* Pairs with the release in trace_unwind_user_enable() */
 	slot = smp_load_acquire(&tr->unwind_slot);
@@ -393,15 +462,8 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	 */
 	cookie = READ_ONCE(current->unwind_info.id.id);
 	if (cookie && READ_ONCE(rec->cookie) == cookie &&
-	    test_bit(slot, rec->asked)) {
-		trace_unwind_write_cookie(tr, cookie, 0, &ask);
-		/* The callback ran but could not write into @tr: try again */
-		if (READ_ONCE(rec->delivered) == cookie &&
-		    !test_bit(slot, rec->served))
-			trace_unwind_deliver_late(rec, tr, slot, cookie,
-						  trace_ctx);
-		return;
-	}
+	    trace_unwind_asked(rec, slot))
+		goto write;
 
 	/* On error the cookie may be set anyway: it means nothing */
 	if (unwind_deferred_request(&trace_unwind_work, &cookie) < 0)
@@ -410,27 +472,32 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	local_irq_save(flags);
 	if (trace_unwind_claim(rec, cookie)) {
 		trace_unwind_drain_nmi(rec);
-		set_bit(slot, rec->asked);
-	} else if (!trace_unwind_queue_nmi(rec, slot)) {
-		/*
-		 * No room to note the request: no user stack will come for
-		 * it, and the record says so, for readers not to wait.
-		 */
-		local_irq_restore(flags);
-		trace_unwind_write_cookie(tr, cookie,
-					  TRACE_UNWIND_NO_USER_STACK, &ask);
-		return;
+		/* No room to say which instance: give the stack to all */
+		if (trace_unwind_note(rec, slot) < 0)
+			WRITE_ONCE(rec->broadcast, 1);
+	} else {
+		/* Found the record half reset: the resetting context will see */
+		WRITE_ONCE(rec->nmi, 1);
 	}
 	local_irq_restore(flags);
 
-	trace_unwind_write_cookie(tr, cookie, 0, &ask);
-
+write:
 	/*
-	 * A request after the callback ran in this entry, for example from
-	 * sched_switch on the way out, gets no callback of its own.
+	 * A request after the callback ran in this entry (for example from
+	 * sched_switch on the way out) gets no callback of its own.  Looked
+	 * at after noting the request, which the callback looks at after
+	 * marking the entry delivered.
 	 */
+	barrier();
+	late = TRACE_UNWIND_LATE_DONE;
 	if (READ_ONCE(rec->delivered) == cookie)
-		trace_unwind_deliver_late(rec, tr, slot, cookie, trace_ctx);
+		late = trace_unwind_late_entry(rec, tr, slot);
+
+	trace_unwind_write_cookie(tr, cookie,
+				  late == TRACE_UNWIND_LATE_NO_ROOM ?
+				  TRACE_UNWIND_NO_USER_STACK : 0, &ask);
+	if (late >= 0)
+		trace_unwind_serve_late(rec, late, tr, cookie, trace_ctx);
 	return;
 
 kernel_only:
@@ -440,6 +507,24 @@ kernel_only:
 				     regs ? 0 : skip + 1, regs);
 }
 
+/* Every instance that held a slot at the broadcast and is not noted */
+static void trace_unwind_broadcast(struct trace_unwind_task *rec,
+				   struct unwind_stacktrace *trace, u64 cookie,
+				   u32 gen, unsigned int trace_ctx)
+{
+	struct trace_array *tr;
+	unsigned int slot;
+
+	for (slot = 0; slot < TRACE_UNWIND_MAX_INSTANCES; slot++) {
+		tr = rcu_dereference(trace_unwind_slots[slot]);
+		if (!tr || tr->unwind_gen > gen ||
+		    trace_unwind_find(rec, slot) >= 0)
+			continue;
+		trace_unwind_write_stack(tr, trace->entries, trace->nr, 0,
+					 cookie, trace_ctx);
+	}
+}
+
 static void trace_unwind_callback(struct unwind_work *work,
 				  struct unwind_stacktrace *trace, u64 cookie)
 {
@@ -447,7 +532,8 @@ static void trace_unwind_callback(struct unwind_work *work,
 	unsigned int trace_ctx = tracing_gen_ctx();
 	struct trace_array *tr;
 	unsigned long flags;
-	unsigned int slot;
+	u32 val, gen = 0;
+	unsigned int i;
 
 	local_irq_save(flags);
 	/* Only an NMI can fail to claim, and this is not one */
@@ -457,13 +543,29 @@ static void trace_unwind_callback(struct unwind_work *work,
 	WRITE_ONCE(rec->delivered, cookie);
 	local_irq_restore(flags);
 
+	/*
+	 * After marking the entry delivered: a request noted before that
+	 * is served here, one noted after serves itself.  The instances
+	 * given a slot after this point are not in the broadcast.
+	 */
+	barrier();
+	if (READ_ONCE(rec->broadcast)) {
+		gen = READ_ONCE(trace_unwind_gen);
+		WRITE_ONCE(rec->broadcast_gen, gen);
+	}
+
 	guard(rcu)();
-	for_each_set_bit(slot, rec->asked, TRACE_UNWIND_MAX_INSTANCES) {
-		tr = rcu_dereference(trace_unwind_slots[slot]);
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
+		val = READ_ONCE(rec->asked[i]) & ~TRACE_UNWIND_SERVED;
+		if (!val)
+			continue;
+		tr = rcu_dereference(trace_unwind_slots[val - 1]);
 		if (tr)
-			trace_unwind_serve(rec, tr, slot, trace->entries,
+			trace_unwind_serve(rec, i, tr, trace->entries,
 					   trace->nr, 0, cookie, trace_ctx);
 	}
+	if (gen)
+		trace_unwind_broadcast(rec, trace, cookie, gen, trace_ctx);
 }
 
 /*
