@@ -12,7 +12,10 @@
 #
 # BENCH_N, BENCH_ROUNDS tune the run; BENCH_CPU is the guest CPU the
 # workload is pinned to (default the last), BENCH_MODES a subset of the
-# modes.  The plugin's log is insn-count.log in the run's output directory.
+# modes.  perf (rig/build-perf.sh, or BENCH_PERF=PATH; BENCH_PERF=0 for
+# none) adds perf's rows on the same loop; BENCH_DEPTH=D runs the loop D
+# frames deeper (a user stack of D + 6 frames); BENCH_PERF_N is the
+# length of perf's loops (default BENCH_N / 10).  The plugin's log is insn-count.log in the run's output directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
@@ -43,7 +46,17 @@ else
 	log "the TCG plugin did not build: ns only"
 fi
 env=("BENCH_N=${BENCH_N:-20000}" "BENCH_ROUNDS=${BENCH_ROUNDS:-7}")
+# perf beside ftrace: the perf of the same tree (BENCH_PERF=0: none)
+if [ "${BENCH_PERF:-}" != 0 ]; then
+	if perf=${BENCH_PERF:-$("$here/rig/build-perf.sh")}; then
+		env+=("BENCH_PERF=$perf")
+	else
+		log "perf did not build: no perf rows"
+	fi
+fi
+[ -n "${BENCH_DEPTH:-}" ] && env+=("BENCH_DEPTH=$BENCH_DEPTH")
+[ -n "${BENCH_PERF_N:-}" ] && env+=("BENCH_PERF_N=$BENCH_PERF_N")
 [ -n "${BENCH_CPU:-}" ] && env+=("BENCH_CPU=$BENCH_CPU")
 [ -n "${BENCH_MODES:-}" ] && env+=("BENCH_MODES='$BENCH_MODES'")
-exec "$here/rig/run-guest.sh" "${extra[@]}" "$@" --timeout 1200 \
+exec "$here/rig/run-guest.sh" "${extra[@]}" "$@" --timeout ${BENCH_TIMEOUT:-3600} \
 	--cmd "${env[*]} $here/tests/guest/bench-guest.sh"

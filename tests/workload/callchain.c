@@ -30,7 +30,10 @@
  *   deep N      recurse N levels below work_inner (work_deep), then getppid
  *   kill        send SIGUSR1 to itself with kill(): the signal is handled
  *               on the way out of that same syscall
- *   bench N     N getppid calls; prints the mean ns per call.  The loop
+ *   bench N [DEPTH]
+ *               N getppid calls, DEPTH frames below work_inner (default
+ *               0: a user stack of 6 frames, main's callers included);
+ *               prints the mean ns per call.  The loop
  *               runs between the instruction-count markers of
  *               insn-marker.h (ID 63), NOPs unless QEMU counts with
  *               bench/tcg-plugin/insn-count.c
@@ -75,6 +78,7 @@ static volatile int sink;
 static const char *mode = "getppid";
 static volatile sig_atomic_t got_signal;
 static long count = 1;
+static long bench_depth;
 static char **exec_argv;
 
 /* exec-unmapped: what execve reads lives outside the stack, written once */
@@ -105,6 +109,22 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The benchmark loop, DEPTH frames below work_inner */
+NOINLINE void bench_deep(long depth)
+{
+	long i;
+
+	if (depth > 0) {
+		bench_deep(depth - 1);
+		sink++;
+		return;
+	}
+	INSN_MARK_START(INSN_MARKER_BENCH);
+	for (i = 0; i < count; i++)
+		sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+	INSN_MARK_END(INSN_MARKER_BENCH);
+}
+
 NOINLINE void work_inner(void)
 {
 	long long start;
@@ -128,10 +148,7 @@ NOINLINE void work_inner(void)
 			fprintf(stderr, "no signal\n");
 	} else if (!strcmp(mode, "bench")) {
 		start = now_ns();
-		INSN_MARK_START(INSN_MARKER_BENCH);
-		for (i = 0; i < count; i++)
-			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
-		INSN_MARK_END(INSN_MARKER_BENCH);
+		bench_deep(bench_depth);
 		printf("%lld\n", (now_ns() - start) / (count ? count : 1));
 	} else if (!strcmp(mode, "exit")) {
 		raw_syscall3(SYS_exit_group, 0, 0, 0);
@@ -196,6 +213,8 @@ int main(int argc, char **argv)
 		mode = argv[1];
 	if (argc > 2)
 		count = strtol(argv[2], NULL, 0);
+	if (argc > 3 && !strcmp(mode, "bench"))
+		bench_depth = strtol(argv[3], NULL, 0);
 	if (!strcmp(mode, "exec")) {
 		if (argc < 3) {
 			fprintf(stderr, "usage: %s exec PATH\n", argv[0]);
