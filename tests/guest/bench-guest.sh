@@ -96,10 +96,16 @@ insns() { # LINES: the plugin's count of the loop, written after line LINES
 # sample, and the frames of the last sample's callchain(s)
 perf_bytes() {
 	"$PERF" report -D -i "$1" 2>/dev/null | awk '
+		# mawk has no strtonum
+		function hex(h,  i, v) {
+			v = 0
+			for (i = 3; i <= length(h); i++)
+				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v
+		}
 		/PERF_RECORD_SAMPLE|PERF_RECORD_CALLCHAIN_DEFERRED/ {
-			if (match($0, /\[0x[0-9a-f]+\]/)) {
-				b += strtonum(substr($0, RSTART + 1, RLENGTH - 2))
-			}
+			if (match($0, /\[0x[0-9a-f]+\]/))
+				b += hex(substr($0, RSTART + 1, RLENGTH - 2))
 			if (/PERF_RECORD_SAMPLE/) n++
 		}
 		END { printf "%d\n", n ? b / n : 0 }'
