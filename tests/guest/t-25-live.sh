@@ -15,10 +15,13 @@ if [ ! -x "$USTACK" ]; then
 	t_fail "no $USTACK: rig/test-all.sh builds it before the guest suite"
 else
 	out=$TRACES/live-ustack.txt
-	{ "$WL"/callchain spin 5000 & pid=$!; }
+	# The workload outlives ustack whatever the load on the host (ustack
+	# takes seconds to parse the formats under TCG), then goes
+	{ "$WL"/callchain spin 60000 & pid=$!; }
 	"$USTACK" -i live -e timer:hrtimer_expire_entry \
 		-f "common_pid == $pid" -d 3 > "$out" 2> "$out.err"
 	rc=$?
+	kill $pid
 	wait $pid
 	# the event line, its kernel frames, then its user frames
 	first=$(awk '/^callchain-.*timer:hrtimer_expire_entry status=complete/ { e = 1; s = ""; next }
