@@ -214,7 +214,7 @@ goal() { # DESCRIPTION A OP B: "met" or "missed" with the numbers
 	local v
 	v=$(awk -v a=$2 -v b=$4 -v op="$3" 'BEGIN {
 		ok = (op == "<=") ? a <= b : a >= b; print ok ? "met" : "missed" }')
-	printf '  %-58s %s (%s %s %s)\n' "$1" $v $2 "$3" $4
+	printf '  %-58s %s: %s, wanted %s %s\n' "$1" $v $2 "$3" $4
 }
 echo
 echo "goals:"
