@@ -1,0 +1,172 @@
+#!/bin/bash
+# Build trace-cmd 3.4 (and the libtraceevent 1.8.4 it runs on) for this
+# bookworm host and the guest, into $CACHE/tracecmd/prefix.
+#
+#   rig/build-tracecmd.sh [--force] [--test]
+#
+# Prints the path of the built trace-cmd on stdout; everything else goes
+# to stderr.  The sources are Debian's orig tarballs (rig/fetch-tracecmd.sh,
+# unpacked in $CACHE/src).  Debian's archive has no libtracefs source, and
+# trace-cmd 3.4 wants libtraceevent >= 1.9 and libtracefs >= 1.8, so:
+#   - libtraceevent 1.8.4 is built from its tarball and installed into the
+#     prefix (headers, libtraceevent.so.1, its plugins, a .pc file);
+#   - libtracefs is bookworm's 1.6.4 (libtracefs-dev);
+#   - trace-cmd's version checks are lowered on the make command line
+#     (LIBTRACEEVENT_MIN_VERSION, LIBTRACEFS_MIN_VERSION: nothing in its
+#     sources is edited);
+#   - the seven functions neither library has come from trace-cmd/compat
+#     (a static library, linked after -ltracefs; its header is
+#     force-included so the calls are declared).
+# Each build starts from a fresh copy of the pristine trees in
+# $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
+# applied in order (patch -p1): the later trace-cmd series plugs in there.
+# The binaries carry an rpath to $CACHE/tracecmd/prefix/lib, so they take
+# our libtraceevent and libtracecmd, not bookworm's (same sonames); the
+# guest sees the host's file system, so they run there too.
+# Cached: nothing is built when $CACHE/tracecmd/.key matches the inputs
+# (tarball names, this script, trace-cmd/compat/*, the patch series).
+#   --force   rebuild anyway
+#   --test    also build and run trace-cmd's unit tests (utest, CUnit)
+#             in the work tree; their output goes to stderr and
+#             $CACHE/tracecmd/utest.log, and the script fails if they do
+# Environment:
+#   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
+#   FTD_JOBS=N       make -j (default: 2)
+{
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+
+force=0 utest=0
+for a in "$@"; do
+	case $a in
+	--force) force=1 ;;
+	--test) utest=1 ;;
+	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 0 ;;
+	*) die "unknown argument: $a" ;;
+	esac
+done
+
+t0=$(now)
+ensure_cache
+mapfile -t trees < <("$here/fetch-tracecmd.sh")
+[ ${#trees[@]} = 2 ] || die "rig/fetch-tracecmd.sh did not give two source trees"
+tc_src=${trees[0]} tep_src=${trees[1]}
+
+D=$CACHE/tracecmd
+P=$D/prefix
+W=$D/work
+compat=$REPO/trace-cmd/compat
+pdir=$REPO/trace-cmd/patches
+jobs=${FTD_JOBS:-2}
+bin=$P/bin/trace-cmd
+
+# The patches named in trace-cmd/patches/series, in order ('#' comments
+# and blank lines skipped).
+patches=()
+if [ -f "$pdir/series" ]; then
+	while read -r p _; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$pdir/$p" ] || die "trace-cmd/patches/series names $p, which does not exist"
+		patches+=("$pdir/$p")
+	done < "$pdir/series"
+fi
+
+key=$( {
+	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
+	sha256sum "$0" "$compat"/*.[ch] | cut -d' ' -f1
+	[ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
+	for p in "${patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done
+} | sha256sum | cut -c1-16)
+
+# The key names the inputs; a build with --test must also have run utest.
+if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" ] &&
+   { [ $utest = 0 ] || [ "$(cat "$D/.utest-key" 2>/dev/null)" = "$key" ]; }; then
+	log "trace-cmd up to date ($key)"
+	echo "$bin"
+	exit 0
+fi
+
+pkgs=(gcc make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev)
+[ $utest = 1 ] && pkgs+=(libcunit1-dev)
+need_pkgs "${pkgs[@]}"
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+
+exec 9>"$D.lock"
+flock 9
+mkdir -p "$D"
+rm -f "$D/.key" "$D/.utest-key"
+log "building trace-cmd 3.4 + libtraceevent 1.8.4 ($key) into $P"
+
+# Fresh copies of the pristine trees, the patches applied.
+rm -rf "$W" "$P"
+mkdir -p "$W" "$P"
+cp -a "$tep_src" "$W/libtraceevent"
+cp -a "$tc_src" "$W/trace-cmd"
+for p in "${patches[@]}"; do
+	log "applying trace-cmd/patches/$(basename "$p")"
+	patch -d "$W/trace-cmd" -p1 --batch --forward --quiet < "$p" >&2 ||
+		die "trace-cmd/patches/$(basename "$p") does not apply to trace-cmd 3.4"
+done
+
+blog=$D/build.log
+: > "$blog"
+run() { # run STEP CMD...: its output to build.log; on failure, the tail
+	log "$1"
+	shift
+	"$@" >>"$blog" 2>&1 || { tail -40 "$blog" >&2; die "failed (log: $blog)"; }
+}
+
+# 1. libtraceevent 1.8.4 into the prefix (libraries, headers, plugins, .pc)
+run "libtraceevent 1.8.4" \
+	make -C "$W/libtraceevent" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib \
+	pkgconfig_dir="$P/lib/pkgconfig" install
+export PKG_CONFIG_PATH=$P/lib/pkgconfig
+pkg-config --exact-version 1.8.4 libtraceevent ||
+	die "pkg-config does not find libtraceevent 1.8.4 in $P/lib/pkgconfig"
+
+# 2. the compatibility library, against those headers.  Hidden symbols:
+# libtracecmd.so and trace-cmd each get a private copy, and no shared
+# object exports a stub under a libtraceevent or libtracefs name.
+mkdir -p "$D/compat"
+read -r -a tep_cflags <<<"$(pkg-config --cflags libtraceevent)"
+run "trace-cmd/compat" \
+	$cc -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror "${tep_cflags[@]}" \
+	-c "$compat/tc-compat.c" -o "$D/compat/tc-compat.o"
+rm -f "$D/compat/libtccompat.a"
+run "libtccompat.a" ar rcs "$D/compat/libtccompat.a" "$D/compat/tc-compat.o"
+
+# 3. trace-cmd 3.4.  Command-line variables override the Makefile's
+# (also in its sub-makes); CFLAGS goes through the environment because the
+# Makefile appends to it (a command-line CFLAGS would drop -DHAVE_ZSTD...).
+tc_make=(make -C "$W/trace-cmd" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib
+	pkgconfig_dir="$P/lib/pkgconfig" NO_PYTHON=1
+	LIBTRACEEVENT_MIN_VERSION=1.8 LIBTRACEFS_MIN_VERSION=1.6
+	LIBTRACEFS_LDLAGS="$(pkg-config --libs libtracefs) -L$D/compat -ltccompat")
+export CFLAGS="-g -O2 -Wall -include $compat/tc-compat.h"
+run "trace-cmd 3.4" "${tc_make[@]}" all_cmd libs
+run "trace-cmd 3.4: install" "${tc_make[@]}" install_cmd install_libs
+[ -x "$bin" ] || die "the build left no $bin"
+ver=$("$bin" --version 2>&1 | awk '/version/ { print; exit }') || true
+case $ver in
+*"version 3.4"*) ;;
+*) die "$bin does not run or is not 3.4: '$ver' (ldd: $(ldd "$bin" 2>&1 | tr '\n' ' '))" ;;
+esac
+echo "$key" > "$D/.key"
+log "trace-cmd built in $(elapsed "$t0"): $ver"
+
+# 4. trace-cmd's unit tests (CUnit), on request
+if [ $utest = 1 ]; then
+	log "trace-cmd utest (log: $D/utest.log)"
+	if "${tc_make[@]}" test > "$D/utest.log" 2>&1 &&
+	   (cd "$W/trace-cmd/utest" && ./trace-utest) >> "$D/utest.log" 2>&1; then
+		echo "$key" > "$D/.utest-key"
+	else
+		tail -40 "$D/utest.log" >&2
+		die "trace-cmd utest failed (log: $D/utest.log)"
+	fi
+fi
+echo "$bin"
+exit 0
+}
