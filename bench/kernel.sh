@@ -40,7 +40,11 @@ if [ "${BENCH_INSN:-1}" = 0 ]; then
 elif [ "${FTD_ACCEL:-}" = kvm ]; then
 	log "FTD_ACCEL=kvm: no TCG plugin, ns only"
 elif so=$("$here/bench/tcg-plugin/build.sh"); then
-	extra+=(--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log")
+	popt=
+	# BENCH_PROF=1: the plugin also writes where the instructions went
+	# (bench/profile.sh reads it)
+	[ "${BENCH_PROF:-0}" = 1 ] && popt=",prof=$out/prof.log" && rm -f "$out/prof.log"
+	extra+=(--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log$popt")
 	export FTD_ACCEL=tcg
 else
 	log "the TCG plugin did not build: ns only"

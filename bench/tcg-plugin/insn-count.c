@@ -34,6 +34,17 @@
  * Arguments: out=PATH appends the lines to PATH (flushed at once);
  * without it they go to QEMU's log (-d plugin [-D FILE]).
  *
+ * prof=PATH also writes a profile of each count to PATH: where the
+ * instructions went, by translation block.  At each end marker,
+ *
+ *	prof seq=S vcpu=V id=ID
+ *	prof tb=VADDR insns=N		(one line per block that ran)
+ *	prof end
+ *
+ * N is the block's instructions times its executions while the count
+ * was open.  Blocks do not span calls, so a block's address names the
+ * function it belongs to (bench/profile.sh maps it with System.map).
+ *
  *	qemu-system-x86_64 -accel tcg ... -plugin insn-count.so,out=/tmp/ic.log
  */
 #include <inttypes.h>
@@ -58,9 +69,20 @@ struct vcpu_count {
 	int id;			/* ID of the open count, -1 when none */
 };
 
+/* A translated block, when profiling. */
+struct tb_prof {
+	uint64_t vaddr;
+	uint64_t n;		/* its instructions */
+	uint64_t hits;		/* executions while a count was open */
+};
+
 static struct vcpu_count *counts;
 static int nr_vcpus;
 static FILE *out;
+static FILE *prof;
+static struct tb_prof **tbs;	/* every block translated, when profiling */
+static size_t nr_tbs, max_tbs;
+static unsigned int prof_seq;
 
 static void emit(const char *line)
 {
@@ -83,6 +105,55 @@ static void tb_exec(unsigned int vcpu_index, void *udata)
 
 	if (c)
 		c->insns += (uintptr_t)udata;
+}
+
+static void tb_exec_prof(unsigned int vcpu_index, void *udata)
+{
+	struct vcpu_count *c = vcpu(vcpu_index);
+	struct tb_prof *t = udata;
+
+	if (!c)
+		return;
+	c->insns += t->n;
+	if (c->id >= 0)
+		t->hits++;
+}
+
+/* Write the blocks that ran during the count that just ended. */
+static void prof_dump(unsigned int vcpu_index, int id)
+{
+	size_t i;
+
+	fprintf(prof, "prof seq=%u vcpu=%u id=%d\n", prof_seq++, vcpu_index, id);
+	for (i = 0; i < nr_tbs; i++) {
+		if (!tbs[i]->hits)
+			continue;
+		fprintf(prof, "prof tb=%" PRIx64 " insns=%" PRIu64 "\n",
+			tbs[i]->vaddr, tbs[i]->hits * tbs[i]->n);
+		tbs[i]->hits = 0;
+	}
+	fputs("prof end\n", prof);
+	fflush(prof);
+}
+
+static struct tb_prof *prof_new(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct tb_prof *t, **more;
+
+	if (nr_tbs == max_tbs) {
+		more = realloc(tbs, (max_tbs ? max_tbs * 2 : 4096) * sizeof(*tbs));
+		if (!more)
+			return NULL;
+		tbs = more;
+		max_tbs = max_tbs ? max_tbs * 2 : 4096;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->vaddr = qemu_plugin_tb_vaddr(tb);
+	t->n = n;
+	tbs[nr_tbs++] = t;
+	return t;
 }
 
 /*
@@ -112,6 +183,8 @@ static void marker_exec(unsigned int vcpu_index, void *udata)
 		snprintf(line, sizeof(line),
 			 "insn-count vcpu=%u id=%d insns=%" PRIu64 "\n",
 			 vcpu_index, id, now - c->start);
+	if (prof && c->id == id)
+		prof_dump(vcpu_index, id);
 	c->id = -1;
 	emit(line);
 }
@@ -138,11 +211,17 @@ static int marker(const struct qemu_plugin_insn *insn)
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	struct tb_prof *t = prof ? prof_new(tb, n) : NULL;
 	int m;
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)n);
+	if (t)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec_prof,
+						     QEMU_PLUGIN_CB_NO_REGS, t);
+	else
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -171,6 +250,9 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	if (out)
 		fclose(out);
 	out = NULL;
+	if (prof)
+		fclose(prof);
+	prof = NULL;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -188,6 +270,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			out = fopen(argv[i] + 4, "a");
 			if (!out) {
 				perror(argv[i] + 4);
+				return -1;
+			}
+		} else if (!strncmp(argv[i], "prof=", 5)) {
+			prof = fopen(argv[i] + 5, "a");
+			if (!prof) {
+				perror(argv[i] + 5);
 				return -1;
 			}
 		} else {
