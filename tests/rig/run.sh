@@ -1,6 +1,7 @@
 #!/bin/bash
-# Tests of the rig itself: where it fetches from and which accelerator it
-# boots with.  Ends with "N passed, N failed".
+# Tests of the rig itself: where it fetches from, the trace-cmd 3.4 it
+# builds (tests/rig/tracecmd.sh) and which accelerator it boots with.
+# Ends with "N passed, N failed".
 #
 #   tests/rig/run.sh
 #
@@ -74,6 +75,16 @@ for h in $hosts; do pat="$pat|$(printf '%s' "$h" | sed 's/\./\\./g')"; done
 hits=$(cd "$REPO" && git ls-files -z | xargs -0 grep -I -l -E "$pat" 2>/dev/null)
 [ -z "$hits" ] && pass repo-names-no-archive ||
 	fail repo-names-no-archive "archive host in: $(echo $hits)"
+
+# ---- trace-cmd 3.4 built from Debian's sources (tests/rig/tracecmd.sh) -------
+"$HERE/tracecmd.sh" > "$T/tracecmd.out" 2>&1
+grep -vE '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out" | tail -1)
+if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+	npass=$((npass + BASH_REMATCH[1])) nfail=$((nfail + BASH_REMATCH[2]))
+else
+	fail tracecmd "tests/rig/tracecmd.sh ended without a count"
+fi
 
 # ---- accelerator by proof ----------------------------------------------------
 kernel=$("$REPO/rig/build-kernel.sh" 2>"$T/build.log") ||
