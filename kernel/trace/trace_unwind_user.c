@@ -253,10 +253,10 @@ static bool trace_unwind_asked(struct trace_unwind_task *rec,
 /*
  * A user_stack_cookie record: the cookie, and the kernel stack of the
  * event that asks when it wants one.  One reservation for both, laid out
- * by the event's own offsets code.  Never inlined, so that the frames to
- * skip are known.
+ * by the event's own offsets code.  Always inlined, so that the kernel
+ * stack is taken in trace_unwind_user_request()'s frame.
  */
-static noinline void
+static __always_inline void
 trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
 			  unsigned int flags, const struct trace_unwind_ask *ask)
 {
@@ -440,8 +440,12 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	struct trace_unwind_ask ask = {
 		.trace_ctx	= trace_ctx,
 		.kernel_stack	= kernel_stack,
-		/* This function and trace_unwind_write_cookie() */
-		.skip		= regs ? 0 : skip + 2,
+		/*
+		 * The stack is taken in this frame, which stands where
+		 * __ftrace_trace_stack() stands for stacktrace: the same
+		 * skip gives the same frames
+		 */
+		.skip		= regs ? 0 : skip,
 		.regs		= regs,
 	};
 	unsigned long flags;
