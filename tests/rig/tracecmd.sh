@@ -15,7 +15,10 @@
 #    before comparing: since 3.2 report shows the latency flags column
 #    (". . . . ." after "[CPU]") by default, 3.1.6 only with -l (whose
 #    layout is different again);
-#  - `list -o` gives the stock list (when tracefs is readable).
+#  - `list -o` gives the stock list (when tracefs is readable);
+#  - each patch of trace-cmd/patches/series applies, in order, to a copy
+#    of pristine 3.4 (git apply --check, then apply), and the build above
+#    is of that series (its usage text has what the series adds).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../rig/common.sh"
@@ -28,6 +31,31 @@ finish() { echo "$npass passed, $nfail failed"; [ $nfail = 0 ]; exit; }
 
 need_pkgs trace-cmd
 stock=/usr/bin/trace-cmd
+
+# The series, each patch checked against pristine 3.4 plus the ones before
+pdir=$REPO/trace-cmd/patches
+if [ -f "$pdir/series" ]; then
+	if src=$("$REPO/rig/fetch-tracecmd.sh" 2>"$T/fetch.log" | head -1) && [ -d "$src" ]; then
+		cp -a "$src" "$T/series-tree"
+		ok=1 n=0
+		while read -r p _; do
+			case $p in ''|'#'*) continue ;; esac
+			n=$((n + 1))
+			if ! git -C "$T/series-tree" apply --check "$pdir/$p" > "$T/apply.log" 2>&1; then
+				fail tracecmd-series-applies "$p: $(head -3 "$T/apply.log" | tr '\n' ' ')"
+				ok=0
+				break
+			fi
+			git -C "$T/series-tree" apply "$pdir/$p"
+		done < "$pdir/series"
+		[ $ok = 1 ] && [ $n -gt 0 ] && pass tracecmd-series-applies
+		[ $ok = 1 ] && [ $n = 0 ] && fail tracecmd-series-applies "trace-cmd/patches/series names no patch"
+		rm -rf "$T/series-tree"
+	else
+		tail -5 "$T/fetch.log"
+		fail tracecmd-series-applies "rig/fetch-tracecmd.sh failed"
+	fi
+fi
 if tc=$("$REPO/rig/build-tracecmd.sh" 2>"$T/build.log") && [ -x "$tc" ]; then
 	pass tracecmd-build
 else
@@ -40,6 +68,13 @@ prefix=$(cd "$(dirname "$tc")/.." && pwd)
 v=$("$tc" --version 2>&1 | awk '/ version / { print; exit }')
 [[ $v == "trace-cmd version 3.4.0 "* ]] && pass tracecmd-version ||
 	fail tracecmd-version "got '$v'"
+# The binary is the series' build: patch 0001 changes the usage of -T
+if [ -f "$pdir/series" ]; then
+	"$tc" record -h > "$T/usage" 2>&1
+	grep -q -- '-T do a stacktrace on all events (with the user stack' "$T/usage" &&
+		pass tracecmd-series-built ||
+		fail tracecmd-series-built "record -h does not show the series' -T text"
+fi
 
 ldd "$tc" > "$T/ldd" 2>&1
 # libtracecmd is linked in statically (trace-cmd's Makefile); if it is
