@@ -92,8 +92,16 @@ perf_bin=
 if [ -z "$only" ] || [ "$only" = guest ]; then
 	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
 fi
+# trace-cmd 3.4 with trace-cmd/patches for the guest (t-90 records with
+# it), and the libtraceevent plugin its report loads; a test that needs
+# them and finds none fails
+tracecmd_bin=
+if [ -z "$only" ] || [ "$only" = guest ]; then
+	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
+	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
+fi
 suite guest guest_suite --timeout 2400 \
-	--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh"
+	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/run-all.sh"
 # Deferred user stacks asked for on the kernel command line: a boot of its own
 suite guest-boot guest_suite --out-name guest-boot-run --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
