@@ -6,12 +6,13 @@
 # only; without the kernel option, one line on stderr and kernel stacks
 # only; `-R stacktrace:defer` saves the maps too.  Read with `trace-cmd
 # report` and our libtraceevent plugin.  Without FTD_TRACECMD or the
-# plugin every test here fails.
+# plugin every test here fails.  FTD_PLUGIN_DIR: where the plugin is
+# (default trace-cmd/plugins of the repo, built by rig/test-all.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
 TCMD=${FTD_TRACECMD:-}
-PLUGINS=$REPO/trace-cmd/plugins
+PLUGINS=${FTD_PLUGIN_DIR:-$REPO/trace-cmd/plugins}
 CHAIN=work_inner,work_middle,work_outer,main
 D=$FTD_RESULTS/t90
 rm -rf "$D"
