@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	2
+#define USTACK_VERSION_MINOR	3
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -88,13 +88,18 @@ enum {
 	USTACK_EV_LATE		= 1 << 0,
 	/* NEVER_ARRIVED because the memory limit pushed it out */
 	USTACK_EV_EVICTED	= 1 << 1,
+	/* since 1.3, with USTACK_JOIN_UNSEEN_EVENTS: the request's cookie
+	 * record is in the trace but not the event that asked (filtered
+	 * out, or not read); event is NULL and record is the cookie record */
+	USTACK_EV_UNSEEN	= 1 << 2,
 };
 
 struct ustack_event {
 	const char		*instance;	/* "" for the top instance */
 	struct tep_handle	*tep;		/* may be NULL */
 	struct tep_event	*event;		/* format of the event, or NULL */
-	struct tep_record	*record;	/* a copy of the event */
+	struct tep_record	*record;	/* a copy of the event (of its
+					 * cookie record: USTACK_EV_UNSEEN) */
 	unsigned long long	ts;
 	int			cpu;
 	int			pid;		/* thread id (common_pid) */
@@ -160,6 +165,9 @@ int ustack_frame_plausible(unsigned long long addr, int kernel);
 enum {
 	/* also deliver events that have neither kernel stack nor cookie */
 	USTACK_JOIN_ALL_EVENTS	= 1 << 0,
+	/* since 1.3: also deliver a cookie record whose asking event is not
+	 * in the trace, as an event of its own (USTACK_EV_UNSEEN) */
+	USTACK_JOIN_UNSEEN_EVENTS = 1 << 1,
 };
 
 #define USTACK_DEFAULT_MAX_COOKIES	65536
@@ -193,6 +201,7 @@ int ustack_file_instances(struct ustack_file *file);
 const char *ustack_file_instance_name(struct ustack_file *file, int index);
 int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
 			   size_t max_events, size_t max_tasks);
+int ustack_file_set_flags(struct ustack_file *file, unsigned int flags);
 int ustack_file_iterate(struct ustack_file *file, int index,
 			ustack_join_cb cb, void *data,
 			struct ustack_join_stats *stats);

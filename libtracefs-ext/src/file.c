@@ -23,6 +23,7 @@ struct ustack_file {
 	size_t			max_cookies;
 	size_t			max_events;
 	size_t			max_tasks;
+	unsigned int		flags;
 	bool			used;
 };
 
@@ -210,6 +211,17 @@ int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
 	return 0;
 }
 
+int ustack_file_set_flags(struct ustack_file *file, unsigned int flags)
+{
+	if (!file ||
+	    (flags & ~(USTACK_JOIN_ALL_EVENTS | USTACK_JOIN_UNSEEN_EVENTS))) {
+		errno = EINVAL;
+		return -1;
+	}
+	file->flags = flags;
+	return 0;
+}
+
 struct iter_ctx {
 	const char		*path;
 	struct ustack_join	*join;
@@ -301,6 +313,10 @@ static int iterate_one(struct ustack_file *file, int index,
 		ustack_join_set_compat(ctx.join);
 	ustack_join_set_limits(ctx.join, file->max_cookies, file->max_events,
 			       file->max_tasks);
+	if (file->flags && ustack_join_set_flags(ctx.join, file->flags)) {
+		ret = -1;
+		goto out_join;
+	}
 	ustack_join_set_instance(ctx.join,
 				 ustack_file_instance_name(file, index));
 	ret = tracecmd_iterate_events(handle, NULL, 0, iter_cb, &ctx);
@@ -320,6 +336,7 @@ static int iterate_one(struct ustack_file *file, int index,
 	}
 	if (stats && !ustack_join_get_stats(ctx.join, &st))
 		add_stats(stats, &st);
+out_join:
 	ustack_join_free(ctx.join);
 out:
 	if (handle != file->handle)

@@ -50,6 +50,7 @@ struct held {
 	int			nr_k;
 	bool			has_k;
 	bool			has_c;
+	bool			unseen;		/* a cookie record alone */
 };
 
 struct pending {
@@ -316,7 +317,8 @@ int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 
 int ustack_join_set_flags(struct ustack_join *join, unsigned int flags)
 {
-	if (!join || (flags & ~USTACK_JOIN_ALL_EVENTS)) {
+	if (!join ||
+	    (flags & ~(USTACK_JOIN_ALL_EVENTS | USTACK_JOIN_UNSEEN_EVENTS))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -433,7 +435,7 @@ static void deliver(struct ustack_join *join, struct held *h,
 	ev.tgid = t ? t->tgid : -1;
 	ev.cookie = h->has_c ? h->cookie : 0;
 	ev.status = status;
-	ev.flags = flags;
+	ev.flags = flags | (h->unseen ? USTACK_EV_UNSEEN : 0);
 	ev.nr_kernel = h->nr_k;
 	ev.kernel = h->kframes;
 	if (t) {
@@ -722,6 +724,30 @@ static void open_finish(struct ustack_join *join, struct held *h)
 		held_free(h);
 }
 
+/* A held event made of in, with a copy of its record. */
+static struct held *held_new(const struct ustack_input *in)
+{
+	struct held *h;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	if (in->size > 0 && in->data) {
+		h->data = malloc(in->size);
+		if (!h->data) {
+			free(h);
+			return NULL;
+		}
+		memcpy(h->data, in->data, in->size);
+		h->size = in->size;
+	}
+	h->ts = in->ts;
+	h->cpu = in->cpu;
+	h->pid = in->pid;
+	h->event = in->event;
+	return h;
+}
+
 static int feed_event(struct ustack_join *join, const struct ustack_input *in)
 {
 	struct cpu_open *c = cpu_get(join, in->cpu);
@@ -731,22 +757,9 @@ static int feed_event(struct ustack_join *join, const struct ustack_input *in)
 		errno = in->cpu < 0 ? EINVAL : ENOMEM;
 		return -1;
 	}
-	h = calloc(1, sizeof(*h));
+	h = held_new(in);
 	if (!h)
 		return -1;
-	if (in->size > 0) {
-		h->data = malloc(in->size);
-		if (!h->data) {
-			free(h);
-			return -1;
-		}
-		memcpy(h->data, in->data, in->size);
-		h->size = in->size;
-	}
-	h->ts = in->ts;
-	h->cpu = in->cpu;
-	h->pid = in->pid;
-	h->event = in->event;
 	if (c->nr == MAX_OPEN) {
 		struct held *old = c->ev[0];
 
@@ -833,9 +846,18 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 	int i;
 
 	h = open_lookup(join, in, true, &c, &i);
-	if (!h)
+	if (h) {
+		open_remove(c, i);
+	} else if (join->flags & USTACK_JOIN_UNSEEN_EVENTS) {
+		/* the request is here, the event that made it is not */
+		h = held_new(in);
+		if (!h)
+			return -1;
+		h->event = NULL;
+		h->unseen = true;
+	} else {
 		return 0;
-	open_remove(c, i);
+	}
 	h->has_c = true;
 	h->cookie = in->cookie;
 	/* the cookie record carries the kernel stack of its event */
@@ -1071,6 +1093,9 @@ static int decode_cookie(struct ustack_join *join, struct tep_record *record,
 	    unwind_rec_dynamic(join->tep, record, f[CK_KERNEL], sp))
 		return -1;
 	in->flags = (unsigned int)flags;
+	/* the request itself, for USTACK_JOIN_UNSEEN_EVENTS */
+	in->data = record->data;
+	in->size = record->size;
 	if (frames_misplaced(record, f[CK_KERNEL], sp))
 		join->stats.malformed++;
 	return 0;

@@ -35,7 +35,7 @@ struct ustack_input {
 	int			nr;		/* KSTACK, COOKIE, USTACK */
 	const unsigned long long *frames;	/* KSTACK, COOKIE, USTACK */
 	struct tep_event	*event;		/* EVENT, may be NULL */
-	const void		*data;		/* EVENT: copied */
+	const void		*data;		/* EVENT, COOKIE: copied */
 	int			size;
 };
 

@@ -397,7 +397,9 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	if (c->multi || (ev->instance && *ev->instance))
 		printf("(%s) ", ev->instance && *ev->instance ?
 		       ev->instance : "top");
-	if (ev->event)
+	if (ev->flags & USTACK_EV_UNSEEN)
+		printf("unseen-event");
+	else if (ev->event)
 		printf("%s:%s", ev->event->system, ev->event->name);
 	else
 		printf("unknown-event");
@@ -620,6 +622,8 @@ static int run_live(struct ctx *c, struct live_opts *o)
 			o->instance, strerror(errno));
 		goto out;
 	}
+	ustack_join_set_flags(ustack_live_join(live_handle),
+			      USTACK_JOIN_UNSEEN_EVENTS);
 	if (!c->raw) {
 		ustack_syms_set_tep(c->syms, ustack_live_tep(live_handle));
 		if (ustack_syms_load_kallsyms(c->syms, NULL) < 0)
@@ -682,6 +686,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 				strerror(errno));
 		return 1;
 	}
+	/* a request whose event was filtered out still has its stacks */
+	ustack_file_set_flags(file, USTACK_JOIN_UNSEEN_EVENTS);
 	n = ustack_file_instances(file);
 	if (buffer) {
 		for (i = 0; i < n; i++) {

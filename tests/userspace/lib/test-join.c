@@ -211,6 +211,44 @@ static void test_basic(void)
 	end();
 }
 
+static void test_unseen(void)
+{
+	struct ustack_join *j;
+	struct ustack_join_stats st;
+	struct log l;
+
+	begin("unseen: a cookie record without its event (filtered out)");
+	j = new_join(&l);
+	ckk(j, 0, 100, 0x50, 2, 0xffffffff81000000ULL);
+	us(j, 0, 100, 99, 0x50, 3, 0x401000, 0);
+	CHECK(l.n == 0, "without the flag: delivered %d", l.n);
+	ustack_join_get_stats(j, &st);
+	CHECK(st.stray == 1 && st.orphan_stacks == 0, "stray %llu",
+	      st.stray);
+	CHECK(ustack_join_set_flags(j, 1 << 7) == -1 && errno == EINVAL,
+	      "an unknown flag is refused");
+	CHECK(!ustack_join_set_flags(j, USTACK_JOIN_UNSEEN_EVENTS),
+	      "set the flag");
+	ckk(j, 1, 100, 0x51, 2, 0xffffffff81000000ULL);
+	ev(j, 1, 100, 7);
+	ckk(j, 1, 100, 0x51, 2, 0xffffffff81000010ULL);
+	CHECK(l.n == 0, "delivered before its user stack (%d)", l.n);
+	us(j, 0, 100, 99, 0x51, 3, 0x402000, 0);
+	CHECK(l.n == 2, "with the flag: delivered %d", l.n);
+	CHECK(l.g[0].event_id == -1 && (l.g[0].flags & USTACK_EV_UNSEEN) &&
+	      l.g[0].status == USTACK_COMPLETE && l.g[0].nr_k == 2 &&
+	      l.g[0].k[0] == 0xffffffff81000000ULL && l.g[0].nr_u == 3 &&
+	      l.g[0].u[0] == 0x402000 && l.g[0].cookie == 0x51,
+	      "the request alone: its kernel and user stack, no event");
+	CHECK(l.g[1].event_id == 7 && !(l.g[1].flags & USTACK_EV_UNSEEN) &&
+	      l.g[1].k[0] == 0xffffffff81000010ULL,
+	      "the request with its event: named");
+	ustack_join_flush(j);
+	CHECK(l.n == 2, "flush delivered more");
+	ustack_join_free(j);
+	end();
+}
+
 static void test_reorder(void)
 {
 	struct ustack_join_stats st;
@@ -1173,6 +1211,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_basic();
+	test_unseen();
 	test_reorder();
 	test_never();
 	test_two_instances();
