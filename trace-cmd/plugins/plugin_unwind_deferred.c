@@ -38,9 +38,13 @@
  * cookie's own ring-buffer sub-buffer, which libtracecmd keeps in memory
  * for each record it returns, for the event just before it.
  *
- * Matching is by (pid, cookie), never by CPU order.  Memory is bounded:
- * at most max_pending cookies and max_frames kernel frames are kept; the
- * oldest cookies are evicted first and the eviction is printed.
+ * The join itself is libtracefs-ext's (libtracefs-ext/src/join.c, linked
+ * in statically, its symbols hidden): every record this plugin sees goes
+ * to ustack_join_add_record(), and the events it delivers while a record
+ * is fed are printed with that record.  Matching is by (pid, cookie),
+ * never by CPU order.  Memory is bounded by the join's limits: at most
+ * max_pending cookies and max_events asking events wait; the oldest
+ * cookies are evicted first and the eviction is printed.
  *
  * The pre-release unwind:user_stack_cookie and unwind:user_stack_deferred
  * records are not read: the first one says so in one line.
@@ -48,7 +52,7 @@
  * Options (trace-cmd report -O unwind_deferred:NAME=VALUE):
  *   merge        print merged stacks (default 1)
  *   max_pending  cookies kept while waiting for their user stack (4096)
- *   max_frames   kernel frames kept for those cookies (262144)
+ *   max_events   asking events kept for those cookies (65536)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,16 +64,12 @@
 #include <event-utils.h>
 #include <kbuffer.h>
 
+#include "tracefs-ext.h"
 #include "unwind_record.h"
 
 #define UD_ALIAS		"unwind_deferred"
-#define UD_MAX_EVENT_FRAMES	512	/* kernel frames kept per event */
-#define UD_MAX_COOKIE_EVENTS	64	/* asking events kept per cookie */
+#define UD_MAX_EVENT_FRAMES	512	/* kernel frames printed per cookie */
 #define UD_MAX_CPUS		65536
-#define UD_HASH_BITS		12
-#define UD_HASH_SIZE		(1 << UD_HASH_BITS)
-#define UD_NO_EVENT		(-1)
-#define UD_DONE_MAX		256	/* completed cookies kept */
 #define UD_MAX_SUBBUF_EVENTS	65536	/* bound of a sub-buffer walk */
 
 /* user_stack_cookie flags */
@@ -99,11 +99,11 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.value = "4096",
 	},
 	{
-		.name = "max_frames",
+		.name = "max_events",
 		.plugin_alias = UD_ALIAS,
 		.description =
-		"Kernel frames kept for pending cookies (oldest cookies evicted first)",
-		.value = "262144",
+		"Asking events kept for pending cookies (oldest cookies evicted first)",
+		.value = "65536",
 	},
 	{
 		.name = NULL,
@@ -112,7 +112,7 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 
 static struct tep_plugin_option *opt_merge = &TEP_PLUGIN_OPTIONS[0];
 static struct tep_plugin_option *opt_max_pending = &TEP_PLUGIN_OPTIONS[1];
-static struct tep_plugin_option *opt_max_frames = &TEP_PLUGIN_OPTIONS[2];
+static struct tep_plugin_option *opt_max_events = &TEP_PLUGIN_OPTIONS[2];
 
 enum ud_role {
 	UD_OTHER,	/* an event that may ask */
@@ -123,50 +123,19 @@ enum ud_role {
 	UD_UNKNOWN,	/* a record of no known event */
 };
 
-/* One event that asked for the user stack of a cookie. */
-struct ud_asker {
-	int			event_id;	/* UD_NO_EVENT: not seen */
+/* An event the join delivered while one record was fed: a copy. */
+struct ud_del {
+	int			event_id;	/* -1: not seen */
 	int			cpu;
-	int			nr;		/* kernel frames */
+	int			pid;
 	unsigned long long	ts;
-	unsigned long long	*frames;
-};
-
-/* A cookie waiting for its user_stack_deferred. */
-struct ud_pending {
-	struct ud_pending	*hnext;
-	struct ud_pending	*older;
-	struct ud_pending	*newer;
 	unsigned long long	cookie;
-	int			pid;
-	int			nr;
-	int			dropped;
-	struct ud_asker		askers[UD_MAX_COOKIE_EVENTS];
-};
-
-/* The user stack of a user_stack_deferred record. */
-struct ud_ustack {
-	const unsigned long long	*frames;
-	int				nr;
-	int				truncated;
-	unsigned int			depth;
-};
-
-/*
- * A cookie whose user stack was printed, kept for a request that comes
- * after it in the same kernel entry (the kernel answers such a late
- * request with the stack it already wrote; its cookie record then comes
- * after the user_stack_deferred).
- */
-struct ud_done {
-	struct ud_done		*hnext;
-	unsigned long long	cookie;
-	int			pid;
-	int			nr;
-	int			truncated;
+	enum ustack_status	status;
+	unsigned int		flags;
 	unsigned int		depth;
-	unsigned long long	ts;	/* of the user_stack_deferred */
-	unsigned long long	*frames;
+	int			nr_k;
+	int			nr_u;
+	unsigned long long	*frames;	/* nr_k kernel, then nr_u user */
 };
 
 /* What was last seen on one CPU. */
@@ -175,14 +144,6 @@ struct ud_cpu {
 	int			seen;
 	/* the record before the current one was seen */
 	int			prev_known;
-	/*
-	 * The last ordinary event, while it may still be the one that asks
-	 * (only kernel_stack records of its task came after it).
-	 */
-	int			ev_valid;
-	int			ev_id;
-	int			ev_pid;
-	unsigned long long	ev_ts;
 };
 
 struct ud_state;
@@ -212,14 +173,14 @@ struct ud_state {
 	struct ud_wrap		*wraps;
 	struct ud_cpu		**cpus;
 	int			nr_cpus;
-	struct ud_pending	*hash[UD_HASH_SIZE];
-	struct ud_pending	*oldest;
-	struct ud_pending	*newest;
-	struct ud_done		*done_hash[UD_HASH_SIZE];
-	struct ud_done		*done_ring[UD_DONE_MAX];
-	int			done_next;
-	unsigned long		nr_pending;
-	unsigned long		nr_frames;
+	/* libtracefs-ext's join; join_failed: the formats are not its */
+	struct ustack_join	*join;
+	int			join_failed;
+	/* what the join delivered while the current record was fed */
+	struct ud_del		*dels;
+	int			nr_dels;
+	int			max_dels;
+	int			del_err;
 	unsigned long		evicted;
 	unsigned long		resets;
 	/* the last record seen, to ignore it when printed again */
@@ -304,148 +265,112 @@ static enum ud_role event_role(struct tep_event *event)
 }
 
 /* ------------------------------------------------------------------ */
-/* Pending cookies. */
+/* The join. */
 
-static unsigned int hash_key(int pid, unsigned long long cookie)
+/* libtracefs-ext's messages (a bad format, say): one line, ours */
+int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
 {
-	unsigned long long h = cookie ^ ((unsigned long long)pid << 32);
-
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h >> (64 - UD_HASH_BITS);
+	(void)level;
+	fprintf(stderr, "unwind_deferred: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return 0;
 }
 
-static struct ud_pending **find_slot(struct ud_state *st, int pid,
-				     unsigned long long cookie)
-{
-	struct ud_pending **p = &st->hash[hash_key(pid, cookie)];
-
-	for (; *p; p = &(*p)->hnext)
-		if ((*p)->pid == pid && (*p)->cookie == cookie)
-			break;
-	return p;
-}
-
-static void free_pending(struct ud_state *st, struct ud_pending *pd)
+static void dels_clear(struct ud_state *st)
 {
 	int i;
 
-	for (i = 0; i < pd->nr; i++) {
-		st->nr_frames -= pd->askers[i].nr;
-		free(pd->askers[i].frames);
+	for (i = 0; i < st->nr_dels; i++)
+		free(st->dels[i].frames);
+	st->nr_dels = 0;
+	st->del_err = 0;
+}
+
+/* The join's callback: keep a copy, printed with the record being fed. */
+static int ud_deliver(const struct ustack_event *ev, void *data)
+{
+	struct ud_state *st = data;
+	struct ud_del *d;
+	int n;
+
+	/* a kernel_stack without cookie is not this plugin's to print */
+	if (ev->status == USTACK_NO_COOKIE)
+		return 0;
+	if (st->nr_dels == st->max_dels) {
+		n = st->max_dels ? 2 * st->max_dels : 16;
+		d = realloc(st->dels, n * sizeof(*d));
+		if (!d) {
+			st->del_err = 1;
+			return 0;
+		}
+		st->dels = d;
+		st->max_dels = n;
 	}
-	free(pd);
+	d = &st->dels[st->nr_dels];
+	memset(d, 0, sizeof(*d));
+	n = ev->nr_kernel + ev->nr_user;
+	if (n) {
+		d->frames = malloc(n * sizeof(*d->frames));
+		if (!d->frames) {
+			st->del_err = 1;
+			return 0;
+		}
+		if (ev->nr_kernel)
+			memcpy(d->frames, ev->kernel,
+			       ev->nr_kernel * sizeof(*d->frames));
+		if (ev->nr_user)
+			memcpy(d->frames + ev->nr_kernel, ev->user,
+			       ev->nr_user * sizeof(*d->frames));
+	}
+	d->event_id = ev->event && !(ev->flags & USTACK_EV_UNSEEN) ?
+		ev->event->id : -1;
+	d->cpu = ev->cpu;
+	d->pid = ev->pid;
+	d->ts = ev->ts;
+	d->cookie = ev->cookie;
+	d->status = ev->status;
+	d->flags = ev->flags;
+	d->depth = ev->depth;
+	d->nr_k = ev->nr_kernel;
+	d->nr_u = ev->nr_user;
+	st->nr_dels++;
+	return 0;
 }
 
-/* Unlink from the hash and the age list and free. */
-static void drop_pending(struct ud_state *st, struct ud_pending *pd)
-{
-	struct ud_pending **p = find_slot(st, pd->pid, pd->cookie);
-
-	if (*p == pd)
-		*p = pd->hnext;
-	if (pd->older)
-		pd->older->newer = pd->newer;
-	else
-		st->oldest = pd->newer;
-	if (pd->newer)
-		pd->newer->older = pd->older;
-	else
-		st->newest = pd->older;
-	st->nr_pending--;
-	free_pending(st, pd);
-}
-
-static void drop_all_pending(struct ud_state *st)
-{
-	while (st->oldest)
-		drop_pending(st, st->oldest);
-}
-
-/* Evict the oldest cookies (never @keep) until within the limits. */
-static void evict(struct ud_state *st, struct trace_seq *s,
-		  struct ud_pending *keep)
+/* The join of this handle, made when the formats are there. */
+static struct ustack_join *get_join(struct ud_state *st)
 {
 	unsigned long max_pending = opt_ulong(opt_max_pending, 4096, 1);
-	unsigned long max_frames = opt_ulong(opt_max_frames, 262144, 0);
-	struct ud_pending *pd;
+	unsigned long max_events = opt_ulong(opt_max_events, 65536, 1);
 
-	while (st->oldest && st->oldest != keep &&
-	       (st->nr_pending > max_pending || st->nr_frames > max_frames)) {
-		pd = st->oldest;
-		if (s)
-			trace_seq_printf(s,
-				" [unwind_deferred: evicted cookie 0x%llx of pid %d: %s=%lu reached]",
-				pd->cookie, pd->pid,
-				st->nr_pending > max_pending ?
-				"max_pending" : "max_frames",
-				st->nr_pending > max_pending ?
-				max_pending : max_frames);
-		st->evicted++;
-		drop_pending(st, pd);
+	if (st->join || st->join_failed)
+		return st->join;
+	/* pre-release records: said once on the report, nothing to join */
+	if (unwind_rec_prerelease(st->tep)) {
+		st->join_failed = 1;
+		return NULL;
 	}
-}
-
-static struct ud_done *done_find(struct ud_state *st, int pid,
-				 unsigned long long cookie)
-{
-	struct ud_done *d;
-
-	for (d = st->done_hash[hash_key(pid, cookie)]; d; d = d->hnext)
-		if (d->pid == pid && d->cookie == cookie)
-			return d;
-	return NULL;
-}
-
-static void done_drop(struct ud_state *st, struct ud_done *d)
-{
-	struct ud_done **p = &st->done_hash[hash_key(d->pid, d->cookie)];
-
-	for (; *p; p = &(*p)->hnext)
-		if (*p == d) {
-			*p = d->hnext;
-			break;
-		}
-	free(d->frames);
-	free(d);
-}
-
-/* Keep @frames (taken over) as the user stack of (pid, cookie). */
-static void done_add(struct ud_state *st, int pid, unsigned long long cookie,
-		     unsigned long long ts, unsigned long long *frames,
-		     const struct ud_ustack *u)
-{
-	struct ud_done *d = calloc(1, sizeof(*d));
-	unsigned int h = hash_key(pid, cookie);
-
-	if (!d) {
-		free(frames);
-		return;
+	st->join = ustack_join_alloc(st->tep, ud_deliver, st);
+	if (!st->join || ustack_join_set_flags(st->join,
+					       USTACK_JOIN_UNSEEN_EVENTS)) {
+		ustack_join_free(st->join);
+		st->join = NULL;
+		st->join_failed = 1;
+		return NULL;
 	}
-	if (st->done_ring[st->done_next])
-		done_drop(st, st->done_ring[st->done_next]);
-	d->pid = pid;
-	d->cookie = cookie;
-	d->nr = u->nr;
-	d->truncated = u->truncated;
-	d->depth = u->depth;
-	d->ts = ts;
-	d->frames = frames;
-	d->hnext = st->done_hash[h];
-	st->done_hash[h] = d;
-	st->done_ring[st->done_next] = d;
-	st->done_next = (st->done_next + 1) % UD_DONE_MAX;
+	ustack_join_set_limits(st->join, max_pending, max_events, 0);
+	return st->join;
 }
 
-static void done_drop_all(struct ud_state *st)
+/* Feed one record; what it completes is in st->dels. */
+static void feed(struct ud_state *st, struct tep_record *record)
 {
-	int i;
+	struct ustack_join *join = get_join(st);
 
-	for (i = 0; i < UD_DONE_MAX; i++) {
-		if (st->done_ring[i])
-			done_drop(st, st->done_ring[i]);
-		st->done_ring[i] = NULL;
-	}
-	st->done_next = 0;
+	dels_clear(st);
+	if (join)
+		ustack_join_add_record(join, record);
 }
 
 static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
@@ -468,7 +393,6 @@ static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
 		st->cpus[cpu] = calloc(1, sizeof(struct ud_cpu));
 		if (!st->cpus[cpu])
 			return NULL;
-		st->cpus[cpu]->ev_id = UD_NO_EVENT;
 	}
 	return st->cpus[cpu];
 }
@@ -478,8 +402,9 @@ static void reset_state(struct ud_state *st)
 {
 	int i;
 
-	drop_all_pending(st);
-	done_drop_all(st);
+	ustack_join_free(st->join);
+	st->join = NULL;
+	dels_clear(st);
 	for (i = 0; i < st->nr_cpus; i++) {
 		free(st->cpus[i]);
 		st->cpus[i] = NULL;
@@ -493,29 +418,29 @@ static void reset_state(struct ud_state *st)
  * records of libtracecmd, which loads plugins before it reads the formats
  * (st->late) and keeps the sub-buffer of each record it returns in memory
  * (tracecmd_record_page()).  The walk must reach @record's own data, or
- * nothing is taken from it.  Returns 0 and the event's id and time when
- * an event of @pid is just before @record (kernel_stack records of that
- * task may sit between).
+ * nothing is taken from it.  When an event of @record's task is just
+ * before it (kernel_stack records of that task may sit between), that
+ * event is fed to the join first, so that the cookie finds it.
  */
-static int subbuf_asker(struct ud_state *st, struct tep_handle *tep,
-			struct tep_record *record, int pid, int *id,
-			unsigned long long *ts)
+static void subbuf_asker(struct ud_state *st, struct tep_handle *tep,
+			 struct tep_record *record)
 {
 	unsigned long long t, rec_t = 0, ev_t = 0;
-	int cand = 0, cand_id = 0, cand_pid = 0, found = 0, n;
-	struct tep_record r;
+	int cand = 0, cand_pid = 0, found = 0, n, pid;
+	struct tep_record r, ask;
+	void *page, *data, *cand_data = NULL;
+	int cand_size = 0;
 	struct tep_event *ev;
 	struct kbuffer *kbuf;
-	void *page, *data;
 
 	if (!st->late || !st->record_page || !record->priv || !record->data)
-		return -1;
+		return;
 	page = st->record_page(NULL, record);
 	if (!page)
-		return -1;
+		return;
 	kbuf = tep_kbuffer(tep);
 	if (!kbuf)
-		return -1;
+		return;
 	if (tep_is_old_format(tep))
 		kbuffer_set_old_format(kbuf);
 	if (kbuffer_load_subbuffer(kbuf, page) < 0)
@@ -535,8 +460,9 @@ static int subbuf_asker(struct ud_state *st, struct tep_handle *tep,
 		switch (event_role(ev)) {
 		case UD_OTHER:
 			cand = 1;
-			cand_id = ev->id;
 			cand_pid = tep_data_pid(tep, &r);
+			cand_data = data;
+			cand_size = r.size;
 			ev_t = t;
 			break;
 		case UD_KSTACK:
@@ -549,38 +475,26 @@ static int subbuf_asker(struct ud_state *st, struct tep_handle *tep,
 		}
 		data = kbuffer_next_event(kbuf, &t);
 	}
+	pid = tep_data_pid(tep, record);
+	if (found && cand && cand_pid == pid) {
+		memset(&ask, 0, sizeof(ask));
+		ask.data = cand_data;
+		ask.size = cand_size;
+		ask.record_size = cand_size;
+		ask.cpu = record->cpu;
+		/* record->ts is the reader's time (offsets, clocks): keep the gap */
+		ask.ts = record->ts - (rec_t >= ev_t ? rec_t - ev_t : 0);
+		ask.ref_count = 1;
+		feed(st, &ask);
+	}
 out:
 	kbuffer_free(kbuf);
-	if (!found || !cand || cand_pid != pid)
-		return -1;
-	*id = cand_id;
-	/* record->ts is the reader's time (offsets, clocks): keep the gap */
-	*ts = record->ts - (rec_t >= ev_t ? rec_t - ev_t : 0);
-	return 0;
-}
-
-/* The event that asked for the cookie record @record of @pid. */
-static void find_asker(struct ud_state *st, struct ud_cpu *c,
-		       struct tep_handle *tep, struct tep_record *record,
-		       int pid, struct ud_asker *a)
-{
-	a->event_id = UD_NO_EVENT;
-	a->cpu = record->cpu;
-	a->ts = record->ts;
-	if (!c)
-		return;
-	if (c->ev_valid && c->ev_pid == pid) {
-		a->event_id = c->ev_id;
-		a->ts = c->ev_ts;
-	} else if (!c->prev_known) {
-		subbuf_asker(st, tep, record, pid, &a->event_id, &a->ts);
-	}
 }
 
 /*
  * Note one record in the per-CPU state.  Returns the CPU state, or NULL
  * when the record is not part of a front-to-back read (seen again, or
- * out of order), in which case nothing is tracked for it.
+ * out of order), in which case it is not fed to the join.
  */
 static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 {
@@ -606,8 +520,6 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 	}
 	/* lost records before this one on this CPU: not known */
 	c->prev_known = c->seen && !record->missed_events;
-	if (!c->prev_known)
-		c->ev_valid = 0;
 	c->seen = 1;
 	c->last_ts = record->ts;
 	return c;
@@ -656,86 +568,93 @@ static void print_user_frames(struct trace_seq *s,
 		trace_seq_printf(s, "=> 0x%llx%s\n", fr[i], suffix);
 }
 
-/*
- * One asking event (@i of @n): name, kernel frames, user frames; @u NULL
- * when no user stack will come.
- */
-static void print_asker(struct trace_seq *s, struct tep_handle *tep,
-			struct ud_asker *a, int i, int n,
-			const struct ud_ustack *u)
+/* One delivered event (@i of @n): name, kernel frames, user frames. */
+static void print_del(struct trace_seq *s, struct tep_handle *tep,
+		      const struct ud_del *d, int i, int n)
 {
 	struct tep_event *ev;
 	int j;
 
-	ev = a->event_id == UD_NO_EVENT ? NULL :
-		tep_find_event(tep, a->event_id);
+	ev = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
 	trace_seq_printf(s, " [event %d/%d] %s cpu=%d ts=%llu.%06llu",
 			 i + 1, n, ev ? ev->name : "(event not seen)",
-			 a->cpu, a->ts / 1000000000ULL,
-			 (a->ts % 1000000000ULL) / 1000);
-	if (!a->nr)
+			 d->cpu, d->ts / 1000000000ULL,
+			 (d->ts % 1000000000ULL) / 1000);
+	if (!d->nr_k)
 		trace_seq_puts(s, " (no kernel stack recorded)");
 	trace_seq_putc(s, '\n');
-	for (j = 0; j < a->nr; j++)
-		print_kaddr(s, tep, a->frames[j]);
-	if (!u) {
+	for (j = 0; j < d->nr_k; j++)
+		print_kaddr(s, tep, d->frames[j]);
+	switch (d->status) {
+	case USTACK_LOST:
 		trace_seq_puts(s, "   (user stack lost: none will follow)\n");
 		return;
-	}
-	print_user_frames(s, u->frames, u->nr, " (user)");
-	if (!u->nr)
-		trace_seq_puts(s, "   (no user frames: unwind failed)\n");
-	else if (u->truncated)
-		trace_seq_printf(s, "   (user stack cut short: %u frames found)\n",
-				 u->depth);
-}
-
-static void print_merged(struct trace_seq *s, struct tep_handle *tep,
-			 struct ud_pending *pd, const struct ud_ustack *u)
-{
-	int i;
-
-	for (i = 0; i < pd->nr; i++)
-		print_asker(s, tep, &pd->askers[i], i, pd->nr, u);
-	if (pd->dropped)
-		trace_seq_printf(s,
-			" [unwind_deferred: %d more events of this cookie not kept]\n",
-			pd->dropped);
-}
-
-/* A cookie record whose asker goes on the pending list of its cookie. */
-static void note_pending(struct ud_state *st, struct trace_seq *s, int pid,
-			 unsigned long long cookie, struct ud_asker *a)
-{
-	struct ud_pending **slot, *pd;
-
-	slot = find_slot(st, pid, cookie);
-	pd = *slot;
-	if (!pd) {
-		pd = calloc(1, sizeof(*pd));
-		if (!pd) {
-			free(a->frames);
-			return;
-		}
-		pd->pid = pid;
-		pd->cookie = cookie;
-		*slot = pd;
-		pd->older = st->newest;
-		if (st->newest)
-			st->newest->newer = pd;
-		else
-			st->oldest = pd;
-		st->newest = pd;
-		st->nr_pending++;
-	}
-	if (pd->nr >= UD_MAX_COOKIE_EVENTS) {
-		pd->dropped++;
-		free(a->frames);
+	case USTACK_NEVER_ARRIVED:
+	case USTACK_NO_COOKIE:
 		return;
+	default:
+		break;
 	}
-	pd->askers[pd->nr++] = *a;
-	st->nr_frames += a->nr;
-	evict(st, s, pd);
+	print_user_frames(s, d->frames + d->nr_k, d->nr_u, " (user)");
+	if (d->status == USTACK_EMPTY)
+		trace_seq_puts(s, "   (no user frames: unwind failed)\n");
+	else if (d->status == USTACK_TRUNCATED)
+		trace_seq_printf(s, "   (user stack cut short: %u frames found)\n",
+				 d->depth);
+}
+
+/* The events the join delivered, but for evictions; how many printed. */
+static int print_dels(struct ud_state *st, struct trace_seq *s)
+{
+	int i, n = 0, k = 0;
+
+	for (i = 0; i < st->nr_dels; i++)
+		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
+			n++;
+	for (i = 0; i < st->nr_dels; i++)
+		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
+			print_del(s, st->tep, &st->dels[i], k++, n);
+	if (st->del_err)
+		trace_seq_puts(s, " [unwind_deferred: out of memory]\n");
+	return n;
+}
+
+static int count_dels(struct ud_state *st)
+{
+	int i, n = 0;
+
+	for (i = 0; i < st->nr_dels; i++)
+		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
+			n++;
+	return n;
+}
+
+/* The cookies the join evicted to stay within its limits, one note each */
+static void print_evictions(struct ud_state *st, struct trace_seq *s)
+{
+	unsigned long max_pending = opt_ulong(opt_max_pending, 4096, 1);
+	unsigned long max_events = opt_ulong(opt_max_events, 65536, 1);
+	struct ustack_join_stats js;
+	const struct ud_del *d, *prev = NULL;
+	int i, cookies;
+
+	if (!st->join || ustack_join_get_stats(st->join, &js))
+		return;
+	cookies = js.pending_cookies >= max_pending;
+	for (i = 0; i < st->nr_dels; i++) {
+		d = &st->dels[i];
+		if (!(d->flags & USTACK_EV_EVICTED))
+			continue;
+		if (prev && prev->pid == d->pid && prev->cookie == d->cookie)
+			continue;
+		prev = d;
+		st->evicted++;
+		trace_seq_printf(s,
+			" [unwind_deferred: evicted cookie 0x%llx of pid %d: %s=%lu reached]",
+			d->cookie, d->pid,
+			cookies ? "max_pending" : "max_events",
+			cookies ? max_pending : max_events);
+	}
 }
 
 static int print_cookie(struct ud_state *st, struct trace_seq *s,
@@ -744,13 +663,9 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 {
 	unsigned long long frames[UD_MAX_EVENT_FRAMES];
 	struct tep_handle *tep = event->tep;
-	int pid = tep_data_pid(tep, record);
 	unsigned long long cookie, flags = 0;
 	struct unwind_rec_span sp;
-	struct ud_asker a;
-	struct ud_ustack u;
-	struct ud_done *d;
-	int i, nr = 0, bad;
+	int i, nr = 0, bad, n;
 
 	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
@@ -767,47 +682,29 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 		trace_seq_puts(s, " [unwind_deferred: bad or missing kernel array]");
 	if (flags & UD_COOKIE_NO_USER_STACK)
 		trace_seq_puts(s, " (no user stack)");
+	if (!c)
+		goto frames;
 
-	memset(&a, 0, sizeof(a));
-	find_asker(st, c, tep, record, pid, &a);
-	a.nr = nr;
-	a.frames = frames;
-
-	if (c && opt_merge->set && (flags & UD_COOKIE_NO_USER_STACK)) {
-		/* none will come: show it as lost now */
-		trace_seq_puts(s, " events=1\n");
-		print_asker(s, tep, &a, 0, 1, NULL);
+	if (!c->prev_known)
+		subbuf_asker(st, tep, record);
+	feed(st, record);
+	print_evictions(st, s);
+	n = count_dels(st);
+	if (n && opt_merge->set) {
+		/*
+		 * Complete at once: no user stack will come, or it came
+		 * already (a late request in the same kernel entry)
+		 */
+		if (!(flags & UD_COOKIE_NO_USER_STACK) &&
+		    st->dels[0].status != USTACK_LOST)
+			trace_seq_puts(s, " (after its user stack)");
+		trace_seq_printf(s, " events=%d\n", n);
+		print_dels(st, s);
+		dels_clear(st);
 		return 0;
 	}
-
-	/* a late request: its user stack was printed already */
-	d = c ? done_find(st, pid, cookie) : NULL;
-	if (d && record->ts >= d->ts && !*find_slot(st, pid, cookie)) {
-		if (opt_merge->set) {
-			u.frames = d->frames;
-			u.nr = d->nr;
-			u.truncated = d->truncated;
-			u.depth = d->depth;
-			trace_seq_puts(s, " (after its user stack) events=1\n");
-			print_asker(s, tep, &a, 0, 1, &u);
-			return 0;
-		}
-		c = NULL;	/* nothing to wait for */
-	}
-
-	if (c && !(flags & UD_COOKIE_NO_USER_STACK)) {
-		/* wait for the user stack (an eviction is said on this line) */
-		a.frames = NULL;
-		a.nr = 0;
-		if (nr) {
-			a.frames = malloc(nr * sizeof(*a.frames));
-			if (a.frames) {
-				memcpy(a.frames, frames, nr * sizeof(*a.frames));
-				a.nr = nr;
-			}
-		}
-		note_pending(st, s, pid, cookie, &a);
-	}
+	dels_clear(st);
+frames:
 	trace_seq_putc(s, '\n');
 	for (i = 0; i < nr; i++)
 		print_kframe(s, tep, frames[i]);
@@ -820,12 +717,9 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 {
 	struct tep_handle *tep = event->tep;
 	unsigned long long cookie, tgid = 0, flags = 0, depth = 0;
-	struct ud_pending **slot, *pd = NULL;
-	int pid = tep_data_pid(tep, record);
 	unsigned long long *ufr = NULL;
 	struct unwind_rec_span sp;
-	struct ud_ustack u;
-	int nr;
+	int nr, n = 0, truncated;
 
 	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
@@ -833,17 +727,15 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	}
 	unwind_rec_field(event, record, "tgid", &tgid);
 	unwind_rec_field(event, record, "flags", &flags);
+	if (c)
+		feed(st, record);
 	if (unwind_rec_dynamic(tep, record, tep_find_field(event, "frames"),
 			       &sp)) {
+		/* the join skipped it: what waited for it stays pending */
 		trace_seq_printf(s,
 			"cookie=0x%llx tgid=%d [unwind_deferred: bad or missing frames array]",
 			cookie, (int)tgid);
-		/* still resolves the cookie: drop what was pending */
-		if (c) {
-			slot = find_slot(st, pid, cookie);
-			if (*slot)
-				drop_pending(st, *slot);
-		}
+		dels_clear(st);
 		return 0;
 	}
 	nr = sp.nr;
@@ -854,48 +746,40 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		if (!ufr) {
 			trace_seq_printf(s, "cookie=0x%llx [unwind_deferred: out of memory]",
 					 cookie);
+			dels_clear(st);
 			return 0;
 		}
 		unwind_rec_copy(tep, &sp, ufr, nr);
 	}
-	u.frames = ufr;
-	u.nr = nr;
-	u.truncated = !!(flags & UD_DEFERRED_TRUNCATED);
-	u.depth = depth;
+	truncated = !!(flags & UD_DEFERRED_TRUNCATED);
 
 	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
 			 (int)tgid, nr);
-	if (u.truncated || depth != (unsigned long long)nr)
+	if (truncated || depth != (unsigned long long)nr)
 		trace_seq_printf(s, " depth=%llu", depth);
-	if (u.truncated)
+	if (truncated)
 		trace_seq_puts(s, " (truncated)");
 	if (flags & UD_DEFERRED_LATE)
 		trace_seq_puts(s, " (late)");
 	if (!nr)
 		trace_seq_puts(s, " empty (user unwind failed)");
 
-	if (c) {
-		slot = find_slot(st, pid, cookie);
-		pd = *slot;
-	}
-	if (pd && opt_merge->set) {
-		trace_seq_printf(s, " events=%d\n", pd->nr);
-		print_merged(s, tep, pd, &u);
+	if (c)
+		n = count_dels(st);
+	if (n && opt_merge->set) {
+		trace_seq_printf(s, " events=%d\n", n);
+		print_dels(st, s);
 	} else {
 		trace_seq_putc(s, '\n');
-		if (opt_merge->set && c)
+		if (opt_merge->set && c && !st->join_failed)
 			trace_seq_printf(s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
 		print_user_frames(s, ufr, nr, "");
 	}
-	if (pd)
-		drop_pending(st, pd);
-	if (c)
-		done_add(st, pid, cookie, record->ts, ufr, &u);
-	else
-		free(ufr);
+	dels_clear(st);
+	free(ufr);
 	return 0;
 }
 
@@ -918,37 +802,22 @@ static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 	struct ud_wrap *w = context;
 	struct ud_state *st = w->st;
 	struct ud_cpu *c = track(st, record);
-	int pid = tep_data_pid(event->tep, record);
-	int ret;
 
 	switch (w->role) {
 	case UD_OTHER:
 	case UD_UNKNOWN:
+	case UD_KSTACK:
+		/* an event that may ask, or the stacktrace option's stack */
 		if (c) {
-			c->ev_valid = 1;
-			c->ev_ts = record->ts;
-			c->ev_id = event->id;
-			c->ev_pid = pid;
+			feed(st, record);
+			dels_clear(st);
 		}
 		break;
-	case UD_KSTACK:
-		/* the stacktrace option's stack, between event and cookie */
-		if (c && c->ev_valid && c->ev_pid != pid)
-			c->ev_valid = 0;
-		break;
 	case UD_COOKIE:
-		ret = print_cookie(st, s, record, event, c);
-		if (c)
-			c->ev_valid = 0;
-		return ret;
+		return print_cookie(st, s, record, event, c);
 	case UD_DEFERRED:
-		ret = print_deferred(st, s, record, event, c);
-		if (c)
-			c->ev_valid = 0;
-		return ret;
+		return print_deferred(st, s, record, event, c);
 	case UD_PRERELEASE:
-		if (c)
-			c->ev_valid = 0;
 		return print_prerelease(st, s);
 	}
 	if (w->orig && w->orig != ud_first)
@@ -1080,8 +949,9 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 					     ud_events[i][1], ud_first, st);
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
 
-	drop_all_pending(st);
-	done_drop_all(st);
+	ustack_join_free(st->join);
+	dels_clear(st);
+	free(st->dels);
 	for (c = 0; c < st->nr_cpus; c++)
 		free(st->cpus[c]);
 	free(st->cpus);

@@ -85,8 +85,8 @@ EOF
 # were in place: plugin.md).
 # orphan-stacks.dat: the same recording with only the event filtered: the
 # plugin merges every stack of the trace (31), the 28 whose event was
-# filtered out named "(event not seen)"; ustack counts them as orphan
-# stacks.
+# filtered out named "(event not seen)"; so does ustack (unseen-event):
+# one join for all readers (readers.py).
 fixture_count() { # fixture_count FILE MERGED NOT_SEEN
 	new_format "$1" || return 1
 	local merged unseen

@@ -149,10 +149,10 @@ check "many: 300 interleaved cookies all merged with the defaults" \
 check "many: -O unwind_deferred:max_pending=50 evicts 250 cookies and says so" \
 	checked "$WORK/many.dat" --expect-evictions 250 --expect-merged-events 50 \
 		--expect-no-pending 250 -- -O unwind_deferred:max_pending=50
-check "many: -O unwind_deferred:max_frames=40 bounds the kernel frames kept" \
+check "many: -O unwind_deferred:max_events=10 bounds the asking events kept" \
 	bash -c "checked '$WORK/many.dat' --expect-merged-events 10 \
-		-- -O unwind_deferred:max_frames=40 &&
-	       grep -q 'max_frames=40 reached' '$WORK/r.out'"
+		-- -O unwind_deferred:max_events=10 &&
+	       grep -q 'max_events=10 reached' '$WORK/r.out'"
 check "late request (cookie after its user stack, same entry): merged at the cookie; LATE shown" \
 	bash -c "checked '$WORK/late.dat' --expect-late-merged 1 --expect-merged-events 3 \
 		--expect-never-completed 0 --expect-kernel-frames-checked 8 &&
@@ -408,6 +408,27 @@ for f in "${fixtures[@]}"; do
 			echo '$f: pre-release unwind:* records: record it again'; exit 1
 		       fi
 		       ks_run '$f' && grep -q '(user)\$' '$WORK/ks.out'"
+done
+
+# ------------------------------------------------- every reader, one answer
+# The three readers (ustack from libtracefs-ext, trace-cmd report with the
+# libtraceevent plugin, the KernelShark plugin through kshark_stack) must
+# see the same requests in every fixture: (pid, cookie, asking event,
+# kernel frames, user frames, status), normalised by readers.py.
+readers_agree() { # readers_agree FILE
+	"$WORK/lib/ustack" -r -q "$1" >"$WORK/rd.ustack" 2>/dev/null
+	[ $? -le 3 ] || return 1
+	report "$1" && cp "$WORK/r.out" "$WORK/rd.report" || return 1
+	$KS "$1" ftrace/user_stack_cookie >"$WORK/rd.kshark" 2>/dev/null
+	python3 "$HERE/readers.py" "$WORK/rd.ustack" "$WORK/rd.report" \
+		"$WORK/rd.kshark"
+}
+export -f readers_agree
+check "ustack (libtracefs-ext) builds, for the comparison of readers" \
+	make -s -C "$REPO/libtracefs-ext" OUT="$WORK/lib" all
+for f in "${fixtures[@]}"; do
+	check "every reader (ustack, trace-cmd report, KernelShark) sees the same requests in $(basename "$f")" \
+		readers_agree "$f"
 done
 
 echo "$pass passed, $fail failed, $skip skipped"

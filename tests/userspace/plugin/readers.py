@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Every reader must see the same requests in a trace.dat.
+
+Usage: readers.py USTACK_RAW_OUT REPORT_OUT KSHARK_OUT
+
+  USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libtracefs-ext's tool)
+  REPORT_OUT      `trace-cmd report -i TRACE.dat` with the libtraceevent
+                  plugin (merge on, the default)
+  KSHARK_OUT      `kshark_stack PLUGIN.so TRACE.dat ftrace/user_stack_cookie`
+                  (the KernelShark plugin's merged stack of each cookie
+                  record, i.e. of each request)
+
+Each output is normalised to a multiset of requests
+  (pid, cookie, asking event name, kernel frames, user frames, status)
+with addresses as integers, names without their system, and the status
+one of complete, truncated, empty, lost, never-arrived.  The formats are
+normalised here; the readers are not asked to print alike.  Exits 1 and
+prints the differences when the multisets differ, or when all are empty.
+"""
+import re
+import sys
+from collections import Counter
+
+UNSEEN = "(event not seen)"
+HEX = re.compile(r"\(([0-9a-f]+)\)$")
+
+
+def kaddr(line):
+    """A kernel frame line of the plugins: '=> name+0xoff (addr)',
+    '=> [ftrace trampoline] (7fffffff)' or '=> 0xaddr'."""
+    body = line[3:].strip()
+    m = HEX.search(body)
+    if m:
+        return int(m.group(1), 16)
+    return int(body.split()[0], 16)
+
+
+def ustack(path):
+    reqs = Counter()
+    cur = None
+
+    def flush():
+        if cur and cur["status"] != "no-cookie":
+            reqs[(cur["pid"], cur["cookie"], cur["name"], tuple(cur["k"]),
+                  tuple(cur["u"]), cur["status"])] += 1
+
+    head = re.compile(r"^\S.*-(\d+) \[\d+\] \d+\.\d+ (?:\(\S+\) )?(\S+) "
+                      r"status=([a-z-]+)\S* (?:cookie=0x([0-9a-f]+))?")
+    for line in open(path):
+        m = head.match(line)
+        if m:
+            flush()
+            name = m.group(2)
+            name = UNSEEN if name == "unseen-event" else name.split(":")[-1]
+            cur = {"pid": int(m.group(1)),
+                   "cookie": int(m.group(4) or "0", 16), "name": name,
+                   "status": m.group(3), "k": [], "u": []}
+        elif cur and line.startswith("  k "):
+            cur["k"].append(int(line.split()[1], 16))
+        elif cur and line.startswith("  u "):
+            cur["u"].append(int(line.split()[1], 16))
+    flush()
+    return reqs
+
+
+def block_status(lines, nr_user):
+    text = "\n".join(lines)
+    if "(user stack lost: none will follow)" in text:
+        return "lost"
+    if "(no user frames: unwind failed)" in text:
+        return "empty"
+    if "(user stack cut short:" in text:
+        return "truncated"
+    if "user stack never arrived" in text:
+        return "never-arrived"
+    return "complete"
+
+
+def report(path):
+    """The plugin's merged blocks; a cookie record that no block completed
+    is a request whose user stack never arrived."""
+    reqs = Counter()
+    rec = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]\s+\d+\.\d+: "
+                     r"(user_stack_cookie|user_stack_deferred):\s+"
+                     r"cookie=0x([0-9a-f]+)")
+    asked = {}          # (pid, cookie) -> list of kernel-frame tuples
+    merged = set()
+    lines = open(path).read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = rec.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        pid, kind, cookie = int(m.group(1)), m.group(2), int(m.group(3), 16)
+        merging = " events=" in lines[i]
+        i += 1
+        if kind == "user_stack_cookie" and not merging:
+            k = []
+            while i < len(lines) and lines[i].startswith("=> "):
+                k.append(kaddr(lines[i]))
+                i += 1
+            asked.setdefault((pid, cookie), []).append(tuple(k))
+            continue
+        if not merging:
+            continue
+        merged.add((pid, cookie))
+        while i < len(lines) and lines[i].startswith(" [event "):
+            name = lines[i].split("] ", 1)[1]
+            name = UNSEEN if name.startswith(UNSEEN) else name.split()[0]
+            i += 1
+            k, u, extra = [], [], []
+            while i < len(lines) and (lines[i].startswith("=> ") or
+                                      lines[i].startswith("   (")):
+                line = lines[i]
+                if line.endswith(" (user)"):
+                    u.append(int(line.split()[1], 16))
+                elif line.startswith("=> "):
+                    k.append(kaddr(line))
+                else:
+                    extra.append(line)
+                i += 1
+            reqs[(pid, cookie, name, tuple(k), tuple(u),
+                  block_status(extra, len(u)))] += 1
+    for (pid, cookie), ks in asked.items():
+        if (pid, cookie) in merged:
+            continue
+        for k in ks:
+            # the asking event's name is not printed with a lone cookie
+            reqs[(pid, cookie, "?", k, (), "never-arrived")] += 1
+    return reqs
+
+
+def kshark(path):
+    reqs = Counter()
+    head = re.compile(r"^(\S.*) pid=(\d+) cpu=\d+ cookie=0x([0-9a-f]+)$")
+    lines = open(path).read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = head.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        name = m.group(1)
+        k, u, extra = [], [], []
+        while i < len(lines) and (lines[i].startswith("=> ") or
+                                  lines[i].startswith("   (")):
+            line = lines[i]
+            if line.endswith(" (user)"):
+                u.append(int(line.split()[1], 16))
+            elif line.startswith("=> "):
+                k.append(kaddr(line))
+            elif "no kernel stack recorded" not in line:
+                extra.append(line)
+            i += 1
+        reqs[(int(m.group(2)), int(m.group(3), 16), name, tuple(k),
+              tuple(u), block_status(extra, len(u)))] += 1
+    return reqs
+
+
+def show(key):
+    pid, cookie, name, k, u, status = key
+    return "pid %d cookie 0x%x %s [%s | %s] %s" % (
+        pid, cookie, name, " ".join("%x" % a for a in k),
+        " ".join("%x" % a for a in u), status)
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    got = {"ustack": ustack(sys.argv[1]), "report": report(sys.argv[2]),
+           "kshark": kshark(sys.argv[3])}
+    # a request whose user stack never came: the report cannot name its
+    # event (it prints no block for it), so compare those without names
+    for r in got.values():
+        for key in [k for k in r if k[5] == "never-arrived" and k[2] != "?"]:
+            r[key[:2] + ("?",) + key[3:]] += r.pop(key)
+    counts = {n: sum(r.values()) for n, r in got.items()}
+    print("requests: " + ", ".join("%s %d" % kv for kv in counts.items()))
+    bad = 0
+    ref = got["ustack"]
+    for n in ("report", "kshark"):
+        if got[n] == ref:
+            continue
+        bad = 1
+        for key in sorted((ref - got[n]).keys()):
+            print("only in ustack, not in %s: %s" % (n, show(key)))
+        for key in sorted((got[n] - ref).keys()):
+            print("only in %s, not in ustack: %s" % (n, show(key)))
+    if not counts["ustack"]:
+        print("no requests at all")
+        bad = 1
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
