@@ -14,8 +14,11 @@ make -s -C "$REPO/tests/workload"
 # the reader side: the libtracefs-ext tool and the libtraceevent plugin
 make -s -C "$REPO/libtracefs-ext" >&2
 make -s -C "$REPO/trace-cmd/plugins" >&2
+# trace-cmd 3.4 with our series (record -T records the user stacks)
+tc=$("$here/build-tracecmd.sh")
 out=$CACHE/demo
-"$here/run-guest.sh" --quiet --out "$out" --cmd "$REPO/tests/guest/demo-guest.sh" >/dev/null ||
+"$here/run-guest.sh" --quiet --out "$out" \
+	--cmd "FTD_TRACECMD=$(printf %q "$tc") $REPO/tests/guest/demo-guest.sh" >/dev/null ||
 	{ cat "$out/console.log" >&2; die "the demo failed (see $out)"; }
 # The guest's output, without the kernel's boot messages
 sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'
@@ -23,6 +26,6 @@ echo
 echo "# on the host: ustack $out/demo.dat   (libtracefs-ext: names from the saved process maps)"
 "$REPO/libtracefs-ext/build/ustack" "$out/demo.dat"
 echo
-echo "# on the host: trace-cmd report with our libtraceevent plugin (raw user addresses)"
-TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins trace-cmd report "$out/demo.dat" 2>/dev/null |
-	sed -n '/user_stack_deferred/,$p' | head -40
+echo "# on the host: trace-cmd report of the record -T file, with our libtraceevent plugin"
+echo "# (each event, then the merged stack when its user stack arrives; raw user addresses)"
+TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins "$tc" report "$out/demo.dat" 2>/dev/null | head -40

@@ -22,10 +22,12 @@ echo "# merged: the event, its kernel stack, then the user stack of its cookie"
 $TC show "$f" "$WL"/callchain
 reset_tracing >/dev/null
 
-# The same with the stock trace-cmd, saving the process maps: rig/demo.sh
-# shows it on the host with the libtracefs-ext tool and the plugin.
+# The same with trace-cmd record -T (trace-cmd 3.4 with our series,
+# FTD_TRACECMD, built on the host by rig/build-tracecmd.sh): -T records
+# the deferred user stacks and saves the process maps by itself.
+# rig/demo.sh shows its report on the host.
 cd "$FTD_RESULTS" &&
-trace-cmd record -q -o demo.dat --proc-map -F \
-	-e syscalls:sys_enter_getppid -R stacktrace:defer \
-	"$WL"/callchain getppid 2 > /dev/null &&
-echo "# recorded demo.dat with trace-cmd"
+echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $WL/callchain getppid 2" &&
+"${FTD_TRACECMD:-trace-cmd}" record -q -o demo.dat -T -e syscalls:sys_enter_getppid \
+	-F "$WL"/callchain getppid 2 > /dev/null &&
+echo "# recorded demo.dat with trace-cmd record -T"
