@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	3
+#define USTACK_VERSION_MINOR	4
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -114,6 +114,14 @@ struct ustack_event {
 	/* since 1.2: the frames the unwinder found, more than nr_user when
 	 * the status is USTACK_TRUNCATED; 0 unless the user stack came */
 	unsigned int		depth;
+	/* since 1.4: where the records of this request are, as the reader
+	 * gave them in tep_record.offset (in a trace.dat, the file offset,
+	 * for tracecmd_read_at() or a KernelShark entry's offset); 0 when
+	 * there is no such record.  record->offset is the event's own (its
+	 * cookie record's with USTACK_EV_UNSEEN). */
+	unsigned long long	cookie_offset;	/* its user_stack_cookie */
+	unsigned long long	stack_offset;	/* the user_stack_deferred
+						 * whose frames are user[] */
 };
 
 /* Return 0 to go on, non-zero to stop the source that feeds the join. */

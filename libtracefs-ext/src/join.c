@@ -41,6 +41,8 @@ struct held {
 	struct held		*next;
 	unsigned long long	ts;
 	unsigned long long	cookie;
+	unsigned long long	offset;		/* of the record held */
+	unsigned long long	cookie_offset;	/* of its cookie record */
 	struct tep_event	*event;
 	unsigned long long	*kframes;
 	void			*data;
@@ -74,6 +76,7 @@ struct entry {
 	int			nr;
 	unsigned long long	cookie;
 	unsigned long long	seq;
+	unsigned long long	offset;		/* of the user stack record */
 	unsigned long long	*frames;
 };
 
@@ -418,6 +421,7 @@ static void deliver(struct ustack_join *join, struct held *h,
 
 	memset(&rec, 0, sizeof(rec));
 	rec.ts = h->ts;
+	rec.offset = h->offset;
 	rec.cpu = h->cpu;
 	rec.size = h->size;
 	rec.record_size = h->size;
@@ -442,7 +446,10 @@ static void deliver(struct ustack_join *join, struct held *h,
 		ev.nr_user = t->nr;
 		ev.user = t->frames;
 		ev.depth = t->depth;
+		ev.stack_offset = t->offset;
 	}
+	if (h->has_c)
+		ev.cookie_offset = h->cookie_offset;
 	ret = join->cb(&ev, join->cb_data);
 	if (ret)
 		join->stopped = ret;
@@ -742,6 +749,7 @@ static struct held *held_new(const struct ustack_input *in)
 		h->size = in->size;
 	}
 	h->ts = in->ts;
+	h->offset = in->offset;
 	h->cpu = in->cpu;
 	h->pid = in->pid;
 	h->event = in->event;
@@ -860,6 +868,7 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 	}
 	h->has_c = true;
 	h->cookie = in->cookie;
+	h->cookie_offset = in->offset;
 	/* the cookie record carries the kernel stack of its event */
 	if (held_set_kernel(h, in) < 0) {
 		held_free(h);
@@ -919,6 +928,7 @@ static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 	e->flags = in->flags;
 	e->depth = in->depth;
 	e->seq = ++join->seq;
+	e->offset = in->offset;
 	if (in->nr > 0) {
 		e->frames = malloc(in->nr * sizeof(*e->frames));
 		if (!e->frames)
@@ -1158,6 +1168,7 @@ static int decode(struct ustack_join *join, struct tep_record *record,
 	memset(sp, 0, sizeof(*sp));
 	in->cpu = record->cpu;
 	in->ts = record->ts;
+	in->offset = record->offset;
 	in->pid = tep_data_pid(join->tep, record);
 	if (is_type(&join->kstack, type))
 		return decode_kstack(join, record, in, sp);

@@ -28,6 +28,7 @@ struct ustack_input {
 	int			cpu;
 	int			pid;
 	unsigned long long	ts;
+	unsigned long long	offset;		/* the record's, as read */
 	unsigned long long	cookie;		/* COOKIE, USTACK */
 	int			tgid;		/* USTACK */
 	unsigned int		flags;		/* COOKIE, USTACK: the record's */

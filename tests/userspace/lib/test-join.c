@@ -37,6 +37,9 @@ struct got {
 	unsigned long long	u[16];
 	unsigned int		depth;
 	int			event_id;
+	unsigned long long	off;		/* record->offset */
+	unsigned long long	coff;		/* cookie_offset */
+	unsigned long long	soff;		/* stack_offset */
 };
 
 struct log {
@@ -72,6 +75,9 @@ static int log_cb(const struct ustack_event *ev, void *data)
 	for (i = 0; i < ev->nr_user && i < 16; i++)
 		g->u[i] = ev->user[i];
 	g->depth = ev->depth;
+	g->off = ev->record->offset;
+	g->coff = ev->cookie_offset;
+	g->soff = ev->stack_offset;
 	g->event_id = ev->event ? ev->event->id : -1;
 	/* the record copy is readable */
 	if (ev->record->size >= 4)
@@ -984,6 +990,85 @@ static void test_records_good(const char *dir)
 	end();
 }
 
+/* Feed the record of size bytes in e->b, read at file offset off. */
+static int feed_at(struct rec_env *e, int size, int cpu,
+		   unsigned long long off)
+{
+	struct tep_record r = { .ts = ++e->ts, .cpu = cpu, .size = size,
+				.data = e->b, .offset = off };
+
+	return ustack_join_add_record(e->j, &r);
+}
+
+static struct got *find_cookie(struct log *l, unsigned long long cookie)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->g[i].cookie == cookie)
+			return &l->g[i];
+	return NULL;
+}
+
+static void test_records_offsets(const char *dir)
+{
+	struct rec_env e;
+	struct got *g;
+
+	begin("offsets (1.4): the event's, its cookie record's, its user stack's");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	ustack_join_set_flags(e.j, USTACK_JOIN_UNSEEN_EVENTS);
+	/* a request: event 0x1000, cookie 0x1010, user stack 0x2000 */
+	feed_at(&e, rec_event(e.b, 100), 1, 0x1000);
+	feed_at(&e, rec_cookie(e.b, 100, 0x11, 0, kgood, 3), 1, 0x1010);
+	feed_at(&e, rec_ustack(e.b, 100, 0x11, 100, 0, 4, ugood, 4), 0,
+		0x2000);
+	g = find_cookie(&e.l, 0x11);
+	CHECK(g && g->off == 0x1000 && g->coff == 0x1010 && g->soff == 0x2000,
+	      "complete: %llx %llx %llx", g ? g->off : 0, g ? g->coff : 0,
+	      g ? g->soff : 0);
+	/* a late request of the same entry: the stack read before */
+	feed_at(&e, rec_event(e.b, 100), 1, 0x1100);
+	feed_at(&e, rec_cookie(e.b, 100, 0x11, 0, kgood, 3), 1, 0x1110);
+	CHECK(e.l.n == 2 && e.l.g[1].off == 0x1100 &&
+	      e.l.g[1].coff == 0x1110 && e.l.g[1].soff == 0x2000 &&
+	      (e.l.g[1].flags & USTACK_EV_LATE), "late request");
+	/* a request whose event is not in the trace */
+	feed_at(&e, rec_cookie(e.b, 101, 0x12, 0, kgood, 3), 2, 0x3010);
+	feed_at(&e, rec_ustack(e.b, 101, 0x12, 101, 0, 4, ugood, 4), 2,
+		0x3020);
+	g = find_cookie(&e.l, 0x12);
+	CHECK(g && (g->flags & USTACK_EV_UNSEEN) && g->off == 0x3010 &&
+	      g->coff == 0x3010 && g->soff == 0x3020,
+	      "unseen: record is the cookie record");
+	/* lost: no user stack record */
+	feed_at(&e, rec_event(e.b, 102), 1, 0x4000);
+	feed_at(&e, rec_cookie(e.b, 102, 0x13, UNWIND_REC_NO_USER_STACK,
+			       kgood, 3), 1, 0x4010);
+	g = find_cookie(&e.l, 0x13);
+	CHECK(g && g->status == USTACK_LOST && g->off == 0x4000 &&
+	      g->coff == 0x4010 && !g->soff, "lost");
+	/* never arrived */
+	feed_at(&e, rec_event(e.b, 103), 3, 0x5000);
+	feed_at(&e, rec_cookie(e.b, 103, 0x14, 0, kgood, 3), 3, 0x5010);
+	ustack_join_flush(e.j);
+	g = find_cookie(&e.l, 0x14);
+	CHECK(g && g->status == USTACK_NEVER_ARRIVED && g->off == 0x5000 &&
+	      g->coff == 0x5010 && !g->soff, "never arrived");
+	/* no cookie: a kernel stack alone, no cookie or stack offset */
+	feed_at(&e, rec_event(e.b, 104), 3, 0x6000);
+	feed_at(&e, rec_kstack(e.b, 104, 3, kgood, 3, 3), 3, 0x6010);
+	ustack_join_flush(e.j);
+	g = &e.l.g[e.l.n - 1];
+	CHECK(g->status == USTACK_NO_COOKIE && g->pid == 104 &&
+	      g->off == 0x6000 && !g->coff && !g->soff, "no cookie");
+	env_close(&e);
+	end();
+}
+
 static void test_records_malformed(const char *dir)
 {
 	struct ustack_join_stats st;
@@ -1229,6 +1314,7 @@ int main(int argc, char **argv)
 	test_free_pending();
 	test_plausible();
 	test_records_good(argv[1]);
+	test_records_offsets(argv[1]);
 	test_records_malformed(argv[1]);
 	test_records_damage(argv[1]);
 	test_bad_format(argv[1]);
