@@ -2,8 +2,8 @@
 /*
  * Test program for the KernelShark plugin, through libkshark the way the
  * GUI uses it: open a trace.dat as a KernelShark data stream, register the
- * plugin to the stream, load the entries (the plugin sees every record),
- * then print, for the entries that have one, the info text KernelShark
+ * plugin to the stream and initialise it (it runs libtracefs-ext's join
+ * over the stream's records in time order), load the entries, then print, for the entries that have one, the info text KernelShark
  * shows (with the plugin's one-line stack) and the merged stack from
  * kshark_unwind_stack_text().
  *

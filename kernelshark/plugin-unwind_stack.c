@@ -7,18 +7,19 @@
  * kernel stack); later, once per (instance, cookie),
  * ftrace:user_stack_deferred (cookie, tgid, flags, depth, user frames).
  *
- * While KernelShark loads a trace (records of one CPU in order), the
- * plugin notes, per CPU, the last two records; at each cookie record it
- * remembers the asking event (the record just before it from the same
- * task; a kernel_stack record of that task may sit between) and the
- * cookie record, keyed by (pid, cookie); at each user_stack_deferred it
- * remembers where the user stack is.  Matching is by (pid, cookie), so the
- * CPU and the order of loading do not matter.
- *
- * The merged stack (kernel frames, then user frames) of an entry is built
- * on demand by reading the cookie and user_stack_deferred records:
- *  - it is appended to the entry's info text (the "Info" column of the
- *    list and the graph's tooltip) as "[stack: k0 < k1 ... | u0 < u1 ...]";
+ * The (pid, cookie) join is libtracefs-ext's (src/join.c, linked in from
+ * libustack-join.a with its symbols hidden), the one ustack and the
+ * libtraceevent plugin use.  libkshark hands a plugin the records one
+ * CPU at a time, not in time order, so the plugin does not join them as
+ * they are loaded: when it is initialised for a stream, it reads the
+ * stream's records once, all CPUs merged in time order, through the join,
+ * and keeps per request only where its records are (the offsets of the
+ * asking event, its cookie record and its user_stack_deferred, which
+ * KernelShark entries carry too) and its status.  No frames are kept:
+ *  - the merged stack of an entry is appended to its info text (the
+ *    "Info" column of the list and the graph's tooltip) as
+ *    "[stack: k0 < k1 ... | u0 < u1 ...]", the frames read from the
+ *    cookie record and the user_stack_deferred when shown;
  *  - kshark_unwind_stack_text() returns it as text, one frame per line,
  *    for any entry (asking event, its cookie record, or a
  *    user_stack_deferred, which lists every event it completes).
@@ -43,69 +44,58 @@
 #include <libkshark-tepdata.h>
 #include <trace-cmd.h>
 #include <event-parse.h>
+#include <tracefs-ext.h>
 
 #include "unwind_stack.h"
 #include "unwind_record.h"
 
-#define US_HASH		4096
 #define US_MAX_FRAMES	512
 
-#define US_COOKIE_NO_USER_STACK	0x1	/* user_stack_cookie flags */
 #define US_DEFERRED_TRUNCATED	0x1	/* user_stack_deferred flags */
 #define US_FTRACE_TRAMPOLINE	0x7fffffffULL
 
-enum us_role { US_OTHER, US_KSTACK, US_COOKIE, US_DEFERRED };
+#define US_NONE		(-1)
 
-struct us_ask {
-	struct us_ask	*next;		/* by (pid, cookie) */
-	int64_t		ask_off;	/* -1: not known */
-	int		ask_id;
-	int64_t		cookie_off;	/* its kernel frames are there */
-	int64_t		ts;
-	uint64_t	cookie;
-	unsigned int	flags;
+/*
+ * One request, as the join delivered it: where its records are, and what
+ * it needs to be shown.  56 bytes, no frames.
+ */
+struct us_req {
+	int64_t		ev_off;		/* the asking event; -1: not seen */
+	int64_t		cookie_off;	/* its cookie record (kernel frames) */
+	int64_t		stack_off;	/* its user_stack_deferred; -1: none */
+	int		ev_id;		/* the asking event's id, or -1 */
 	int		pid;
 	int		cpu;
-};
-
-struct us_off {				/* offset -> ask */
-	struct us_off	*next;
-	int64_t		off;
-	struct us_ask	*ask;
-};
-
-struct us_def {
-	struct us_def	*next;
+	int		next;		/* next request of the same user
+					 * stack, in delivery order; -1 */
 	uint64_t	cookie;
-	int		pid;
-	int64_t		off;
+	unsigned char	status;		/* enum ustack_status */
 };
 
-struct us_last {
+/* offset -> request: open addressing, key -1 is a free slot */
+struct us_slot {
 	int64_t		off;
-	int64_t		ts;
-	int		id;
-	int		pid;
-	int		valid;
-};
-
-struct us_cpu {
-	struct us_last	last[2];	/* [0] the last record, [1] before */
+	int		req;
 };
 
 struct plugin_unwind_ctx {
 	struct kshark_data_stream	*stream;
 	struct tep_handle		*tep;
-	int				kstack_id;
 	int				cookie_id;
 	int				deferred_id;
-	int				*ids;
-	int				n_ids;
-	struct us_cpu			*cpus;
-	int				n_cpus;
-	struct us_ask			*asks[US_HASH];
-	struct us_off			*offs[US_HASH];
-	struct us_def			*defs[US_HASH];
+	struct us_req			*reqs;
+	int				n_reqs;
+	int				cap_reqs;
+	/*
+	 * The offsets of asking events and cookie records map to their
+	 * request, that of a user_stack_deferred to the first request it
+	 * completes (the others follow through us_req.next).
+	 */
+	struct us_slot			*slots;
+	size_t				n_slots;	/* a power of 2 */
+	size_t				used_slots;
+	int				failed;		/* out of memory */
 	stream_get_str_func		orig_get_info;
 };
 
@@ -115,44 +105,28 @@ KS_DEFINE_PLUGIN_CONTEXT(struct plugin_unwind_ctx, plugin_unwind_free);
 
 static int n_contexts;	/* to free the context array with the last */
 
-static unsigned int key_hash(int pid, uint64_t cookie)
-{
-	uint64_t h = (cookie ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ULL;
-
-	return h >> 52;		/* 12 bits */
-}
-
-static unsigned int off_hash(int64_t off)
-{
-	return ((uint64_t)off * 0x9e3779b97f4a7c15ULL) >> 52;
-}
-
 static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 {
-	struct us_ask *a;
-	struct us_off *o;
-	struct us_def *d;
-	int i;
-
 	if (!ctx)
 		return;
-	for (i = 0; i < US_HASH; i++) {
-		while ((a = ctx->asks[i])) {
-			ctx->asks[i] = a->next;
-			free(a);
-		}
-		while ((o = ctx->offs[i])) {
-			ctx->offs[i] = o->next;
-			free(o);
-		}
-		while ((d = ctx->defs[i])) {
-			ctx->defs[i] = d->next;
-			free(d);
-		}
-	}
-	free(ctx->ids);
-	free(ctx->cpus);
+	free(ctx->reqs);
+	free(ctx->slots);
 	free(ctx);
+}
+
+/*
+ * libtracefs-ext's messages (an unknown record format) name this plugin.
+ * Hidden: the libtraceevent plugin, loaded RTLD_GLOBAL in the same
+ * process, has its own.
+ */
+__attribute__((visibility("hidden")))
+int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
+{
+	(void)level;
+	fprintf(stderr, "unwind_stack: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -176,166 +150,183 @@ static struct tep_event *rec_event(struct tep_handle *tep,
 }
 
 /* ------------------------------------------------------------------ */
-/* Loading: one call per record (all events are registered). */
+/* The table of offsets. */
 
-static enum us_role role_of(struct plugin_unwind_ctx *ctx, int id)
+static size_t off_hash(int64_t off, size_t n)
 {
-	if (id == ctx->kstack_id)
-		return US_KSTACK;
-	if (id == ctx->cookie_id)
-		return US_COOKIE;
-	if (id == ctx->deferred_id)
-		return US_DEFERRED;
-	return US_OTHER;
+	return (((uint64_t)off * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1);
 }
 
-static struct us_ask *find_by_off(struct plugin_unwind_ctx *ctx,
-				  int64_t off)
+static struct us_slot *slot_find(struct plugin_unwind_ctx *ctx, int64_t off)
 {
-	struct us_off *o;
+	size_t i;
 
-	for (o = ctx->offs[off_hash(off)]; o; o = o->next)
-		if (o->off == off)
-			return o->ask;
+	if (!ctx->n_slots || off < 0)
+		return NULL;
+	for (i = off_hash(off, ctx->n_slots); ctx->slots[i].off >= 0;
+	     i = (i + 1) & (ctx->n_slots - 1))
+		if (ctx->slots[i].off == off)
+			return &ctx->slots[i];
 	return NULL;
 }
 
-static void add_off(struct plugin_unwind_ctx *ctx, int64_t off,
-		    struct us_ask *a)
+static int slots_grow(struct plugin_unwind_ctx *ctx)
 {
-	struct us_off *o;
-	unsigned int h = off_hash(off);
+	size_t n = ctx->n_slots ? ctx->n_slots * 2 : 1024, i, j;
+	struct us_slot *t = malloc(n * sizeof(*t));
 
-	if (off < 0 || find_by_off(ctx, off))
-		return;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return;
-	o->off = off;
-	o->ask = a;
-	o->next = ctx->offs[h];
-	ctx->offs[h] = o;
+	if (!t)
+		return -1;
+	for (i = 0; i < n; i++)
+		t[i].off = US_NONE;
+	for (i = 0; i < ctx->n_slots; i++) {
+		if (ctx->slots[i].off < 0)
+			continue;
+		for (j = off_hash(ctx->slots[i].off, n); t[j].off >= 0;
+		     j = (j + 1) & (n - 1))
+			;
+		t[j] = ctx->slots[i];
+	}
+	free(ctx->slots);
+	ctx->slots = t;
+	ctx->n_slots = n;
+	return 0;
 }
 
-static void note_cookie(struct plugin_unwind_ctx *ctx, struct us_cpu *c,
-			struct tep_record *rec, struct kshark_entry *e)
+/* Map off to request req, unless it is mapped already: then return it. */
+static struct us_slot *slot_add(struct plugin_unwind_ctx *ctx, int64_t off,
+				int req)
 {
-	struct tep_event *ev = rec_event(ctx->tep, rec);
-	unsigned long long cookie, flags = 0;
-	struct us_last *l0 = &c->last[0], *l1 = &c->last[1];
-	struct us_last *ask = NULL;
-	struct us_ask *a;
-	unsigned int h;
+	struct us_slot *sl = slot_find(ctx, off);
+	size_t i;
 
-	if (!ev || unwind_rec_field(ev, rec, "cookie", &cookie))
-		return;
-	unwind_rec_field(ev, rec, "flags", &flags);
-	if (find_by_off(ctx, e->offset))
-		return;			/* loaded again: known */
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return;
-	a->ask_off = -1;
-	a->ask_id = -1;
-	a->cookie_off = e->offset;
-	a->cookie = cookie;
-	a->flags = flags;
-	a->pid = e->pid;
-	a->cpu = e->cpu;
-	a->ts = e->ts;
-	/* the event just before, or before the stacktrace option's stack */
-	if (l0->valid && l0->pid == e->pid) {
-		if (role_of(ctx, l0->id) == US_OTHER)
-			ask = l0;
-		else if (role_of(ctx, l0->id) == US_KSTACK && l1->valid &&
-			 l1->pid == e->pid && role_of(ctx, l1->id) == US_OTHER)
-			ask = l1;
+	if (sl || off < 0)
+		return sl;
+	if ((ctx->used_slots + 1) * 2 > ctx->n_slots && slots_grow(ctx) < 0) {
+		ctx->failed = 1;
+		return NULL;
 	}
-	if (ask) {
-		a->ask_off = ask->off;
-		a->ask_id = ask->id;
-		a->ts = ask->ts;
-	}
-	h = key_hash(a->pid, cookie);
-	a->next = ctx->asks[h];
-	ctx->asks[h] = a;
-	add_off(ctx, a->cookie_off, a);
-	add_off(ctx, a->ask_off, a);
-}
-
-static struct us_def *find_def(struct plugin_unwind_ctx *ctx, int pid,
-			       uint64_t cookie)
-{
-	struct us_def *d;
-
-	for (d = ctx->defs[key_hash(pid, cookie)]; d; d = d->next)
-		if (d->pid == pid && d->cookie == cookie)
-			return d;
+	for (i = off_hash(off, ctx->n_slots); ctx->slots[i].off >= 0;
+	     i = (i + 1) & (ctx->n_slots - 1))
+		;
+	ctx->slots[i].off = off;
+	ctx->slots[i].req = req;
+	ctx->used_slots++;
 	return NULL;
 }
 
-static void note_deferred(struct plugin_unwind_ctx *ctx,
-			  struct tep_record *rec, struct kshark_entry *e)
-{
-	struct tep_event *ev = rec_event(ctx->tep, rec);
-	unsigned long long cookie;
-	struct us_def *d;
-	unsigned int h;
+/* ------------------------------------------------------------------ */
+/* Loading: the stream's records in time order, through the join. */
 
-	if (!ev || unwind_rec_field(ev, rec, "cookie", &cookie))
-		return;
-	d = find_def(ctx, e->pid, cookie);
-	if (!d) {
-		d = calloc(1, sizeof(*d));
-		if (!d)
-			return;
-		d->pid = e->pid;
-		d->cookie = cookie;
-		h = key_hash(e->pid, cookie);
-		d->next = ctx->defs[h];
-		ctx->defs[h] = d;
+static int note_request(const struct ustack_event *ev, void *data)
+{
+	struct plugin_unwind_ctx *ctx = data;
+	struct us_slot *sl;
+	struct us_req *r;
+	int n = ctx->n_reqs, i;
+
+	/* a kernel stack without a cookie (a kernel thread): not ours */
+	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
+		return 0;
+	if (n == ctx->cap_reqs) {
+		int cap = ctx->cap_reqs ? ctx->cap_reqs * 2 : 256;
+
+		r = realloc(ctx->reqs, cap * sizeof(*r));
+		if (!r) {
+			ctx->failed = 1;
+			return 1;	/* stop: show what we have */
+		}
+		ctx->reqs = r;
+		ctx->cap_reqs = cap;
 	}
-	d->off = e->offset;
+	r = &ctx->reqs[n];
+	r->ev_off = (ev->flags & USTACK_EV_UNSEEN) ? US_NONE :
+		    (int64_t)ev->record->offset;
+	r->cookie_off = ev->cookie_offset;
+	r->stack_off = ev->stack_offset ? (int64_t)ev->stack_offset : US_NONE;
+	r->ev_id = ev->event ? ev->event->id : -1;
+	r->pid = ev->pid;
+	r->cpu = ev->cpu;
+	r->next = -1;
+	r->cookie = ev->cookie;
+	r->status = ev->status;
+	ctx->n_reqs++;
+
+	slot_add(ctx, r->ev_off, n);
+	slot_add(ctx, r->cookie_off, n);
+	sl = slot_add(ctx, r->stack_off, n);
+	if (sl) {
+		/* the user stack completes others too: append */
+		for (i = sl->req; ctx->reqs[i].next >= 0; i = ctx->reqs[i].next)
+			;
+		ctx->reqs[i].next = n;
+	}
+	return ctx->failed;
 }
 
-static void plugin_unwind_action(struct kshark_data_stream *stream,
-				 void *rec, struct kshark_entry *e)
+/*
+ * A record must lie inside its ring-buffer page: libtraceevent's kbuffer
+ * takes the length word of a damaged page as it is (as in
+ * libtracefs-ext's file source).  Such a record is not fed to the join.
+ */
+static int record_in_page(struct tep_handle *tep, struct tep_record *r)
 {
-	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
-	struct us_cpu *c, *n;
-	int nr;
+	long long sb = tep_get_sub_buffer_size(tep);
+	long long len = r->record_size > r->size ? r->record_size : r->size;
 
-	if (!ctx || !rec || e->cpu < 0)
-		return;
-	if (e->cpu >= ctx->n_cpus) {
-		nr = e->cpu + 1;
-		n = realloc(ctx->cpus, nr * sizeof(*n));
-		if (!n)
-			return;
-		memset(n + ctx->n_cpus, 0, (nr - ctx->n_cpus) * sizeof(*n));
-		ctx->cpus = n;
-		ctx->n_cpus = nr;
-	}
-	c = &ctx->cpus[e->cpu];
-	if (c->last[0].valid && e->ts < c->last[0].ts)
-		memset(c, 0, sizeof(*c));	/* loading again */
+	if (r->size < 8 || r->record_size < 0 || !r->data)
+		return 0;
+	if (sb <= 0)
+		return 1;
+	return len <= sb && (long long)(r->offset % sb) + len <= sb;
+}
 
-	switch (role_of(ctx, e->event_id)) {
-	case US_COOKIE:
-		note_cookie(ctx, c, rec, e);
-		break;
-	case US_DEFERRED:
-		note_deferred(ctx, rec, e);
-		break;
-	default:
-		break;
+/*
+ * Read the stream's records, all CPUs merged in time order (the order
+ * the join needs: a user stack may come on any CPU), and feed them to a
+ * join.  libkshark reads each CPU from its first record when it loads
+ * the entries, so the handle's position does not matter afterwards.
+ */
+static int join_stream(struct plugin_unwind_ctx *ctx)
+{
+	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
+	struct tep_record **next;
+	struct ustack_join *join;
+	int cpus, cpu, best, stop = 0;
+
+	if (!in)
+		return -1;
+	join = ustack_join_alloc(ctx->tep, note_request, ctx);
+	if (!join)
+		return -1;
+	ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS);
+	cpus = ctx->stream->n_cpus;
+	next = calloc(cpus > 0 ? cpus : 1, sizeof(*next));
+	if (!next) {
+		ustack_join_free(join);
+		return -1;
 	}
-	c->last[1] = c->last[0];
-	c->last[0].off = e->offset;
-	c->last[0].ts = e->ts;
-	c->last[0].id = e->event_id;
-	c->last[0].pid = e->pid;
-	c->last[0].valid = 1;
+	for (cpu = 0; cpu < cpus; cpu++)
+		next[cpu] = tracecmd_read_cpu_first(in, cpu);
+	for (;;) {
+		best = -1;
+		for (cpu = 0; cpu < cpus; cpu++)
+			if (next[cpu] && (best < 0 ||
+					  next[cpu]->ts < next[best]->ts))
+				best = cpu;
+		if (best < 0)
+			break;
+		if (!stop && record_in_page(ctx->tep, next[best]))
+			stop = ustack_join_add_record(join, next[best]) > 0;
+		tracecmd_free_record(next[best]);
+		next[best] = stop ? NULL : tracecmd_read_data(in, best);
+	}
+	for (cpu = 0; cpu < cpus; cpu++)
+		tracecmd_free_record(next[cpu]);
+	free(next);
+	ustack_join_flush(join);	/* the user stacks that never came */
+	ustack_join_free(join);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,32 +430,31 @@ static void kframe(struct buf *b, struct tep_handle *tep,
 	}
 }
 
-/* one asking event's merged stack */
-static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
+/* one request's merged stack */
+static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct buf *b, int oneline)
 {
 	unsigned long long fr[US_MAX_FRAMES];
-	struct tep_event *ev = a->ask_id >= 0 ?
-		tep_find_event(ctx->tep, a->ask_id) : NULL;
-	struct us_def *d = find_def(ctx, a->pid, a->cookie);
+	struct tep_event *ev = q->ev_id >= 0 ?
+		tep_find_event(ctx->tep, q->ev_id) : NULL;
 	unsigned long long depth = 0;
 	int i, nr, trunc = 0;
 
 	if (!oneline)
 		bprintf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
-			ev ? ev->name : "(event not seen)", a->pid, a->cpu,
-			(unsigned long long)a->cookie);
+			ev ? ev->name : "(event not seen)", q->pid, q->cpu,
+			(unsigned long long)q->cookie);
 	else
 		bprintf(b, " [stack: ");
 
 	pthread_mutex_lock(&ctx->stream->input_mutex);
-	nr = read_frames(ctx, a->cookie_off, 1, fr, US_MAX_FRAMES, NULL, NULL);
+	nr = read_frames(ctx, q->cookie_off, 1, fr, US_MAX_FRAMES, NULL, NULL);
 	for (i = 0; i < nr; i++)
 		kframe(b, ctx->tep, fr[i], oneline);
 	if (nr <= 0 && !oneline)
 		bprintf(b, "   (no kernel stack recorded)\n");
-	nr = d ? read_frames(ctx, d->off, 0, fr, US_MAX_FRAMES, &trunc,
-			     &depth) : -1;
+	nr = q->stack_off >= 0 ? read_frames(ctx, q->stack_off, 0, fr,
+					     US_MAX_FRAMES, &trunc, &depth) : -1;
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 
 	if (oneline) {
@@ -478,10 +468,10 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 		else
 			bprintf(b, "=> 0x%llx (user)\n", fr[i]);
 	}
-	if (!d && (a->flags & US_COOKIE_NO_USER_STACK))
+	if (q->stack_off < 0 && q->status == USTACK_LOST)
 		bprintf(b, oneline ? " user stack lost" :
 			"   (user stack lost: none will follow)\n");
-	else if (!d)
+	else if (q->stack_off < 0)
 		bprintf(b, oneline ? " user stack never arrived" :
 			"   (user stack never arrived)\n");
 	else if (nr < 0)
@@ -499,60 +489,48 @@ static void ask_text(struct plugin_unwind_ctx *ctx, struct us_ask *a,
 		bprintf(b, "]");
 }
 
+/* The cookie of the user_stack_deferred at off (for one nobody asked). */
+static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
+			   unsigned long long *cookie)
+{
+	struct tep_record *r;
+	struct tep_event *ev;
+	int ok = 0;
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = tracecmd_read_at(kshark_get_tep_input(ctx->stream), off, NULL);
+	if (r) {
+		ev = rec_event(ctx->tep, r);
+		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
+		tracecmd_free_record(r);
+	}
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	return ok ? 0 : -1;
+}
+
 static char *entry_text(struct plugin_unwind_ctx *ctx,
 			const struct kshark_entry *e, int oneline)
 {
+	struct us_slot *sl = slot_find(ctx, e->offset);
 	struct buf b = { 0 };
-	struct us_ask *a;
-	uint64_t cookie;
-	int n = 0;
+	unsigned long long c;
+	int i, n = 0;
 
 	if (e->event_id == ctx->deferred_id) {
-		struct tep_record *r;
-		struct tep_event *ev;
-		unsigned long long c;
-		int ok = 0;
-
-		pthread_mutex_lock(&ctx->stream->input_mutex);
-		r = tracecmd_read_at(kshark_get_tep_input(ctx->stream),
-				     e->offset, NULL);
-		if (r) {
-			ev = rec_event(ctx->tep, r);
-			ok = ev && !unwind_rec_field(ev, r, "cookie", &c);
-			tracecmd_free_record(r);
-		}
-		pthread_mutex_unlock(&ctx->stream->input_mutex);
-		if (!ok)
-			return NULL;
-		cookie = c;
-		for (a = ctx->asks[key_hash(e->pid, cookie)]; a; a = a->next)
-			if (a->pid == e->pid && a->cookie == cookie)
-				n++;
-		if (oneline) {
+		/* the requests it completes, in the order of delivery */
+		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
+			sl->req : -1;
+		for (; i >= 0; i = ctx->reqs[i].next, n++)
+			if (!oneline)
+				req_text(ctx, &ctx->reqs[i], &b, 0);
+		if (oneline)
 			bprintf(&b, " [completes %d event%s]", n,
 				n == 1 ? "" : "s");
-			return b.err ? (free(b.s), NULL) : b.s;
-		}
-		/* the list is newest first: print oldest first */
-		for (; n > 0; n--) {
-			int i = 0;
-
-			for (a = ctx->asks[key_hash(e->pid, cookie)]; a;
-			     a = a->next)
-				if (a->pid == e->pid && a->cookie == cookie &&
-				    ++i == n)
-					break;
-			if (a)
-				ask_text(ctx, a, &b, 0);
-		}
-		if (!b.s)
+		else if (!n && !deferred_cookie(ctx, e->offset, &c))
 			bprintf(&b, "cookie 0x%llx: no event recorded its cookie\n",
-				(unsigned long long)cookie);
-	} else {
-		a = find_by_off(ctx, e->offset);
-		if (!a)
-			return NULL;
-		ask_text(ctx, a, &b, oneline);
+				c);
+	} else if (sl) {
+		req_text(ctx, &ctx->reqs[sl->req], &b, oneline);
 	}
 	if (b.err) {
 		free(b.s);
@@ -584,7 +562,7 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 		return NULL;
 	info = ctx->orig_get_info(stream, e);
 	if (e->event_id < 0 || (e->event_id != ctx->deferred_id &&
-				!find_by_off(ctx, e->offset)))
+				!slot_find(ctx, e->offset)))
 		return info;
 	/* one frame per line does not fit a table row: one line */
 	if (info) {
@@ -610,11 +588,18 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 
 /* ------------------------------------------------------------------ */
 
+static void ctx_drop(struct kshark_data_stream *stream)
+{
+	__close(stream->stream_id);
+	if (--n_contexts == 0)
+		__close(KS_PLUGIN_CONTEXT_FREE);
+}
+
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
 	struct kshark_generic_stream_interface *iface;
 	struct plugin_unwind_ctx *ctx;
-	int i, n;
+	int ret;
 
 	if (!kshark_is_tep(stream))
 		return 0;
@@ -624,7 +609,6 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	n_contexts++;
 	ctx->stream = stream;
 	ctx->tep = kshark_get_tep(stream);
-	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	ctx->cookie_id = kshark_find_event_id(stream,
 					      "ftrace/user_stack_cookie");
 	ctx->deferred_id = kshark_find_event_id(stream,
@@ -634,19 +618,21 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
 			stream->file ? stream->file : "trace");
 	if (!ctx->tep || ctx->cookie_id < 0 || ctx->deferred_id < 0) {
-		__close(stream->stream_id);
-		if (--n_contexts == 0)
-			__close(KS_PLUGIN_CONTEXT_FREE);
+		ctx_drop(stream);
 		return 0;
 	}
 
-	/* every record passes through the action, to know what preceded */
-	ctx->ids = kshark_get_all_event_ids(stream);
-	n = ctx->ids ? stream->n_events : 0;
-	for (i = 0; i < n; i++)
-		kshark_register_event_handler(stream, ctx->ids[i],
-					      plugin_unwind_action);
-	ctx->n_ids = n;
+	/* the join, once, over the whole stream in time order */
+	pthread_mutex_lock(&stream->input_mutex);
+	ret = join_stream(ctx);
+	pthread_mutex_unlock(&stream->input_mutex);
+	if (ret < 0) {
+		ctx_drop(stream);
+		return 0;
+	}
+	if (ctx->failed)
+		fprintf(stderr, "unwind_stack: out of memory: %d requests kept\n",
+			ctx->n_reqs);
 
 	iface = stream->interface;
 	if (iface && iface->type == KS_GENERIC_DATA_INTERFACE &&
@@ -664,18 +650,12 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 {
 	struct kshark_generic_stream_interface *iface;
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
-	int i;
 
 	if (!ctx)
 		return 0;
-	for (i = 0; i < ctx->n_ids; i++)
-		kshark_unregister_event_handler(stream, ctx->ids[i],
-						plugin_unwind_action);
 	iface = stream->interface;
 	if (iface && iface->get_info == plugin_unwind_get_info)
 		iface->get_info = ctx->orig_get_info;
-	__close(stream->stream_id);
-	if (--n_contexts == 0)
-		__close(KS_PLUGIN_CONTEXT_FREE);
+	ctx_drop(stream);
 	return 1;
 }

@@ -347,6 +347,11 @@ export KS KSDIR
 export -f ks_run
 check "KernelShark plugin and kshark_stack build (libkshark 2.2)" \
 	make -C "$KSDIR" -s clean all
+check "KernelShark plugin: libtracefs-ext's join linked in, none of it exported" \
+	sh -c "nm '$KSDIR/plugin-unwind_stack.so' | grep -q ' t ustack_join_add_record\$' &&
+	       test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
+			awk '{print \$3}' | sort | tr '\n' ' ')\" = \
+		'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_unwind_stack_text '"
 check "KernelShark: every asking event of crosscpu.dat gets its merged stack" \
 	bash -c "ks_run '$WORK/crosscpu.dat' syscalls/sys_enter_getppid &&
 	       grep -q 'merged stacks shown: 2' '$WORK/ks.out' &&
