@@ -6,14 +6,7 @@
 #   tests/rig/run.sh
 #
 # Needs the test kernel (rig/build-kernel.sh; a no-op when it is built).
-set -uo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../../rig/common.sh"
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1${2:+ # $2}"; nfail=$((nfail + 1)); }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # ---- the archive comes from the machine's apt sources -----------------------
 # A made-up /etc/apt: the security suite first, a disabled entry, then the
@@ -88,7 +81,7 @@ fi
 
 # ---- accelerator by proof ----------------------------------------------------
 kernel=$("$REPO/rig/build-kernel.sh" 2>"$T/build.log") ||
-	{ tail -20 "$T/build.log"; fail kernel-build; echo "$npass passed, $nfail failed"; exit 1; }
+	{ tail -20 "$T/build.log"; fail kernel-build; finish; }
 need_pkgs qemu-system-x86
 
 # The rig's own choice on this machine, for the record.
@@ -154,5 +147,4 @@ FTD_ACCEL=kvm choose_accel "$kernel" 2>/dev/null
 (FTD_ACCEL=bogus choose_accel "$kernel") 2>/dev/null && fail accel-bad-value ||
 	pass accel-bad-value
 
-echo "$npass passed, $nfail failed"
-[ $nfail = 0 ]
+finish

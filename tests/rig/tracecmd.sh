@@ -19,15 +19,7 @@
 #  - each patch of trace-cmd/patches/series applies, in order, to a copy
 #    of pristine 3.4 (git apply --check, then apply), and the build above
 #    is of that series (its usage text has what the series adds).
-set -uo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../../rig/common.sh"
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1${2:+ # $2}"; nfail=$((nfail + 1)); }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-finish() { echo "$npass passed, $nfail failed"; [ $nfail = 0 ]; exit; }
+. "$(dirname "$0")/lib.sh"
 
 need_pkgs trace-cmd
 stock=/usr/bin/trace-cmd
