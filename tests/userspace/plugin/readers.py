@@ -110,17 +110,7 @@ def report(path):
             name = lines[i].split("] ", 1)[1]
             name = UNSEEN if name.startswith(UNSEEN) else name.split()[0]
             i += 1
-            k, u, extra = [], [], []
-            while i < len(lines) and (lines[i].startswith("=> ") or
-                                      lines[i].startswith("   (")):
-                line = lines[i]
-                if line.endswith(" (user)"):
-                    u.append(int(line.split()[1], 16))
-                elif line.startswith("=> "):
-                    k.append(kaddr(line))
-                else:
-                    extra.append(line)
-                i += 1
+            k, u, extra, i = frame_block(lines, i)
             reqs[(pid, cookie, name, tuple(k), tuple(u),
                   block_status(extra, len(u)))] += 1
     for (pid, cookie), ks in asked.items():
@@ -130,6 +120,24 @@ def report(path):
             # the asking event's name is not printed with a lone cookie
             reqs[(pid, cookie, "?", k, (), "never-arrived")] += 1
     return reqs
+
+
+def frame_block(lines, i, ignore=None):
+    """The "=> " frame lines and "   (" remarks from lines[i] on: kernel
+    addresses, user addresses, the remarks (but those containing IGNORE),
+    and the index of the first line after them."""
+    k, u, extra = [], [], []
+    while i < len(lines) and (lines[i].startswith("=> ") or
+                              lines[i].startswith("   (")):
+        line = lines[i]
+        if line.endswith(" (user)"):
+            u.append(int(line.split()[1], 16))
+        elif line.startswith("=> "):
+            k.append(kaddr(line))
+        elif ignore is None or ignore not in line:
+            extra.append(line)
+        i += 1
+    return k, u, extra, i
 
 
 def kshark(path):
@@ -143,17 +151,7 @@ def kshark(path):
         if not m:
             continue
         name = m.group(1)
-        k, u, extra = [], [], []
-        while i < len(lines) and (lines[i].startswith("=> ") or
-                                  lines[i].startswith("   (")):
-            line = lines[i]
-            if line.endswith(" (user)"):
-                u.append(int(line.split()[1], 16))
-            elif line.startswith("=> "):
-                k.append(kaddr(line))
-            elif "no kernel stack recorded" not in line:
-                extra.append(line)
-            i += 1
+        k, u, extra, i = frame_block(lines, i, "no kernel stack recorded")
         reqs[(int(m.group(2)), int(m.group(3), 16), name, tuple(k),
               tuple(u), block_status(extra, len(u)))] += 1
     return reqs
