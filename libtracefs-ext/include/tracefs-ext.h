@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	4
+#define USTACK_VERSION_MINOR	5
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -193,6 +193,9 @@ int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
 int ustack_join_set_instance(struct ustack_join *join, const char *name);
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
+/* since 1.5: 1 while the event of the record at offset on cpu is held */
+int ustack_join_holds(struct ustack_join *join, int cpu,
+		      unsigned long long offset);
 int ustack_join_get_stats(struct ustack_join *join,
 			  struct ustack_join_stats *stats);
 
@@ -245,6 +248,16 @@ int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
 int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
+/*
+ * since 1.5: maps kept by the caller.  Returns the name of the file mapped
+ * at @addr in process @pid and sets *@lowest to the start of that file's
+ * lowest mapping in the process, or returns NULL (no mapping there).
+ */
+typedef const char *(*ustack_map_func)(void *data, int pid,
+				       unsigned long long addr,
+				       unsigned long long *lowest);
+int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
+			     void *data);
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
 int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,

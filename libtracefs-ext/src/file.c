@@ -5,6 +5,7 @@
  * stream are merged across CPUs in time order by libtracecmd.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,4 +392,52 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 			struct ustack_join_stats *stats)
 {
 	return ustack_file_iterate_abi(file, index, cb, data, stats, false);
+}
+
+/*
+ * The mapping of a saved process map that holds @addr, and the start of
+ * that file's lowest mapping in the process: trace-cmd saves each map
+ * line on its own, so walk down while the name stays the same.
+ */
+static const char *file_find_map(void *data, int pid, unsigned long long addr,
+				 unsigned long long *lowest)
+{
+	struct tracecmd_input *h = data;
+	struct tracecmd_proc_addr_map *m, *prev;
+
+	m = tracecmd_search_task_map(h, pid, addr);
+	if (!m || !m->lib_name)
+		return NULL;
+	while (m->start > 0) {
+		prev = tracecmd_search_task_map(h, pid, m->start - 1);
+		if (!prev || !prev->lib_name ||
+		    strcmp(prev->lib_name, m->lib_name) ||
+		    prev->start >= m->start)
+			break;
+		m = prev;
+	}
+	*lowest = m->start;
+	return m->lib_name;
+}
+
+int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
+{
+	char *dir;
+	int ret;
+
+	if (!syms || !file) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ustack_syms_set_tep(syms, ustack_file_tep(file)))
+		return -1;
+	/* binaries copied next to the trace file are found there */
+	dir = strdup(file->path);
+	if (!dir)
+		return -1;
+	ret = ustack_syms_add_search_dir(syms, dirname(dir));
+	free(dir);
+	if (ret)
+		return -1;
+	return ustack_syms_set_map_func(syms, file_find_map, file->handle);
 }

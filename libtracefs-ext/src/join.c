@@ -1237,6 +1237,34 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	return join->stopped;
 }
 
+/*
+ * An open event may still get its kernel stack or cookie; a pending one
+ * waits for its user stack.  Pending events are searched newest cookie
+ * first: the event a reader asks about is almost always among the last.
+ */
+int ustack_join_holds(struct ustack_join *join, int cpu,
+		      unsigned long long offset)
+{
+	struct cpu_open *c;
+	struct pending *p;
+	struct held *h;
+	int i;
+
+	if (!join) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = cpu >= 0 && cpu < join->nr_cpus ? &join->cpus[cpu] : NULL;
+	for (i = 0; c && i < c->nr; i++)
+		if (c->ev[i]->offset == offset)
+			return 1;
+	for (p = join->pnew; p; p = p->prev)
+		for (h = p->head; h; h = h->next)
+			if (h->offset == offset && h->cpu == cpu)
+				return 1;
+	return 0;
+}
+
 /* ---- end ---- */
 
 int ustack_join_flush(struct ustack_join *join)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Symbols: user frames through the process maps (saved by
- * "trace-cmd record --proc-map" in trace.dat, or /proc/PID/maps, or added
- * by hand) and the ELF files they name, read with elfutils' libdwfl; kernel
+ * Symbols: user frames through the process maps (added by hand, read
+ * from /proc/PID/maps, or looked up by a function of the caller's: file.c
+ * gives the ones "trace-cmd record --proc-map" saves in trace.dat) and the ELF files they name, read with elfutils' libdwfl; kernel
  * frames through kallsyms (saved in trace.dat, or /proc/kallsyms).
  *
  * Each ELF file is opened once and reported to its own Dwfl so that
@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <trace-cmd.h>
 #include <unistd.h>
 
 #include "ustack-local.h"
@@ -50,17 +49,47 @@ struct elf_file {
 	char			*tmp;		/* last unversioned name */
 };
 
+/*
+ * Resolved user addresses, direct-mapped by (pid, address): a trace
+ * repeats the same few stacks, and libdwfl's lookup is the cost of a
+ * report.  Cleared whenever the maps or the search directories change.
+ */
+#define CACHE_SLOTS	4096
+
+struct cached {
+	bool			valid;
+	int			pid;
+	unsigned long long	addr;
+	struct ustack_sym	sym;
+	char			*name;		/* sym.name points here */
+};
+
 struct ustack_syms {
 	struct tep_handle	*tep;
 	bool			own_tep;
-	struct ustack_file	*file;
+	ustack_map_func		map_func;	/* maps kept elsewhere */
+	void			*map_data;
 	struct pid_maps		*pids;
 	int			nr_pids;
 	char			**dirs;
 	int			nr_dirs;
 	struct elf_file		*files;
+	struct cached		*cache;
 	int			errors;
 };
+
+static void cache_clear(struct ustack_syms *syms)
+{
+	int i;
+
+	if (!syms->cache)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++) {
+		free(syms->cache[i].name);
+		syms->cache[i].name = NULL;
+		syms->cache[i].valid = false;
+	}
+}
 
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf		= dwfl_build_id_find_elf,
@@ -98,6 +127,8 @@ void ustack_syms_free(struct ustack_syms *syms)
 		free(f->tmp);
 		free(f);
 	}
+	cache_clear(syms);
+	free(syms->cache);
 	if (syms->own_tep)
 		tep_free(syms->tep);
 	free(syms);
@@ -136,6 +167,7 @@ int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 		errno = EINVAL;
 		return -1;
 	}
+	cache_clear(syms);
 	p = pid_maps_get(syms, pid, true);
 	if (!p)
 		return -1;
@@ -197,6 +229,7 @@ int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
 		errno = EINVAL;
 		return -1;
 	}
+	cache_clear(syms);
 	d = realloc(syms->dirs, (syms->nr_dirs + 1) * sizeof(*d));
 	if (!d)
 		return -1;
@@ -208,20 +241,16 @@ int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
 	return 0;
 }
 
-static struct tep_handle *syms_tep(struct ustack_syms *syms)
+int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
+			     void *data)
 {
-	if (syms->file)
-		return ustack_file_tep(syms->file);
-	return syms->tep;
-}
-
-int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
-{
-	if (!syms || !file) {
+	if (!syms) {
 		errno = EINVAL;
 		return -1;
 	}
-	syms->file = file;
+	cache_clear(syms);
+	syms->map_func = func;
+	syms->map_data = data;
 	return 0;
 }
 
@@ -322,25 +351,8 @@ static const char *find_map(struct ustack_syms *syms, int pid,
 			return m->name;
 		}
 	}
-	if (syms->file) {
-		struct tracecmd_input *h = ustack_file_handle(syms->file);
-		struct tracecmd_proc_addr_map *m, *prev;
-
-		m = tracecmd_search_task_map(h, pid, addr);
-		if (!m || !m->lib_name)
-			return NULL;
-		/* maps are saved one line each: walk down to the lowest */
-		while (m->start > 0) {
-			prev = tracecmd_search_task_map(h, pid, m->start - 1);
-			if (!prev || !prev->lib_name ||
-			    strcmp(prev->lib_name, m->lib_name) ||
-			    prev->start >= m->start)
-				break;
-			m = prev;
-		}
-		*lowest = m->start;
-		return m->lib_name;
-	}
+	if (syms->map_func)
+		return syms->map_func(syms->map_data, pid, addr, lowest);
 	return NULL;
 }
 
@@ -426,8 +438,8 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
 	return f;
 }
 
-int ustack_syms_resolve(struct ustack_syms *syms, int pid,
-			unsigned long long addr, struct ustack_sym *sym)
+static int resolve(struct ustack_syms *syms, int pid,
+		   unsigned long long addr, struct ustack_sym *sym)
 {
 	unsigned long long lowest = 0, faddr;
 	struct elf_file *f;
@@ -483,6 +495,52 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 	return 0;
 }
 
+static struct cached *cache_slot(struct ustack_syms *syms, int pid,
+				 unsigned long long addr)
+{
+	unsigned long long h;
+
+	if (!syms->cache) {
+		syms->cache = calloc(CACHE_SLOTS, sizeof(*syms->cache));
+		if (!syms->cache)
+			return NULL;
+	}
+	h = (addr ^ ((unsigned long long)(unsigned int)pid << 40)) *
+		0x9E3779B97F4A7C15ULL;
+	return &syms->cache[(h >> 32) % CACHE_SLOTS];
+}
+
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym)
+{
+	struct cached *c;
+	int ret;
+
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = cache_slot(syms, pid, addr);
+	if (c && c->valid && c->pid == pid && c->addr == addr) {
+		*sym = c->sym;
+		return 0;
+	}
+	ret = resolve(syms, pid, addr, sym);
+	if (ret < 0 || !c)
+		return ret;
+	free(c->name);
+	c->name = sym->name ? strdup(sym->name) : NULL;
+	c->valid = !sym->name || c->name;
+	if (!c->valid)
+		return 0;
+	c->pid = pid;
+	c->addr = addr;
+	c->sym = *sym;
+	c->sym.name = c->name;
+	sym->name = c->name;
+	return 0;
+}
+
 int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 			       unsigned long long addr, struct ustack_sym *sym)
 {
@@ -496,7 +554,7 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 	}
 	memset(sym, 0, sizeof(*sym));
 	sym->offset = addr;
-	tep = syms_tep(syms);
+	tep = syms->tep;
 	if (!tep)
 		return 0;
 	name = tep_find_function(tep, addr);
