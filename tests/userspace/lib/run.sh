@@ -496,7 +496,7 @@ if trace-cmd convert -i "$FIX/trigger-getppid.dat" -o "$T/unc.dat" --compression
 	>/dev/null 2>&1 &&
    data=$(trace-cmd dump --flyrecord "$T/unc.dat" 2>/dev/null |
 	awk '/data offset and size/ { print $2, $3; exit }') && [ -n "$data" ]; then
-	run_tool clean 0 -s "$FIX/bin" "$T/unc.dat"
+	run_tool clean 0 -s "$FIX" "$T/unc.dat"
 	[ -s "$B/clean.err" ] && fail "damage: the clean copy warns: $(cat "$B/clean.err")"
 	python3 - "$T/unc.dat" "$T" $data <<'EOF2'
 import random, sys
@@ -512,7 +512,7 @@ for seed in range(12):
 EOF2
 	silent=0 reported=0 changed=0
 	for f in "$T"/pagedamage*.dat; do
-		"$USTACK" -s "$FIX/bin" "$f" >"$B/pd.out" 2>"$B/pd.err"
+		"$USTACK" -s "$FIX" "$f" >"$B/pd.out" 2>"$B/pd.err"
 		rc=$?
 		cmp -s "$B/pd.out" "$B/clean.out" && continue
 		changed=$((changed + 1))
@@ -530,7 +530,7 @@ EOF2
 		fail "damage: $silent silent of $changed changed"
 	fi
 	# the marks: a frame that cannot be an address is not given a name
-	"$USTACK" -s "$FIX/bin" "$T/pagedamage03.dat" >"$B/pd3.out" 2>"$B/pd3.err"
+	"$USTACK" -s "$FIX" "$T/pagedamage03.dat" >"$B/pd3.out" 2>"$B/pd3.err"
 	rc=$?
 	if [ $rc = 3 ] && grep -q '^  k 0x[0-9a-f]* \[not an address\]$' "$B/pd3.out" &&
 	   grep -q 'implausible kernel frame' "$B/pd3.err"; then
@@ -542,21 +542,21 @@ EOF2
 	# a user frame too, in text and in folded stacks, and the counts
 	# in the summary line agree with --stats
 	uf=$(for f in "$T"/pagedamage*.dat; do
-		"$USTACK" -s "$FIX/bin" "$f" 2>&1 >/dev/null |
+		"$USTACK" -s "$FIX" "$f" 2>&1 >/dev/null |
 			grep -q 'implausible user frame' && echo "$f" && break
 	done)
 	if [ -n "$uf" ] &&
-	   "$USTACK" -s "$FIX/bin" "$uf" >"$B/pdu.out" 2>"$B/pdu.err"; [ $? = 3 ] &&
+	   "$USTACK" -s "$FIX" "$uf" >"$B/pdu.out" 2>"$B/pdu.err"; [ $? = 3 ] &&
 	   grep -q '^  u 0x[0-9a-f]* \[not an address\]$' "$B/pdu.out" &&
-	   "$USTACK" -F -s "$FIX/bin" "$uf" 2>/dev/null | grep -q ';0x[0-9a-f]*_\[not_an_address\][; ]' &&
+	   "$USTACK" -F -s "$FIX" "$uf" 2>/dev/null | grep -q ';0x[0-9a-f]*_\[not_an_address\][; ]' &&
 	   n=$(sed -n 's/.* \([0-9]*\) implausible user frames\{0,1\}[,( ].*/\1/p' "$B/pdu.err") &&
-	   "$USTACK" --stats -q -s "$FIX/bin" "$uf" 2>&1 >/dev/null | grep -q "user frames $n, "; then
+	   "$USTACK" --stats -q -s "$FIX" "$uf" 2>&1 >/dev/null | grep -q "user frames $n, "; then
 		pass "damage: implausible user frame marked in text and folded output ($n, as --stats)"
 	else
 		cat "$B/pdu.err" 2>/dev/null
 		fail "damage: implausible user frame not marked (${uf:-no damaged copy has one})"
 	fi
-	"$USTACK" -q -s "$FIX/bin" "$T/pagedamage03.dat" >/dev/null 2>"$B/pd3q.err"
+	"$USTACK" -q -s "$FIX" "$T/pagedamage03.dat" >/dev/null 2>"$B/pd3q.err"
 	[ $? = 3 ] && [ ! -s "$B/pd3q.err" ] && pass "damage: -q keeps stderr quiet, exit still 3" ||
 		fail "damage: -q"
 else
@@ -564,7 +564,7 @@ else
 fi
 
 # ---- exit codes and messages ----
-"$USTACK" -s "$FIX/bin" "$FIX/trigger-getppid.dat" >/dev/full 2>"$B/full.err"
+"$USTACK" -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>"$B/full.err"
 rc=$?
 if [ $rc = 1 ] && grep -qx 'ustack: write error: No space left on device' "$B/full.err" &&
    [ "$(wc -l < "$B/full.err")" = 1 ]; then
@@ -573,7 +573,7 @@ else
 	cat "$B/full.err"
 	fail "ustack > /dev/full: exit $rc"
 fi
-"$USTACK" -F -s "$FIX/bin" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
+"$USTACK" -F -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
 [ $? = 1 ] && pass "ustack -F > /dev/full: exit 1" || fail "ustack -F > /dev/full"
 ver=$(sed -n 's/^VERSION[[:space:]]*=[[:space:]]*//p' "$LIB/Makefile")
 [ "$("$USTACK" --version)" = "ustack (libtracefs-ext) $ver" ] && [ "$("$USTACK" -V)" = "ustack (libtracefs-ext) $ver" ] &&

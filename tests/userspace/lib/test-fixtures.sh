@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The ustack tool on the trace.dat fixtures recorded on the booted kernel
 # (tests/fixtures/, made by tests/fixtures/record.sh; the workload binaries
-# are in tests/fixtures/bin/), with the records of the final series
+# are next to them in tests/fixtures/), with the records of the final series
 # (ftrace:user_stack_cookie carrying the kernel stack, ftrace:user_stack_
 # deferred with flags and depth).  A trace of the pre-release series
 # (unwind:user_stack_*: prerelease-*.dat, and the fuzzer's
@@ -64,7 +64,7 @@ check() {
 # line that says so, exit 1, nothing on stdout, no valgrind error
 prerelease() {
 	local name=$1 old=$2 rc
-	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$old" >"$B/$name.out" 2>"$B/$name.err"
+	"${VG[@]}" "$USTACK" -s "$FIX" "$old" >"$B/$name.out" 2>"$B/$name.err"
 	rc=$?
 	if [ $rc = 1 ] && [ ! -s "$B/$name.out" ] &&
 	   [ "$(cat "$B/$name.err")" = "ustack: $old: trace recorded by a pre-release kernel series (unwind:user_stack_* records): record it again" ]; then
@@ -86,7 +86,7 @@ for f in "$FIX"/*.dat; do
 		continue
 		;;
 	esac
-	"${VG[@]}" "$USTACK" -s "$FIX/bin" "$f" >"$B/$name.out" 2>"$B/$name.err"
+	"${VG[@]}" "$USTACK" -s "$FIX" "$f" >"$B/$name.out" 2>"$B/$name.err"
 	rc=$?
 	if [ "$rc" = 99 ] || [ "$rc" -gt 3 ] || [ "$rc" = 1 ]; then
 		cat "$B/$name.err"
@@ -106,7 +106,7 @@ for f in "$FIX"/*.dat; do
 	trigger-getppid)
 		check "$name" '[ "$complete" -ge 10 ] && [ "$ok" = "$complete" ] && [ "$never" = 0 ] && [ "$kf" -gt 0 ]' \
 			"10 getppid enter/exit events, kernel frames then $CHAIN by name"
-		"${VG[@]}" "$USTACK" -s "$FIX/bin" --folded "$f" >"$B/$name.folded" 2>/dev/null
+		"${VG[@]}" "$USTACK" -s "$FIX" --folded "$f" >"$B/$name.folded" 2>/dev/null
 		n=$(grep -c '^callchain;.*work_inner;.*_getppid.* 5$\|^callchain;.*work_inner;.* 5$' "$B/$name.folded")
 		check "$name" '[ "$n" -ge 2 ]' "folded: one line per distinct stack, count 5 each ($n lines)"
 		;;
@@ -122,7 +122,7 @@ for f in "$FIX"/*.dat; do
 		;;
 	compat32)
 		# exactly the 3 getppid() calls asked: the trigger has a filter
-		"$USTACK" --stats -s "$FIX/bin" "$f" 2>&1 >/dev/null |
+		"$USTACK" --stats -s "$FIX" "$f" 2>&1 >/dev/null |
 			grep -o 'orphan stacks [0-9]*' > "$B/$name.orphans"
 		check "$name" '[ "$events" = 3 ] && [ "$ok" = 3 ] && [ "$never" = 0 ] && grep -qx "orphan stacks 0" "$B/$name.orphans"' \
 			"32-bit task: 3 events, each with $CHAIN from the i386 binary, no stack without its event"
@@ -132,7 +132,7 @@ for f in "$FIX"/*.dat; do
 		# requests of 28 other syscalls whose event is not in the trace,
 		# each with its kernel and user stack (unseen-event); 2 user
 		# stacks whose cookie was never recorded are orphans
-		"$USTACK" --stats -s "$FIX/bin" "$f" 2>&1 >/dev/null |
+		"$USTACK" --stats -s "$FIX" "$f" 2>&1 >/dev/null |
 			grep -o 'orphan stacks [0-9]*' > "$B/$name.orphans"
 		unseen=$(grep -c '^callchain32-[0-9]* .* unseen-event status=complete' "$B/$name.out")
 		check "$name" '[ "$events" = 31 ] && [ "$unseen" = 28 ] && [ "$ok" = 3 ] && grep -qx "orphan stacks 2" "$B/$name.orphans"' \
@@ -158,7 +158,7 @@ for f in "$FIX"/*.dat; do
 		check "$name" '[ "$events" = 0 ] || [ "$complete" -ge 1 ]' "read ($events workload events)"
 		;;
 	esac
-	"${VG[@]}" "$USTACK" -s "$FIX/bin" --folded "$f" >"$B/$name.folded2" 2>/dev/null
+	"${VG[@]}" "$USTACK" -s "$FIX" --folded "$f" >"$B/$name.folded2" 2>/dev/null
 	# frames have no spaces, but for the markers of a missing user stack
 	if ! sed 's/;\[user stack \(never arrived\|lost\|empty\)\];/;/' "$B/$name.folded2" |
 	   grep -vq '^[^ ]* [0-9][0-9]*$'; then
