@@ -16,7 +16,11 @@
 #     sources is edited);
 #   - the seven functions neither library has come from trace-cmd/compat
 #     (a static library, linked after -ltracefs; its header is
-#     force-included so the calls are declared).
+#     force-included so the calls are declared);
+#   - libtracefs-ext (the join and the symbol lookup that report uses
+#     with the series) is this repo's, as the static libustack-join.a,
+#     named by a libtracefs-ext.pc of the prefix: trace-cmd finds it with
+#     pkg-config like its other optional libraries.
 # Each build starts from a fresh copy of the pristine trees in
 # $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
 # applied in order (patch -p1): the later trace-cmd series plugs in there.
@@ -26,6 +30,12 @@
 # Cached: nothing is built when $CACHE/tracecmd/.key matches the inputs
 # (tarball names, this script, trace-cmd/compat/*, the patch series).
 #   --force   rebuild anyway
+#   --stock   build pristine 3.4 instead (no series, no libtracefs-ext),
+#             into $CACHE/tracecmd/stock/prefix: what the series is
+#             compared with (bench/report.sh, tests/rig/tracecmd.sh)
+#   --asan    the series built with AddressSanitizer and UBSan (trace-cmd,
+#             libtracecmd and libtracefs-ext's part), into
+#             $CACHE/tracecmd/asan/prefix: for damaged-file tests
 # trace-cmd's unit tests (utest, `make test` with CUnit) are not built:
 # they call tracefs_instance_reset() (libtracefs >= 1.7, not in bookworm,
 # not in trace-cmd/compat) and record with the host's tracefs (which
@@ -39,9 +49,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 force=0
+stock=0
+asan=0
 for a in "$@"; do
 	case $a in
 	--force) force=1 ;;
+	--stock) stock=1 ;;
+	--asan) asan=1 ;;
 	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 0 ;;
 	*) die "unknown argument: $a" ;;
 	esac
@@ -54,6 +68,10 @@ mapfile -t trees < <("$here/fetch-tracecmd.sh")
 tc_src=${trees[0]} tep_src=${trees[1]}
 
 D=$CACHE/tracecmd
+[ $stock = 1 ] && D=$CACHE/tracecmd/stock
+[ $asan = 1 ] && D=$CACHE/tracecmd/asan
+san=
+[ $asan = 1 ] && san="-fsanitize=address,undefined -fno-omit-frame-pointer"
 P=$D/prefix
 W=$D/work
 compat=$REPO/trace-cmd/compat
@@ -64,7 +82,7 @@ bin=$P/bin/trace-cmd
 # The patches named in trace-cmd/patches/series, in order ('#' comments
 # and blank lines skipped).
 patches=()
-if [ -f "$pdir/series" ]; then
+if [ $stock = 0 ] && [ -f "$pdir/series" ]; then
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$pdir/$p" ] || die "trace-cmd/patches/series names $p, which does not exist"
@@ -74,8 +92,11 @@ fi
 
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
-	sha256sum "$0" "$compat"/*.[ch] | cut -d' ' -f1
-	[ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
+	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libtracefs-ext/src/*.[ch] \
+		"$REPO"/libtracefs-ext/include/*.h "$REPO"/libtracefs-ext/Makefile \
+		"$REPO"/common/*.h | cut -d' ' -f1
+	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
+	echo "stock=$stock asan=$asan"
 	for p in "${patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done
 } | sha256sum | cut -c1-16)
 
@@ -85,7 +106,8 @@ if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" 
 	exit 0
 fi
 
-need_pkgs gcc make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev
+need_pkgs gcc make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev \
+	libdw-dev libelf-dev
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
@@ -133,14 +155,30 @@ run "trace-cmd/compat" \
 rm -f "$D/compat/libtccompat.a"
 run "libtccompat.a" ar rcs "$D/compat/libtccompat.a" "$D/compat/tc-compat.o"
 
-# 3. trace-cmd 3.4.  Command-line variables override the Makefile's
+# 3. libtracefs-ext's join and symbols, static, for report (the series'
+# optional libtracefs-ext; without it report prints stack records as is)
+U=$D/ustack
+[ $stock = 0 ] && run "libtracefs-ext: libustack-join.a" \
+	make -C "$REPO/libtracefs-ext" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" join-archive
+uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libtracefs-ext/Makefile")
+[ $stock = 0 ] && cat > "$P/lib/pkgconfig/libtracefs-ext.pc" <<EOF
+Name: libtracefs-ext
+Description: deferred user stacks: the join and the symbols (static)
+Version: $uver
+Requires: libtraceevent libtracefs
+Cflags: -I$REPO/libtracefs-ext/include
+Libs: -L$U -lustack-join -ldw -lelf
+EOF
+
+# 4. trace-cmd 3.4.  Command-line variables override the Makefile's
 # (also in its sub-makes); CFLAGS goes through the environment because the
 # Makefile appends to it (a command-line CFLAGS would drop -DHAVE_ZSTD...).
 tc_make=(make -C "$W/trace-cmd" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib
 	pkgconfig_dir="$P/lib/pkgconfig" NO_PYTHON=1
 	LIBTRACEEVENT_MIN_VERSION=1.8 LIBTRACEFS_MIN_VERSION=1.6
 	LIBTRACEFS_LDLAGS="$(pkg-config --libs libtracefs) -L$D/compat -ltccompat")
-export CFLAGS="-g -O2 -Wall -include $compat/tc-compat.h"
+export CFLAGS="-g -O2 -Wall $san -include $compat/tc-compat.h"
+[ -n "$san" ] && export LDFLAGS="$san"
 # all_cmd before libs: trace-cmd links libtracecmd.a (its Makefile's
 # choice); with libtracecmd.so already built it would also record a
 # needless NEEDED on it, depending on the order -j ran things.

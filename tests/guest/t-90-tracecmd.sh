@@ -4,28 +4,28 @@
 # `record -T` records deferred user stacks and saves the process maps, in
 # every instance given -T; `-O nouserstacktrace_defer` keeps kernel stacks
 # only; without the kernel option, one line on stderr and kernel stacks
-# only; `-R stacktrace:defer` saves the maps too.  Read with `trace-cmd
-# report` and our libtraceevent plugin.  Without FTD_TRACECMD or the
-# plugin every test here fails.  FTD_PLUGIN_DIR: where the plugin is
-# (default trace-cmd/plugins of the repo, built by rig/test-all.sh).
+# only; `-R stacktrace:defer` saves the maps too.  Read with the series'
+# `trace-cmd report`: each event that asked followed by its kernel stack
+# and its user stack, named from the saved maps and the binaries; the
+# stack records hidden (counted with --stack-records).  With two -B
+# instances, with a report filter, and for a 32-bit program.  Without
+# FTD_TRACECMD every test here fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
 TCMD=${FTD_TRACECMD:-}
-PLUGINS=${FTD_PLUGIN_DIR:-$REPO/trace-cmd/plugins}
 CHAIN=work_inner,work_middle,work_outer,main
 D=$FTD_RESULTS/t90
 rm -rf "$D"
 mkdir -p "$D"
 NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
-tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps"
+tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-report-filter
+tracecmd-T-32bit"
 
 missing=
 [ -n "$TCMD" ] && [ -x "$TCMD" ] ||
 	missing="no trace-cmd: FTD_TRACECMD='$TCMD' (rig/test-all.sh builds it with rig/build-tracecmd.sh)"
-[ -z "$missing" ] && [ ! -f "$PLUGINS/plugin_unwind_deferred.so" ] &&
-	missing="no $PLUGINS/plugin_unwind_deferred.so (make -C trace-cmd/plugins on the host)"
 if [ -n "$missing" ]; then
 	for t in $TESTS; do t_begin "$t"; t_fail "$missing"; done
 	t_summary
@@ -33,64 +33,73 @@ if [ -n "$missing" ]; then
 fi
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
 
+# report NAME: the report of $D/NAME.dat in $D/NAME.txt, and with the
+# stack records shown in $D/NAME.raw (no libtraceevent plugin)
+report() {
+	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/$1.dat" > "$D/$1.txt" 2> "$D/$1.rerr" ||
+		{ t_fail "report $1.dat: $(tail -3 "$D/$1.rerr" | tr '\n' ' ')"; return 1; }
+	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report --stack-records -i "$D/$1.dat" > "$D/$1.raw" 2>&1 ||
+		{ t_fail "report --stack-records $1.dat: $(tail -3 "$D/$1.raw" | tr '\n' ' ')"; return 1; }
+}
+
 # rec NAME ARGS...: trace-cmd record -o $D/NAME.dat ARGS (stderr kept in
-# $D/NAME.err), then its report with our plugin in $D/NAME.txt and its
-# options (trace-cmd dump --options) in $D/NAME.opt
+# $D/NAME.err), then report NAME and its options (trace-cmd dump
+# --options) in $D/NAME.opt
 rec() {
 	local n=$1
 	shift
 	"$TCMD" record -o "$D/$n.dat" "$@" > "$D/$n.out" 2> "$D/$n.err" ||
 		{ t_fail "record $*: status $?: $(tail -3 "$D/$n.err" | tr '\n' ' ')"; return 1; }
-	TRACEEVENT_PLUGIN_DIR=$PLUGINS "$TCMD" report -i "$D/$n.dat" > "$D/$n.txt" 2> "$D/$n.rerr" ||
-		{ t_fail "report $n.dat: $(tail -3 "$D/$n.rerr" | tr '\n' ' ')"; return 1; }
+	report "$n" || return 1
 	"$TCMD" dump --options "$D/$n.dat" > "$D/$n.opt" 2>&1 ||
 		{ t_fail "dump --options $n.dat: $(tail -3 "$D/$n.opt" | tr '\n' ' ')"; return 1; }
 }
 
-# stacks REPORT BINARY FUNCS MIN: the merged stacks the plugin prints in a
-# trace-cmd report for sys_enter_getppid (" [event i/n] sys_enter_getppid"
-# then "=> func+0xoff (addr)" kernel frames and "=> 0xADDR (user)" user
-# frames): at least MIN, each with kernel frames through do_syscall_64 and
-# user frames that resolve, with BINARY's symbols, to FUNCS innermost first
+# stacks REPORT EVENT BINARY FUNCS MIN [INSTANCE]: the report shows at
+# least MIN EVENT events (of INSTANCE, default the top buffer), and each
+# is followed by " <kernel stack>" with frames through do_syscall_64 or
+# do_int80_emulation, then " <user stack>" (complete) whose frames are
+# "FUNC+0xoff (BINARY)" for FUNCS, innermost first; no stack record is
+# shown
 stacks() {
 	python3 - "$@" <<'EOF'
-import bisect, re, subprocess, sys
-rep, binary, want, minimum = sys.argv[1], sys.argv[2], sys.argv[3].split(','), int(sys.argv[4])
-addrs, names = [], []
-for l in subprocess.run(['nm', '-n', '--defined-only', binary], check=True,
-                        capture_output=True, text=True).stdout.splitlines():
-    p = l.split()
-    if len(p) == 3 and p[1] in 'tTwW':
-        addrs.append(int(p[0], 16)); names.append(p[2])
-def name(a):
-    i = bisect.bisect_right(addrs, a) - 1
-    return names[i] if i >= 0 and a - addrs[-1] < 0x100000 else '?'
-blocks, cur = [], None
-for line in open(rep, errors='replace'):
-    line = line.rstrip('\n')
-    if re.match(r'^ \[event \d+/\d+\] sys_enter_getppid ', line):
-        cur = dict(k=[], u=[]); blocks.append(cur); continue
-    m = re.match(r'^=> (.*)$', line)
-    if cur is not None and m:
-        u = re.match(r'^0x([0-9a-f]+) \(user\)$', m.group(1))
-        if u: cur['u'].append(int(u.group(1), 16))
-        else: cur['k'].append(m.group(1))
+import re, sys
+rep, event, binary, want, minimum = sys.argv[1:6]
+want, minimum = want.split(','), int(minimum)
+inst = sys.argv[6] if len(sys.argv) > 6 else ''
+ev = re.compile(r'^(?:(\S+): )?\s*\S.*-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+lines = open(rep, errors='replace').read().split('\n')
+n, i = 0, 0
+while i < len(lines):
+    m = ev.match(lines[i])
+    i += 1
+    if not m:
         continue
-    cur = None
-for b in blocks:
-    got = [name(a) for a in b['u']]
-    if got[:len(want)] != want:
-        sys.exit('a stack resolves to %s, expected %s first' % (got, want))
-    if not any(k.startswith('do_syscall_64') for k in b['k']):
-        sys.exit('a stack has no do_syscall_64 kernel frame: %s' % b['k'])
-if len(blocks) < minimum:
-    text = open(rep, errors='replace').read()
-    sys.exit('%d merged getppid stacks, expected at least %d (report: %d sys_enter_getppid, '
-             '%d user_stack_cookie, %d user_stack_deferred)' % (len(blocks), minimum,
-             text.count(' sys_enter_getppid: '), text.count(' user_stack_cookie: '),
-             text.count(' user_stack_deferred: ')))
-print('%d merged stacks: %d kernel frames, then user %s' %
-      (len(blocks), len(blocks[0]['k']), ' <- '.join(want)))
+    if m.group(2) in ('user_stack_cookie', 'user_stack_deferred', 'kernel_stack'):
+        sys.exit('a stack record is shown: ' + lines[i - 1])
+    if m.group(2) != event or (m.group(1) or '') != inst:
+        continue
+    k, u = [], []
+    if lines[i] != ' <kernel stack>':
+        sys.exit('%s is not followed by its kernel stack: %r' % (event, lines[i]))
+    i += 1
+    while lines[i].startswith(' => '):
+        k.append(lines[i][4:]); i += 1
+    if lines[i] != ' <user stack>':
+        sys.exit('%s: no complete user stack after the kernel stack: %r' % (event, lines[i]))
+    i += 1
+    while i < len(lines) and lines[i].startswith(' => '):
+        u.append(lines[i][4:]); i += 1
+    if not any(f.startswith(('do_syscall_64+', 'do_int80_emulation+')) for f in k):
+        sys.exit('no syscall entry among the kernel frames: %s' % k)
+    got = [re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f) for f in u[:len(want)]]
+    exp = ['%s %s' % (f, binary) for f in want]
+    if got != exp:
+        sys.exit('user frames %s, expected %s first' % (u, exp))
+    n += 1
+if n < minimum:
+    sys.exit('%d %s events with their stacks, expected at least %d' % (n, event, minimum))
+print('%d %s events, each with kernel frames then user %s' % (n, event, ' <- '.join(want)))
 EOF
 }
 
@@ -109,27 +118,21 @@ opt_off() { test "$(cat "$TRACEFS/options/userstacktrace_defer")" = 0; }
 
 t_begin tracecmd-T-user-stacks
 rec t -T -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 3 &&
-check "merged stacks" stacks "$D/t.txt" "$WL"/callchain $CHAIN 3 &&
-check "cookie records, no kernel_stack records" test "$(count "$D/t.txt" user_stack_cookie)" -ge 3 -a "$(count "$D/t.txt" kernel_stack)" = 0 &&
+check "stacks under the events" stacks "$D/t.txt" sys_enter_getppid "$WL"/callchain $CHAIN 3 &&
+check "cookie records, no kernel_stack records" test "$(count "$D/t.raw" user_stack_cookie)" -ge 3 -a "$(count "$D/t.raw" kernel_stack)" = 0 &&
 check "maps without --proc-map" maps "$D/t.opt" "$WL"/callchain &&
 check "no missing-option line" noline "$D/t.err" &&
 check "option reset after record" opt_off &&
 t_pass
 
-# Each instance given -T gets the option; the cookie is the same in both
-# (one kernel entry), so each instance is split out and read on its own
+# Each instance given -T gets the option and its own user stack records
+# (the same cookie in both: one kernel entry); report shows each
+# instance's events with their stacks
 t_begin tracecmd-T-two-instances
 rec b -B ta -T -e syscalls:sys_enter_getppid -B tb -T -e syscalls:sys_enter_getppid \
 	-F "$WL"/callchain getppid 3 &&
-ok=0 &&
-for i in ta tb; do
-	"$TCMD" split -i "$D/b.dat" -o "$D/b-$i.dat" -B $i -t > "$D/b-$i.split" 2>&1 ||
-		{ t_fail "split -B $i: $(tail -3 "$D/b-$i.split" | tr '\n' ' ')"; break; }
-	TRACEEVENT_PLUGIN_DIR=$PLUGINS "$TCMD" report -i "$D/b-$i.dat" > "$D/b-$i.txt" 2>&1 &&
-	check "instance $i: merged stacks" stacks "$D/b-$i.txt" "$WL"/callchain $CHAIN 3 || break
-	ok=$((ok + 1))
-done &&
-[ $ok = 2 ] &&
+check "instance ta: stacks under the events" stacks "$D/b.txt" sys_enter_getppid "$WL"/callchain $CHAIN 3 ta &&
+check "instance tb: stacks under the events" stacks "$D/b.txt" sys_enter_getppid "$WL"/callchain $CHAIN 3 tb &&
 check "maps without --proc-map" maps "$D/b.opt" "$WL"/callchain &&
 check "no missing-option line" noline "$D/b.err" &&
 t_pass
@@ -150,12 +153,13 @@ EOF
 check "record in the namespace" unshare -m --propagation private bash "$D/noopt.sh" "$D/n.err" \
 	"$TCMD" record -o "$D/n.dat" -T -e syscalls:sys_enter_getppid -B na -T -e syscalls:sys_enter_getppid \
 	-B nb -T -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 3 &&
-TRACEEVENT_PLUGIN_DIR=$PLUGINS "$TCMD" report -i "$D/n.dat" > "$D/n.txt" 2>&1 &&
+report n &&
 check "one line on stderr" test "$(grep -c "$NOOPT" "$D/n.err")" = 1 &&
 check "the line" grep -qx "trace-cmd record: -T: this kernel has $NOOPT: kernel stacks only" "$D/n.err" &&
-check "kernel stacks" test "$(count "$D/n.txt" kernel_stack)" -ge 9 &&
-check "no cookie records" test "$(count "$D/n.txt" user_stack_cookie)" = 0 &&
-check "no user stacks" test "$(count "$D/n.txt" user_stack_deferred)" = 0 &&
+check "kernel stacks" test "$(count "$D/n.raw" kernel_stack)" -ge 9 &&
+check "no cookie records" test "$(count "$D/n.raw" user_stack_cookie)" = 0 &&
+check "no user stacks" test "$(count "$D/n.raw" user_stack_deferred)" = 0 &&
+check "kernel stacks under the events, no user stack" test "$(grep -c '^ <kernel stack>$' "$D/n.txt")" -ge 9 -a "$(grep -c '^ <user stack>' "$D/n.txt")" = 0 &&
 check "kernel stacks only, asked for: no line, no failure" unshare -m --propagation private bash "$D/noopt.sh" "$D/n2.err" \
 	"$TCMD" record -o "$D/n2.dat" -T -O nouserstacktrace_defer -e syscalls:sys_enter_getppid \
 	-F "$WL"/callchain getppid 1 &&
@@ -168,9 +172,10 @@ rec k1 -T -O nouserstacktrace_defer -e syscalls:sys_enter_getppid -F "$WL"/callc
 rec k2 -O nouserstacktrace_defer -T -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 3 &&
 ok=0 &&
 for k in k1 k2; do
-	check "$k: kernel stacks" test "$(count "$D/$k.txt" kernel_stack)" -ge 3 &&
-	check "$k: no cookie records" test "$(count "$D/$k.txt" user_stack_cookie)" = 0 &&
-	check "$k: no user stacks" test "$(count "$D/$k.txt" user_stack_deferred)" = 0 &&
+	check "$k: kernel stacks" test "$(count "$D/$k.raw" kernel_stack)" -ge 3 &&
+	check "$k: no cookie records" test "$(count "$D/$k.raw" user_stack_cookie)" = 0 &&
+	check "$k: no user stacks" test "$(count "$D/$k.raw" user_stack_deferred)" = 0 &&
+	check "$k: no user stack under the events" test "$(grep -c '^ <user stack>' "$D/$k.txt")" = 0 &&
 	check "$k: no line" noline "$D/$k.err" || break
 	ok=$((ok + 1))
 done &&
@@ -180,10 +185,26 @@ t_pass
 # A stacktrace:defer trigger saves the maps too; without it (control), no maps
 t_begin tracecmd-R-defer-maps
 rec r -e syscalls:sys_enter_getppid -R stacktrace:defer -F "$WL"/callchain getppid 3 &&
-check "merged stacks" stacks "$D/r.txt" "$WL"/callchain $CHAIN 3 &&
+check "stacks under the events" stacks "$D/r.txt" sys_enter_getppid "$WL"/callchain $CHAIN 3 &&
 check "maps without --proc-map" maps "$D/r.opt" "$WL"/callchain &&
 rec r0 -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 1 &&
 check "control: no maps without -T or the trigger" nomaps "$D/r0.opt" &&
+t_pass
+
+# Every syscall asks; report -F shows only getppid, each with its stacks
+t_begin tracecmd-T-report-filter
+rec all -T -e syscalls -F "$WL"/callchain getppid 3 &&
+TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -F sys_enter_getppid -i "$D/all.dat" > "$D/allf.txt" 2>&1 &&
+check "stacks under the filtered events" stacks "$D/allf.txt" sys_enter_getppid "$WL"/callchain $CHAIN 3 &&
+check "only sys_enter_getppid shown" test "$(grep -c ': sys_enter_getppid: ' "$D/allf.txt")" = "$(grep -c '^ *[^ <=].*: [a-z_]*: ' "$D/allf.txt")" &&
+check "more events asked in the whole report" test "$(grep -c '^ <user stack>' "$D/all.txt")" -gt "$(grep -c '^ <user stack>' "$D/allf.txt")" &&
+t_pass
+
+# A 32-bit program (int $0x80: raw_syscalls, id 64 is getppid on i386)
+t_begin tracecmd-T-32bit
+rec c32 -T -e raw_syscalls:sys_enter -f "id == $NR_GETPPID_32" -F "$WL"/callchain32 getppid 3 &&
+check "stacks under the events" stacks "$D/c32.txt" sys_enter "$WL"/callchain32 $CHAIN 3 &&
+check "maps without --proc-map" maps "$D/c32.opt" "$WL"/callchain32 &&
 t_pass
 
 reset_tracing

@@ -9,12 +9,20 @@
 #  - it takes libtraceevent (and libtracecmd, if not linked in) from its
 #    prefix, not bookworm's (same sonames); no shared object exports a
 #    compat stub;
-#  - `report` on every tests/fixtures/*.dat (recorded by bookworm's
-#    trace-cmd 3.1.6) prints what /usr/bin/trace-cmd report prints, with
-#    and without our libtraceevent plugin.  The one difference is removed
-#    before comparing: since 3.2 report shows the latency flags column
+#  - stock 3.4 (rig/build-tracecmd.sh --stock): `report` on every
+#    tests/fixtures/*.dat (recorded by bookworm's trace-cmd 3.1.6) prints
+#    what /usr/bin/trace-cmd report prints, with and without our
+#    libtraceevent plugin.  The one difference is removed before
+#    comparing: since 3.2 report shows the latency flags column
 #    (". . . . ." after "[CPU]") by default, 3.1.6 only with -l (whose
 #    layout is different again);
+#  - the series' `report` (stacks under each event): the same events as
+#    stock 3.4 with the stack records hidden; --stack-records shows them;
+#    --symdir and the trace file's directory find the binaries; -F and
+#    --cpu keep each shown event's stacks; the two instances of a -B
+#    recording each get theirs; damaged files give an error or the
+#    records before the damage, never a crash (the ASan build of the
+#    series, rig/build-tracecmd.sh --asan);
 #  - `list -o` gives the stock list (when tracefs is readable);
 #  - each patch of trace-cmd/patches/series applies, in order, to a copy
 #    of pristine 3.4 (git apply --check, then apply), and the build above
@@ -22,7 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_pkgs trace-cmd
-stock=/usr/bin/trace-cmd
+old=/usr/bin/trace-cmd
 
 # The series, each patch checked against pristine 3.4 plus the ones before
 pdir=$REPO/trace-cmd/patches
@@ -56,6 +64,13 @@ else
 	finish
 fi
 prefix=$(cd "$(dirname "$tc")/.." && pwd)
+if stock=$("$REPO/rig/build-tracecmd.sh" --stock 2>"$T/build.log") && [ -x "$stock" ]; then
+	pass tracecmd-stock-build
+else
+	tail -20 "$T/build.log"
+	fail tracecmd-stock-build "rig/build-tracecmd.sh --stock failed"
+	finish
+fi
 
 v=$("$tc" --version 2>&1 | awk '/ version / { print; exit }')
 [[ $v == "trace-cmd version 3.4.0 "* ]] && pass tracecmd-version ||
@@ -101,8 +116,8 @@ for dat in "$REPO"/tests/fixtures/*.dat; do
 	for pd in noplugin plugin; do
 		name=tracecmd-report-$n
 		[ $pd = plugin ] && name=$name-plugin
-		TRACEEVENT_PLUGIN_DIR=$T/$pd "$stock" report "$dat" > "$T/old" 2>"$T/olderr"
-		TRACEEVENT_PLUGIN_DIR=$T/$pd "$tc" report "$dat" 2>"$T/newerr" | drop_flags > "$T/new"
+		TRACEEVENT_PLUGIN_DIR=$T/$pd "$old" report "$dat" > "$T/old" 2>"$T/olderr"
+		TRACEEVENT_PLUGIN_DIR=$T/$pd "$stock" report "$dat" 2>"$T/newerr" | drop_flags > "$T/new"
 		rc=${PIPESTATUS[0]}
 		if [ "$rc" != 0 ]; then
 			fail "$name" "exit status $rc: $(head -3 "$T/newerr" | tr '\n' ' ')"
@@ -117,8 +132,151 @@ for dat in "$REPO"/tests/fixtures/*.dat; do
 done
 [ $nfix -gt 0 ] || fail tracecmd-report "no tests/fixtures/*.dat"
 
+# ---- the series' report: stacks under each event
+export TRACEEVENT_PLUGIN_DIR=$T/noplugin
+F=$REPO/tests/fixtures
+# the lines of events, without the stack records (and their frames) or
+# the stack lines under the events
+events_only() {
+	awk '/: (user_stack_cookie|user_stack_deferred|kernel_stack): / { skip = 1; next }
+	     /^ <(kernel|user) stack>/ || /^ => / || /^=> / { next }
+	     { print }' "$@"
+}
+for dat in "$F"/*.dat; do
+	n=$(basename "$dat" .dat)
+	case $n in prerelease-*) continue ;; esac
+	"$stock" report "$dat" > "$T/stock" 2>/dev/null
+	"$tc" report "$dat" > "$T/series" 2>"$T/err"
+	rc=$?
+	if [ $rc != 0 ]; then
+		fail "tracecmd-stacks-$n" "exit status $rc: $(head -3 "$T/err" | tr '\n' ' ')"
+	elif ! grep -q '^ <user stack>' "$T/series"; then
+		fail "tracecmd-stacks-$n" "no user stack shown"
+	elif grep -q ': user_stack_deferred: ' "$T/series"; then
+		fail "tracecmd-stacks-$n" "a user_stack_deferred record is shown"
+	elif ! diff <(events_only "$T/stock") <(events_only "$T/series") > "$T/diff"; then
+		fail "tracecmd-stacks-$n" "events differ from stock 3.4: $(sed -n '1,4p' "$T/diff" | tr '\n' ' ')"
+	else
+		pass "tracecmd-stacks-$n"
+	fi
+done
+
+# --stack-records: the records are back, as stock prints them
+d=$F/trigger-getppid.dat
+"$tc" report --stack-records "$d" > "$T/recs" 2>/dev/null
+"$stock" report "$d" > "$T/stock" 2>/dev/null
+nr=$(grep -c ': user_stack_cookie: ' "$T/stock")
+if [ "$nr" -gt 0 ] && [ "$(grep -c ': user_stack_cookie: ' "$T/recs")" = "$nr" ] &&
+   [ "$(grep -c ': user_stack_deferred: ' "$T/recs")" = "$(grep -c ': user_stack_deferred: ' "$T/stock")" ] &&
+   grep -q '^ <user stack>' "$T/recs"; then
+	pass tracecmd-stack-records-option
+else
+	fail tracecmd-stack-records-option "cookie records: stock $nr, --stack-records $(grep -c ': user_stack_cookie: ' "$T/recs")"
+fi
+
+# Binaries: next to the trace file (the fixtures), else --symdir
+mkdir -p "$T/alone"
+cp "$d" "$T/alone/"
+"$tc" report "$d" > "$T/named" 2>/dev/null
+grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain)$' "$T/named" &&
+	pass tracecmd-symbols-next-to-trace ||
+	fail tracecmd-symbols-next-to-trace "no named work_inner frame"
+"$tc" report "$T/alone/trigger-getppid.dat" > "$T/alone.out" 2>/dev/null
+"$tc" report --symdir "$F" "$T/alone/trigger-getppid.dat" > "$T/symdir.out" 2>/dev/null
+if ! grep -q '^ => work_inner+' "$T/alone.out" &&
+   grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain)$' "$T/symdir.out"; then
+	pass tracecmd-symdir
+else
+	fail tracecmd-symdir "frames named without the binary, or not with --symdir"
+fi
+
+# -F: only sys_exit_getppid shown, each still with its stacks
+"$tc" report -F sys_exit_getppid "$d" > "$T/f" 2>/dev/null
+ne=$(grep -c ': sys_exit_getppid: ' "$T/stock")
+if [ "$ne" -gt 0 ] && [ "$(grep -c ': sys_exit_getppid: ' "$T/f")" = "$ne" ] &&
+   [ "$(grep -c '^ <user stack>$' "$T/f")" = "$ne" ] &&
+   ! grep -q ': sys_enter_getppid: ' "$T/f"; then
+	pass tracecmd-filter-keeps-stacks
+else
+	fail tracecmd-filter-keeps-stacks "$ne events; shown $(grep -c ': sys_exit_getppid: ' "$T/f"), user stacks $(grep -c '^ <user stack>$' "$T/f")"
+fi
+
+# --cpu: each CPU's report has its events' stacks; together, all of them
+o=$F/option-T.dat
+all=$("$tc" report "$o" 2>/dev/null | grep -c '^ <user stack>')
+sum=0
+for c in $("$tc" report --cpus "$o" 2>/dev/null | awk 'NR > 1 { for (i = 1; i <= NF; i++) print $i }'); do
+	k=$("$tc" report --cpu "$c" "$o" 2>/dev/null | grep -c '^ <user stack>')
+	sum=$((sum + k))
+done
+[ "$all" -gt 0 ] && [ "$sum" = "$all" ] && pass tracecmd-cpu-keeps-stacks ||
+	fail tracecmd-cpu-keeps-stacks "all CPUs: $all user stacks; per CPU summed: $sum"
+
+# -B: the top buffer asked, the "quiet" instance only recorded events
+"$tc" report "$F/two-instances.dat" > "$T/b" 2>/dev/null
+if grep -q '^ <user stack>' "$T/b" && grep -q '^quiet: ' "$T/b" &&
+   awk '/^quiet: / { q = 1; next } /^ <user stack>/ && q { bad = 1 } /^ *[^ <=]/ { q = 0 }
+	END { exit bad }' "$T/b"; then
+	pass tracecmd-instances-stacks
+else
+	fail tracecmd-instances-stacks "no stacks, no quiet instance, or stacks under a quiet event"
+fi
+
+# The ASan/UBSan build of the series: the fixtures give no report (no
+# leak either), and damaged copies of them (cut short at 7 places, 16
+# bytes flipped at 8 places each) give an error message or records, never
+# a crash or a sanitizer report.
+if asan=$("$REPO/rig/build-tracecmd.sh" --asan 2>"$T/asan-build.log") && [ -x "$asan" ]; then
+	pass tracecmd-asan-build
+	sanitized() { # sanitized LOG RC: no sanitizer report, no crash signal
+		! grep -q 'AddressSanitizer\|LeakSanitizer\|runtime error:' "$1" &&
+		case $2 in 124|134|135|136|139) false ;; *) true ;; esac
+	}
+	bad=
+	for dat in "$F"/*.dat; do
+		timeout 300 "$asan" report "$dat" > /dev/null 2>"$T/asan.err"
+		sanitized "$T/asan.err" $? || bad+=" $(basename "$dat"): $(grep -m1 'Sanitizer\|runtime error' "$T/asan.err")"
+	done
+	[ -z "$bad" ] && pass tracecmd-asan-fixtures || fail tracecmd-asan-fixtures "$bad"
+	mkdir -p "$T/dmg"
+	python3 - "$T/dmg" "$F"/trigger-getppid.dat "$F"/option-T.dat "$F"/two-instances.dat <<'EOF'
+import os, random, sys
+random.seed(8)
+for path in sys.argv[2:]:
+    name = os.path.basename(path)[:-4]
+    data = open(path, "rb").read()
+    n = len(data)
+    for i, frac in enumerate([0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 0.99]):
+        open("%s/%s-cut%d.dat" % (sys.argv[1], name, i), "wb").write(data[:int(n * frac)])
+    for i in range(8):
+        b = bytearray(data)
+        for j in range(16):
+            p = random.randrange(int(n * (0.1 + 0.1 * i)), n)
+            b[p] ^= random.randrange(1, 256)
+        open("%s/%s-flip%d.dat" % (sys.argv[1], name, i), "wb").write(bytes(b))
+EOF
+	bad= silent= nd=0
+	for dat in "$T"/dmg/*.dat; do
+		nd=$((nd + 1))
+		timeout 300 "$asan" report "$dat" > "$T/dmg.out" 2>"$T/dmg.err"
+		rc=$?
+		sanitized "$T/dmg.err" $rc || bad+=" $(basename "$dat") (exit $rc: $(grep -m1 'Sanitizer\|runtime error' "$T/dmg.err"))"
+		# nothing shown: then it must say why, and fail
+		if [ "$(grep -c . "$T/dmg.out")" -le 1 ] && { [ $rc = 0 ] || ! [ -s "$T/dmg.err" ]; }; then
+			silent+=" $(basename "$dat")"
+		fi
+	done
+	[ $nd = 45 ] && [ -z "$bad" ] && pass tracecmd-asan-damaged-files ||
+		fail tracecmd-asan-damaged-files "$nd files;$bad"
+	[ $nd = 45 ] && [ -z "$silent" ] && pass tracecmd-damaged-files-say-why ||
+		fail tracecmd-damaged-files-say-why "empty output without an error:$silent"
+else
+	tail -20 "$T/asan-build.log"
+	fail tracecmd-asan-build "rig/build-tracecmd.sh --asan failed"
+fi
+
 if [ -r /sys/kernel/tracing/trace_options ]; then
-	if diff <("$stock" list -o 2>&1) <("$tc" list -o 2>&1) > "$T/diff"; then
+	if diff <("$old" list -o 2>&1) <("$stock" list -o 2>&1) > "$T/diff"; then
 		pass tracecmd-list-options
 	else
 		fail tracecmd-list-options "$(head -5 "$T/diff" | tr '\n' ' ')"

@@ -3,6 +3,7 @@
 """Every reader must see the same requests in a trace.dat.
 
 Usage: readers.py USTACK_RAW_OUT REPORT_OUT KSHARK_OUT
+       readers.py --named USTACK_OUT TCREPORT_OUT
 
   USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libtracefs-ext's tool)
   REPORT_OUT      `trace-cmd report -i TRACE.dat` with the libtraceevent
@@ -17,6 +18,14 @@ with addresses as integers, names without their system, and the status
 one of complete, truncated, empty, lost, never-arrived.  The formats are
 normalised here; the readers are not asked to print alike.  Exits 1 and
 prints the differences when the multisets differ, or when all are empty.
+
+--named compares the named frames of `ustack -q TRACE.dat` (the tool)
+with `trace-cmd report TRACE.dat` of trace-cmd with our series (each
+event followed by its stacks, user frames named): requests as
+  (pid, asking event name, kernel frames, user frames, status)
+with frames as printed ("name+0xoff", "name+0xoff (binary)"); the
+report prints no cookie.  A request whose event is not in the trace is
+shown by the report at its cookie record (named user_stack_cookie).
 """
 import re
 import sys
@@ -157,6 +166,84 @@ def kshark(path):
     return reqs
 
 
+def named_kframe(text):
+    """'name+0xoff' or a bare address, the report's ' (addr)' removed."""
+    text = re.sub(r" \([0-9a-f]+\)$", "", text.strip())
+    if re.fullmatch(r"(0x)?[0-9a-f]+", text):
+        return "0x%x" % int(text, 16)
+    return text
+
+
+def ustack_named(path):
+    reqs = Counter()
+    cur = None
+
+    def flush():
+        if cur and cur[4] != "no-cookie":
+            reqs[(cur[0], cur[1], tuple(cur[2]), tuple(cur[3]), cur[4])] += 1
+
+    head = re.compile(r"^\S.*-(\d+) \[\d+\] \d+\.\d+ (?:\(\S+\) )?(\S+) "
+                      r"status=([a-z-]+)")
+    for line in open(path):
+        m = head.match(line)
+        if m:
+            flush()
+            name = m.group(2)
+            name = ("user_stack_cookie" if name == "unseen-event"
+                    else name.split(":")[-1])
+            cur = (int(m.group(1)), name, [], [], m.group(3))
+        elif cur and line.startswith("  k "):
+            cur[2].append(named_kframe(line[4:]))
+        elif cur and line.startswith("  u "):
+            cur[3].append(line[4:].rstrip("\n"))
+    flush()
+    return reqs
+
+
+def tcreport(path):
+    reqs = Counter()
+    ev = re.compile(r"^(?:\S+: )?\s*\S.*-(\d+)\s+\[\d+\]\s+\S+\s+"
+                    r"\d+\.\d+: (\S+):")
+    lines = open(path).read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = ev.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        k, u, status = [], [], None
+        if i < len(lines) and lines[i] == " <kernel stack>":
+            i += 1
+            while i < len(lines) and lines[i].startswith(" => "):
+                k.append(named_kframe(lines[i][4:]))
+                i += 1
+        if i < len(lines) and lines[i].startswith(" <user stack>"):
+            rest = lines[i][len(" <user stack>"):].split()
+            status = rest[0] if rest else "complete"
+            i += 1
+            while i < len(lines) and lines[i].startswith(" => "):
+                u.append(lines[i][4:])
+                i += 1
+        if status:
+            reqs[(int(m.group(1)), m.group(2), tuple(k), tuple(u),
+                  status)] += 1
+    return reqs
+
+
+def named_main(a, b):
+    ref, got = ustack_named(a), tcreport(b)
+    print("requests: ustack %d, trace-cmd report %d" %
+          (sum(ref.values()), sum(got.values())))
+    for key in sorted((ref - got).keys()):
+        print("only in ustack: %r" % (key,))
+    for key in sorted((got - ref).keys()):
+        print("only in trace-cmd report: %r" % (key,))
+    if not ref:
+        print("no requests at all")
+        return 1
+    return 0 if ref == got else 1
+
+
 def show(key):
     pid, cookie, name, k, u, status = key
     return "pid %d cookie 0x%x %s [%s | %s] %s" % (
@@ -165,6 +252,8 @@ def show(key):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--named":
+        return named_main(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2

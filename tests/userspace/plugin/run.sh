@@ -436,5 +436,26 @@ for f in "${fixtures[@]}"; do
 		readers_agree "$f"
 done
 
+# trace-cmd 3.4 with our series prints the stacks under each event, user
+# frames named through libtracefs-ext's symbols: the same requests, the
+# same names, as the tool (readers.py --named).  The binaries sit next to
+# the fixtures, where both look by default.
+TCR=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tc-build.log") || TCR=
+export TCR
+tcreport_agrees() { # tcreport_agrees FILE
+	[ -x "$TCR" ] || { tail -5 "$WORK/tc-build.log"; return 1; }
+	"$WORK/lib/ustack" -q "$1" >"$WORK/rn.ustack" 2>/dev/null
+	[ $? -le 3 ] || return 1
+	"$TCR" report "$1" >"$WORK/rn.report" 2>"$WORK/rn.err" ||
+		{ cat "$WORK/rn.err"; return 1; }
+	grep -q ' <user stack>' "$WORK/rn.report" &&
+	python3 "$HERE/readers.py" --named "$WORK/rn.ustack" "$WORK/rn.report"
+}
+export -f tcreport_agrees
+for f in "${fixtures[@]}"; do
+	check "trace-cmd report (the series) shows the tool's requests and names under the events of $(basename "$f")" \
+		tcreport_agrees "$f"
+done
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
