@@ -11,9 +11,8 @@ ensure_cache
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
 	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev
 make -s -C "$REPO/tests/workload"
-# the reader side: the libtracefs-ext tool and the libtraceevent plugin
+# the reader side: the libtracefs-ext tool
 make -s -C "$REPO/libtracefs-ext" >&2
-make -s -C "$REPO/trace-cmd/plugins" >&2
 # trace-cmd 3.4 with our series (record -T records the user stacks)
 tc=$("$here/build-tracecmd.sh")
 out=$CACHE/demo
@@ -26,6 +25,7 @@ echo
 echo "# on the host: ustack $out/demo.dat   (libtracefs-ext: names from the saved process maps)"
 "$REPO/libtracefs-ext/build/ustack" "$out/demo.dat"
 echo
-echo "# on the host: trace-cmd report of the record -T file, with our libtraceevent plugin"
-echo "# (each event, then the merged stack when its user stack arrives; raw user addresses)"
-TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins "$tc" report "$out/demo.dat" 2>/dev/null | head -40
+echo "# on the host: trace-cmd report $out/demo.dat"
+echo "# (trace-cmd 3.4 with our series: each event, under it its kernel stack and its user"
+echo "#  stack, named from the maps record -T saved and the workload's symbols)"
+"$tc" report "$out/demo.dat" 2>/dev/null | head -40
