@@ -7,8 +7,12 @@
 # (tests/rig/run.sh: the archive read from apt's sources, the accelerator
 # probe and its fallback), guest (the kernel built and booted under QEMU,
 # tests/guest/run-all.sh inside: the tree's ftracetest and one test per
-# guarantee), plugin (tests/userspace/plugin/run.sh), lib
-# (tests/userspace/lib/run.sh).
+# guarantee), guest-boot (the same kernel booted with deferred stacks asked
+# for on its command line, tests/guest/boot-params.sh), guest-vanilla (the
+# pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh when
+# missing, booted with tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T
+# on a kernel without the option), plugin (tests/userspace/plugin/run.sh),
+# lib (tests/userspace/lib/run.sh).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -96,7 +100,7 @@ fi
 # it), and the libtraceevent plugin its report loads; a test that needs
 # them and finds none fails
 tracecmd_bin=
-if [ -z "$only" ] || [ "$only" = guest ]; then
+if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
 fi
@@ -106,6 +110,19 @@ suite guest guest_suite --timeout 2400 \
 suite guest-boot guest_suite --out-name guest-boot-run --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-params.sh"
+# trace-cmd's -T on a real vanilla kernel: the pristine 7.3 build (the
+# series left out), a boot of its own.  A failed build counts as a failure.
+vanilla_suite() {
+	local img
+	img=$(FTD_NO_OURS=1 "$REPO/rig/build-kernel.sh") || {
+		echo "FAIL guest-vanilla-build # FTD_NO_OURS=1 rig/build-kernel.sh failed"
+		echo "0 passed, 1 failed"
+		return 1
+	}
+	guest_suite --out-name guest-vanilla-run --kernel "$img" "$@"
+}
+suite guest-vanilla vanilla_suite --timeout 600 \
+	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime"
