@@ -193,7 +193,13 @@ int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
 int ustack_join_set_instance(struct ustack_join *join, const char *name);
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
-/* since 1.5: 1 while the event of the record at offset on cpu is held */
+/* since 1.5: how the join holds the event of the record at offset on
+ * cpu; 0 when it does not (delivered, dropped, never seen) */
+enum {
+	USTACK_HELD_OPEN	= 1,	/* nothing attached yet */
+	USTACK_HELD_KERNEL	= 2,	/* its kernel stack, no cookie */
+	USTACK_HELD_PENDING	= 3,	/* waits for its user stack */
+};
 int ustack_join_holds(struct ustack_join *join, int cpu,
 		      unsigned long long offset);
 int ustack_join_get_stats(struct ustack_join *join,
@@ -249,13 +255,18 @@ int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
 int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
 /*
- * since 1.5: maps kept by the caller.  Returns the name of the file mapped
- * at @addr in process @pid and sets *@lowest to the start of that file's
- * lowest mapping in the process, or returns NULL (no mapping there).
+ * since 1.5: maps kept by the caller.  Fills @map for the file mapped at
+ * @addr in process @pid and returns 1, or returns 0 (no mapping there).
  */
-typedef const char *(*ustack_map_func)(void *data, int pid,
-				       unsigned long long addr,
-				       unsigned long long *lowest);
+struct ustack_map {
+	const char		*file;		/* the file's name */
+	unsigned long long	lowest;		/* start of its lowest mapping
+						 * in the process */
+	const char		*build_id;	/* hex, as recorded; NULL if
+						 * unknown */
+};
+typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
+			       struct ustack_map *map);
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 			     void *data);
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);

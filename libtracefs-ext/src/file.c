@@ -399,15 +399,15 @@ int ustack_file_iterate(struct ustack_file *file, int index,
  * that file's lowest mapping in the process: trace-cmd saves each map
  * line on its own, so walk down while the name stays the same.
  */
-static const char *file_find_map(void *data, int pid, unsigned long long addr,
-				 unsigned long long *lowest)
+static int file_find_map(void *data, int pid, unsigned long long addr,
+			 struct ustack_map *out)
 {
 	struct tracecmd_input *h = data;
 	struct tracecmd_proc_addr_map *m, *prev;
 
 	m = tracecmd_search_task_map(h, pid, addr);
 	if (!m || !m->lib_name)
-		return NULL;
+		return 0;
 	while (m->start > 0) {
 		prev = tracecmd_search_task_map(h, pid, m->start - 1);
 		if (!prev || !prev->lib_name ||
@@ -416,8 +416,11 @@ static const char *file_find_map(void *data, int pid, unsigned long long addr,
 			break;
 		m = prev;
 	}
-	*lowest = m->start;
-	return m->lib_name;
+	/* libtracecmd 3.1.6 does not read the build IDs trace-cmd saves */
+	out->file = m->lib_name;
+	out->lowest = m->start;
+	out->build_id = NULL;
+	return 1;
 }
 
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)

@@ -1238,9 +1238,12 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 }
 
 /*
- * An open event may still get its kernel stack or cookie; a pending one
- * waits for its user stack.  Pending events are searched newest cookie
- * first: the event a reader asks about is almost always among the last.
+ * How the join holds an event: open with nothing attached yet (a cookie
+ * or kernel stack may still follow on its CPU), open with its kernel
+ * stack (delivered when the next events of its CPU push it out), or
+ * pending, waiting for its user stack.  Pending events are searched
+ * newest cookie first: the one a reader asks about is almost always
+ * among the last.
  */
 int ustack_join_holds(struct ustack_join *join, int cpu,
 		      unsigned long long offset)
@@ -1257,11 +1260,12 @@ int ustack_join_holds(struct ustack_join *join, int cpu,
 	c = cpu >= 0 && cpu < join->nr_cpus ? &join->cpus[cpu] : NULL;
 	for (i = 0; c && i < c->nr; i++)
 		if (c->ev[i]->offset == offset)
-			return 1;
+			return c->ev[i]->has_k ? USTACK_HELD_KERNEL :
+				USTACK_HELD_OPEN;
 	for (p = join->pnew; p; p = p->prev)
 		for (h = p->head; h; h = h->next)
 			if (h->offset == offset && h->cpu == cpu)
-				return 1;
+				return USTACK_HELD_PENDING;
 	return 0;
 }
 

@@ -41,6 +41,8 @@ struct pid_maps {
 struct elf_file {
 	struct elf_file		*next;
 	char			*name;		/* as named in the maps */
+	char			*build_id;	/* as recorded, or NULL */
+	bool			mismatch;	/* found, but not that build */
 	char			*path;		/* where it was read */
 	Dwfl			*dwfl;
 	Dwfl_Module		*mod;
@@ -62,6 +64,7 @@ struct cached {
 	unsigned long long	addr;
 	struct ustack_sym	sym;
 	char			*name;		/* sym.name points here */
+	bool			mismatch;
 };
 
 struct ustack_syms {
@@ -123,6 +126,7 @@ void ustack_syms_free(struct ustack_syms *syms)
 		if (f->dwfl)
 			dwfl_end(f->dwfl);
 		free(f->name);
+		free(f->build_id);
 		free(f->path);
 		free(f->tmp);
 		free(f);
@@ -326,14 +330,19 @@ int ustack_syms_errors(struct ustack_syms *syms)
 
 /* ---- maps ---- */
 
-/* The mapping holding addr and the start of the file's lowest mapping. */
+/*
+ * The mapping holding addr, the start of the file's lowest mapping and
+ * the file's build ID if the maps have it.
+ */
 static const char *find_map(struct ustack_syms *syms, int pid,
 			    unsigned long long addr,
-			    unsigned long long *lowest)
+			    unsigned long long *lowest, const char **build_id)
 {
 	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	struct ustack_map um;
 	int i;
 
+	*build_id = NULL;
 	if (p) {
 		for (i = 0; i < p->nr; i++) {
 			struct map *m = &p->maps[i];
@@ -351,9 +360,14 @@ static const char *find_map(struct ustack_syms *syms, int pid,
 			return m->name;
 		}
 	}
-	if (syms->map_func)
-		return syms->map_func(syms->map_data, pid, addr, lowest);
-	return NULL;
+	if (!syms->map_func)
+		return NULL;
+	memset(&um, 0, sizeof(um));
+	if (syms->map_func(syms->map_data, pid, addr, &um) <= 0 || !um.file)
+		return NULL;
+	*lowest = um.lowest;
+	*build_id = um.build_id;
+	return um.file;
 }
 
 /* ---- ELF files ---- */
@@ -397,7 +411,51 @@ static bool open_elf(struct elf_file *f, const char *path, int *err)
 	return true;
 }
 
-static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
+/* Whether the file opened in f is the build the maps name */
+static bool same_build(struct elf_file *f)
+{
+	static const char hexdigits[] = "0123456789abcdef";
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	size_t i, n;
+	int len;
+
+	if (!f->build_id)
+		return true;
+	len = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	n = strlen(f->build_id);
+	if (len <= 0 || n != 2 * (size_t)len)
+		return false;
+	for (i = 0; i < (size_t)len; i++)
+		if (f->build_id[2 * i] != hexdigits[bits[i] >> 4] ||
+		    f->build_id[2 * i + 1] != hexdigits[bits[i] & 0xf])
+			return false;
+	return true;
+}
+
+/* Open path into f if it is the right build; remember one that is not */
+static bool try_elf(struct elf_file *f, const char *path, int *err)
+{
+	if (!open_elf(f, path, err))
+		return false;
+	if (same_build(f))
+		return true;
+	f->mismatch = true;
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->mod = NULL;
+	free(f->path);
+	f->path = NULL;
+	return false;
+}
+
+/*
+ * The ELF file of a mapping: looked for in the search directories, then
+ * at its own path; with a build ID from the maps, only that build is
+ * taken (f->mismatch says one was found under the name, but another).
+ */
+static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
+				const char *build_id)
 {
 	const char *base = strrchr(name, '/');
 	struct elf_file *f;
@@ -405,13 +463,18 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
 	int i, err = 0;
 
 	for (f = syms->files; f; f = f->next)
-		if (!strcmp(f->name, name))
+		if (!strcmp(f->name, name) &&
+		    (f->build_id ? build_id && !strcmp(f->build_id, build_id) :
+		     !build_id))
 			return f;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->name = strdup(name);
-	if (!f->name) {
+	f->build_id = build_id ? strdup(build_id) : NULL;
+	if (!f->name || (build_id && !f->build_id)) {
+		free(f->name);
+		free(f->build_id);
 		free(f);
 		return NULL;
 	}
@@ -421,16 +484,19 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
 	base = base ? base + 1 : name;
 	for (i = 0; i < syms->nr_dirs; i++) {
 		snprintf(path, sizeof(path), "%s/%s", syms->dirs[i], base);
-		if (open_elf(f, path, &err))
+		if (try_elf(f, path, &err))
 			return f;
 		snprintf(path, sizeof(path), "%s%s%s", syms->dirs[i],
 			 name[0] == '/' ? "" : "/", name);
-		if (open_elf(f, path, &err))
+		if (try_elf(f, path, &err))
 			return f;
 	}
-	if (open_elf(f, name, &err))
+	if (try_elf(f, name, &err))
 		return f;
-	if (err)
+	if (f->mismatch)
+		ustack_warn("%s: no file of build %s found, frames in it stay unresolved",
+			    name, build_id);
+	else if (err)
 		syms->errors++;
 	else
 		ustack_warn("%s: not found, frames in it stay unresolved",
@@ -439,11 +505,12 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name)
 }
 
 static int resolve(struct ustack_syms *syms, int pid,
-		   unsigned long long addr, struct ustack_sym *sym)
+		   unsigned long long addr, struct ustack_sym *sym,
+		   bool *mismatch)
 {
 	unsigned long long lowest = 0, faddr;
+	const char *file, *name, *build_id;
 	struct elf_file *f;
-	const char *file, *name;
 	GElf_Off off;
 	GElf_Sym es;
 	int type;
@@ -453,7 +520,8 @@ static int resolve(struct ustack_syms *syms, int pid,
 		return -1;
 	}
 	memset(sym, 0, sizeof(*sym));
-	file = find_map(syms, pid, addr, &lowest);
+	*mismatch = false;
+	file = find_map(syms, pid, addr, &lowest, &build_id);
 	if (!file) {
 		sym->offset = addr;
 		return 0;
@@ -461,10 +529,11 @@ static int resolve(struct ustack_syms *syms, int pid,
 	sym->file = file;
 	sym->file_addr = addr - lowest;
 	sym->offset = sym->file_addr;
-	f = elf_get(syms, file);
+	f = elf_get(syms, file, build_id);
 	if (!f)
 		return -1;
 	sym->file = f->name;
+	*mismatch = f->mismatch && !f->mod;
 	if (!f->mod)
 		return 0;
 	faddr = addr - lowest + f->low;
@@ -510,8 +579,10 @@ static struct cached *cache_slot(struct ustack_syms *syms, int pid,
 	return &syms->cache[(h >> 32) % CACHE_SLOTS];
 }
 
-int ustack_syms_resolve(struct ustack_syms *syms, int pid,
-			unsigned long long addr, struct ustack_sym *sym)
+/* ustack_syms_resolve(), and whether the file found is another build */
+static int resolve_cached(struct ustack_syms *syms, int pid,
+			  unsigned long long addr, struct ustack_sym *sym,
+			  bool *mismatch)
 {
 	struct cached *c;
 	int ret;
@@ -523,9 +594,10 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 	c = cache_slot(syms, pid, addr);
 	if (c && c->valid && c->pid == pid && c->addr == addr) {
 		*sym = c->sym;
+		*mismatch = c->mismatch;
 		return 0;
 	}
-	ret = resolve(syms, pid, addr, sym);
+	ret = resolve(syms, pid, addr, sym, mismatch);
 	if (ret < 0 || !c)
 		return ret;
 	free(c->name);
@@ -537,8 +609,17 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 	c->addr = addr;
 	c->sym = *sym;
 	c->sym.name = c->name;
+	c->mismatch = *mismatch;
 	sym->name = c->name;
 	return 0;
+}
+
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym)
+{
+	bool mismatch;
+
+	return resolve_cached(syms, pid, addr, sym, &mismatch);
 }
 
 int ustack_syms_resolve_kernel(struct ustack_syms *syms,
@@ -570,11 +651,16 @@ int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size)
 {
 	struct ustack_sym s;
+	bool mismatch;
 
-	if (!buf || !size || ustack_syms_resolve(syms, pid, addr, &s) < 0) {
+	if (!buf || !size ||
+	    resolve_cached(syms, pid, addr, &s, &mismatch) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (mismatch)
+		return snprintf(buf, size, "%s+0x%llx [build-id mismatch]",
+				s.file, s.offset);
 	if (s.name)
 		return snprintf(buf, size, "%s+0x%llx (%s)", s.name, s.offset,
 				s.file);

@@ -10,12 +10,16 @@
  *   and a corrupt ELF "corrupt.so"; the vaddrs are prog_func's, from nm.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
 
 #include "tracefs-ext.h"
 
@@ -233,6 +237,102 @@ static void test_search_dir(const char *dir)
 	reap(&c);
 }
 
+/* The GNU build ID of path in hex, from elfutils */
+static int build_id(const char *path, char *hex)
+{
+	const unsigned char *bits;
+	const void *p;
+	Elf *elf;
+	int fd, len, i;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	len = elf ? dwelf_elf_gnu_build_id(elf, &p) : -1;
+	bits = p;
+	for (i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", bits[i]);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return len > 0 ? 0 : -1;
+}
+
+struct fake_map {
+	char			file[4096];
+	char			id[256];
+	unsigned long long	lowest;
+};
+
+static int fake_find_map(void *data, int pid, unsigned long long addr,
+			 struct ustack_map *map)
+{
+	struct fake_map *m = data;
+
+	(void)pid;
+	(void)addr;
+	map->file = m->file;
+	map->lowest = m->lowest;
+	map->build_id = m->id[0] ? m->id : NULL;
+	return 1;
+}
+
+/*
+ * Maps with build IDs (ustack_syms_set_map_func): the right build names
+ * frames; another build under the name is marked and names nothing; a
+ * wrong build in a search directory is passed over for the right one.
+ */
+static void test_build_id(const char *dir, unsigned long long vaddr)
+{
+	struct ustack_syms *syms;
+	struct fake_map m;
+	struct ustack_sym s;
+	char tmp[] = "/tmp/symtest-bid.XXXXXX", link[4200], pie[4200];
+	char buf[8192];
+
+	/* a fixed-address program: its lowest mapping is its first load */
+	snprintf(m.file, sizeof(m.file), "%s/symtest-nopie", dir);
+	m.lowest = vaddr & ~0xfffffULL;
+	CHECK(build_id(m.file, m.id) == 0, "no build ID in %s", m.file);
+
+	syms = ustack_syms_alloc();
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	ustack_syms_resolve(syms, 1, vaddr + 2, &s);
+	CHECK(s.name && !strcmp(s.name, "prog_func") && s.offset == 2,
+	      "right build: %s+0x%llx", s.name, s.offset);
+	ustack_syms_free(syms);
+
+	strcpy(m.id, "00112233445566778899aabbccddeeff00112233");
+	syms = ustack_syms_alloc();
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	ustack_syms_resolve(syms, 1, vaddr + 2, &s);
+	CHECK(!s.name && s.file && !strcmp(s.file, m.file),
+	      "other build: name %s, file %s", s.name, s.file);
+	ustack_syms_format(syms, 1, vaddr + 2, buf, sizeof(buf));
+	CHECK(strstr(buf, "/symtest-nopie+0x") &&
+	      strstr(buf, " [build-id mismatch]") && !strstr(buf, "prog_func"),
+	      "other build: %s", buf);
+	ustack_syms_free(syms);
+
+	/* a search dir with another program under the name comes first */
+	CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
+	snprintf(link, sizeof(link), "%s/symtest-nopie", tmp);
+	snprintf(pie, sizeof(pie), "%s/symtest-pie", dir);
+	CHECK(symlink(pie, link) == 0, "symlink");
+	build_id(m.file, m.id);
+	syms = ustack_syms_alloc();
+	ustack_syms_add_search_dir(syms, tmp);
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	ustack_syms_format(syms, 1, vaddr + 2, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "prog_func+0x2 (", 15),
+	      "wrong build in a search dir passed over: %s", buf);
+	ustack_syms_free(syms);
+	unlink(link);
+	rmdir(tmp);
+}
+
 static void test_kernel(const char *dir)
 {
 	struct ustack_syms *syms = ustack_syms_alloc();
@@ -289,6 +389,9 @@ int main(int argc, char **argv)
 	end();
 	begin("binaries found through a search directory");
 	test_search_dir(argv[1]);
+	end();
+	begin("build IDs: the right build only, a mark for another");
+	test_build_id(argv[1], nopie);
 	end();
 	begin("kernel symbols from kallsyms");
 	test_kernel(argv[1]);
