@@ -20,8 +20,8 @@ rm -rf "$D"
 mkdir -p "$D"
 NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
-tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-report-filter
-tracecmd-T-32bit"
+tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
+tracecmd-T-report-filter tracecmd-T-32bit"
 
 missing=
 [ -n "$TCMD" ] && [ -x "$TCMD" ] ||
@@ -106,7 +106,7 @@ EOF
 # maps OPT BINARY: the dump of the options has a PROCMAPS option for BINARY
 maps() {
 	grep -q 'Option PROCMAPS' "$1" || { echo "no PROCMAPS option in $(basename "$1")"; return 1; }
-	grep -q " $2\$" "$1" || { echo "PROCMAPS does not name $2"; return 1; }
+	grep -Eq " $2( [0-9a-f]+)?\$" "$1" || { echo "PROCMAPS does not name $2"; return 1; }
 	echo "PROCMAPS saved for $2"
 }
 nomaps() { ! grep -q 'Option PROCMAPS' "$1" || { echo "PROCMAPS in $(basename "$1")"; return 1; }; }
@@ -189,6 +189,33 @@ check "stacks under the events" stacks "$D/r.txt" sys_enter_getppid "$WL"/callch
 check "maps without --proc-map" maps "$D/r.opt" "$WL"/callchain &&
 rec r0 -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 1 &&
 check "control: no maps without -T or the trigger" nomaps "$D/r0.opt" &&
+t_pass
+
+# buildid OPT BINARY: the saved maps give BINARY's GNU build ID
+buildid() {
+	local id
+	id=$(readelf -n "$2" | awk '/Build ID:/ { print $3; exit }')
+	[ -n "$id" ] || { echo "$2 has no build ID"; return 1; }
+	grep -q " $2 $id\$" "$1" || { echo "no ' $2 $id' line in $(basename "$1")"; return 1; }
+	echo "build ID $id saved for $2"
+}
+
+# The build ID is saved with the maps; report names frames only from a
+# binary of that build: the program replaced by another build gets the
+# mark and no names, the right one under --symdir names them again
+t_begin tracecmd-T-build-id
+mkdir -p "$D/prog" "$D/good" &&
+cp "$WL"/callchain "$D/prog/callchain" && cp "$WL"/callchain "$D/good/callchain" &&
+rec bid -T -e syscalls:sys_enter_getppid -F "$D/prog/callchain" getppid 3 &&
+check "build ID in the maps" buildid "$D/bid.opt" "$D/prog/callchain" &&
+check "named with the right build" stacks "$D/bid.txt" sys_enter_getppid "$D/prog/callchain" $CHAIN 3 &&
+cp "$WL"/callchain-pie "$D/prog/callchain" &&
+TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/bid.dat" > "$D/bid2.txt" 2> "$D/bid2.err" &&
+check "another build: marked" test "$(grep -c '^ => /.*/prog/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$D/bid2.txt")" -ge 12 &&
+check "another build: no names from it" test "$(grep -c '^ => work_inner+' "$D/bid2.txt")" = 0 &&
+check "another build: one warning" test "$(grep -c 'no file of build' "$D/bid2.err")" = 1 &&
+TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report --symdir "$D/good" -i "$D/bid.dat" > "$D/bid3.txt" 2>&1 &&
+check "the right build under --symdir" stacks "$D/bid3.txt" sys_enter_getppid "$D/prog/callchain" $CHAIN 3 &&
 t_pass
 
 # Every syscall asks; report -F shows only getppid, each with its stacks
