@@ -127,7 +127,7 @@ EOF
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 # shellcheck disable=SC2046
 gcc -O2 -I"$LIB/include" $(pkg-config --cflags $PKGS) -o "$B/join-bench" \
-	"$B/join-bench.c" "$B/lib/libtracefs-ext.a" $(pkg-config --libs $PKGS) -lelf
+	"$B/join-bench.c" "$B/lib/libtracefs-ext.a" $(pkg-config --libs $PKGS) -lelf -lstdc++
 
 echo "file: $F ($(du -h "$F" | cut -f1))"
 "$B/join-bench" "$F" >"$B/bench.out"

@@ -3,7 +3,7 @@
 # benchmark need, when they are missing.  Run as root (or with sudo).
 set -e
 PKGS="gcc make pkg-config binutils libtracefs-dev libtraceevent-dev
-libtracecmd-dev libdw-dev libelf-dev trace-cmd valgrind clang
+libtracecmd-dev libdw-dev libelf-dev g++ trace-cmd valgrind clang
 libclang-rt-14-dev asciidoc-base xmlto docbook-xml docbook-xsl python3"
 missing=
 for p in $PKGS; do

@@ -167,7 +167,7 @@ Description: deferred user stacks: the join and the symbols (static)
 Version: $uver
 Requires: libtraceevent libtracefs
 Cflags: -I$REPO/libtracefs-ext/include
-Libs: -L$U -lustack-join -ldw -lelf
+Libs: -L$U -lustack-join -ldw -lelf -lstdc++
 EOF
 
 # 4. trace-cmd 3.4.  Command-line variables override the Makefile's

@@ -504,6 +504,30 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
 	return f;
 }
 
+/*
+ * A C++ (Itanium ABI) name as a user reads it, "ns::func(int)"; the
+ * mangled one when it is not valid.  libstdc++ has the demangler; elfutils'
+ * eu-stack links it the same way.
+ */
+char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status);
+
+static void demangle(struct elf_file *f, struct ustack_sym *sym)
+{
+	char *d;
+	int status = -1;
+
+	if (strncmp(sym->name, "_Z", 2))
+		return;
+	d = __cxa_demangle(sym->name, NULL, NULL, &status);
+	if (!d || status) {
+		free(d);
+		return;
+	}
+	free(f->tmp);
+	f->tmp = d;
+	sym->name = d;
+}
+
 static int resolve(struct ustack_syms *syms, int pid,
 		   unsigned long long addr, struct ustack_sym *sym,
 		   bool *mismatch)
@@ -561,6 +585,7 @@ static int resolve(struct ustack_syms *syms, int pid,
 		if (f->tmp)
 			sym->name = f->tmp;
 	}
+	demangle(f, sym);
 	return 0;
 }
 

@@ -64,7 +64,7 @@ pass "build: library, tool, samples (-Wall -Wextra -Werror)"
 USTACK=$B/lib/ustack
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src -I$LIB/../common $(pkg-config --cflags $PKGS)"
-LD="$B/lib/libtracefs-ext.a $(pkg-config --libs $PKGS) -lelf"
+LD="$B/lib/libtracefs-ext.a $(pkg-config --libs $PKGS) -lelf -lstdc++"
 for t in test-join test-syms test-control; do
 	# shellcheck disable=SC2086
 	gcc $CF -o "$B/$t" "$HERE/$t.c" $LD || fail "build $t"
@@ -77,10 +77,12 @@ gcc $SF -shared -fPIC -o "$S/libsymtest.so" "$HERE/symdata/symlib.c" &&
 gcc $SF -fPIE -pie -o "$S/symtest-pie" "$HERE/symdata/symtest.c" -L"$S" -lsymtest &&
 gcc $SF -no-pie -fno-pie -o "$S/symtest-nopie" "$HERE/symdata/symtest.c" -L"$S" -lsymtest &&
 strip -o "$S/symtest-stripped" "$S/symtest-pie" &&
+g++ $SF -no-pie -fno-pie -o "$S/symtest-cxx" "$HERE/symdata/symtest-cxx.cc" &&
 head -c 4096 /dev/urandom | { printf '\177ELF\002\001\001'; cat; } >"$S/corrupt.so" ||
 	fail "build the symbol test binaries"
 PIE_VADDR=$(nm "$S/symtest-pie" | awk '$3 == "prog_func" { print $1 }')
 NOPIE_VADDR=$(nm "$S/symtest-nopie" | awk '$3 == "prog_func" { print $1 }')
+CXX_VADDR=$(nm "$S/symtest-cxx" | awk '$3 == "_ZN2ns8cxx_funcEi" { print $1 }')
 
 # workloads for synthetic traces: the workload's call chain, PIE and not
 W=$B/work
@@ -94,7 +96,7 @@ strip -o "$W/callchain-stripped" "$W/callchain" ||
 # ---- unit tests ----
 "${VG[@]}" "$B/test-join" "$HERE/data/formats" >"$B/join.out" 2>&1
 count "$B/join.out" $? test-join
-"${VG[@]}" "$B/test-syms" "$S" "$PIE_VADDR" "$NOPIE_VADDR" >"$B/syms.out" 2>&1
+"${VG[@]}" "$B/test-syms" "$S" "$PIE_VADDR" "$NOPIE_VADDR" "$CXX_VADDR" >"$B/syms.out" 2>&1
 count "$B/syms.out" $? test-syms
 "${VG[@]}" "$B/test-control" "$B/fake-tracefs" >"$B/control.out" 2>&1
 count "$B/control.out" $? test-control
@@ -103,7 +105,7 @@ count "$B/control.out" $? test-control
 # slow for loading every event format of the running kernel) ----
 # shellcheck disable=SC2086
 gcc -g -O1 -fsanitize=address -fno-omit-frame-pointer $CF -o "$B/test-live" \
-	"$HERE/test-live.c" "$LIB"/src/*.c $(pkg-config --libs $PKGS) -lelf ||
+	"$HERE/test-live.c" "$LIB"/src/*.c $(pkg-config --libs $PKGS) -lelf -lstdc++ ||
 	fail "build test-live"
 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$HERE/data/lsan-system.supp \
 	"$B/test-live" "$W/callchain" >"$B/live.out" 2>&1

@@ -5,9 +5,10 @@
  * /proc/PID/maps of the running program and with synthetic maps; an
  * unreadable ELF file; kernel symbols from a kallsyms file.
  *
- * usage: test-syms DIR PROG_FUNC_VADDR_PIE PROG_FUNC_VADDR_NOPIE
- *   DIR holds symtest-pie, symtest-nopie, symtest-stripped, libsymtest.so
- *   and a corrupt ELF "corrupt.so"; the vaddrs are prog_func's, from nm.
+ * usage: test-syms DIR PROG_FUNC_VADDR_PIE PROG_FUNC_VADDR_NOPIE CXX_VADDR
+ *   DIR holds symtest-pie, symtest-nopie, symtest-stripped, libsymtest.so,
+ *   symtest-cxx (C++, not PIE) and a corrupt ELF "corrupt.so"; the vaddrs
+ *   are prog_func's and ns::cxx_func(int)'s, from nm.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -333,6 +334,26 @@ static void test_build_id(const char *dir, unsigned long long vaddr)
 	rmdir(tmp);
 }
 
+/* A C++ frame is named as its source spells it */
+static void test_demangle(const char *dir, unsigned long long vaddr)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	struct fake_map m;
+	char buf[8192];
+
+	snprintf(m.file, sizeof(m.file), "%s/symtest-cxx", dir);
+	m.lowest = vaddr & ~0xfffffULL;
+	m.id[0] = '\0';
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	ustack_syms_format(syms, 1, vaddr + 1, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "ns::cxx_func(int)+0x1 (", 23), "C++: %s", buf);
+	/* twice: the second answer comes from the cache */
+	ustack_syms_format(syms, 1, vaddr + 1, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "ns::cxx_func(int)+0x1 (", 23), "C++ again: %s",
+	      buf);
+	ustack_syms_free(syms);
+}
+
 static void test_kernel(const char *dir)
 {
 	struct ustack_syms *syms = ustack_syms_alloc();
@@ -367,8 +388,8 @@ int main(int argc, char **argv)
 {
 	unsigned long long pie, nopie;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s DIR PIE_VADDR NOPIE_VADDR\n",
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s DIR PIE_VADDR NOPIE_VADDR CXX_VADDR\n",
 			argv[0]);
 		return 2;
 	}
@@ -392,6 +413,9 @@ int main(int argc, char **argv)
 	end();
 	begin("build IDs: the right build only, a mark for another");
 	test_build_id(argv[1], nopie);
+	end();
+	begin("C++ names demangled");
+	test_demangle(argv[1], strtoull(argv[4], NULL, 16));
 	end();
 	begin("kernel symbols from kallsyms");
 	test_kernel(argv[1]);

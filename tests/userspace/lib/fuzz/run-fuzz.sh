@@ -39,7 +39,7 @@ for t in fuzz-tracedat fuzz-records; do
 	# shellcheck disable=SC2046,SC2086
 	$CC -I"$LIB/include" -I"$LIB/src" -I"$LIB/../common" $(pkg-config --cflags $PKGS) \
 		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c \
-		$(pkg-config --libs $PKGS) -lelf || { echo "build $t failed"; exit 1; }
+		$(pkg-config --libs $PKGS) -lelf -lstdc++ || { echo "build $t failed"; exit 1; }
 done
 
 # ---- seeds of fuzz-tracedat: uncompressed trace.dat files + their pages ----
