@@ -106,7 +106,7 @@ if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" 
 	exit 0
 fi
 
-need_pkgs gcc make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev \
+need_pkgs gcc g++ make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev \
 	libdw-dev libelf-dev
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}

@@ -277,6 +277,10 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 			       unsigned long long addr, struct ustack_sym *sym);
 int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size);
+/* since 1.5: with debug info, the inlined frames (one line each) and the
+ * source line after the frame */
+int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
+			     unsigned long long addr, char *buf, size_t size);
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);

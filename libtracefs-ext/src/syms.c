@@ -14,9 +14,12 @@
  * and for fixed-address executables (lowest_start == first_load_vaddr).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <dwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,10 @@ struct cached {
 	struct ustack_sym	sym;
 	char			*name;		/* sym.name points here */
 	bool			mismatch;
+	struct elf_file		*file;		/* where it was found */
+	bool			src_done;	/* inl and line looked up */
+	char			*inl;		/* inlined frames, lines */
+	char			*line;		/* "file.c:42" */
 };
 
 struct ustack_syms {
@@ -81,17 +88,22 @@ struct ustack_syms {
 	int			errors;
 };
 
+static void cached_reset(struct cached *c)
+{
+	free(c->name);
+	free(c->inl);
+	free(c->line);
+	memset(c, 0, sizeof(*c));
+}
+
 static void cache_clear(struct ustack_syms *syms)
 {
 	int i;
 
 	if (!syms->cache)
 		return;
-	for (i = 0; i < CACHE_SLOTS; i++) {
-		free(syms->cache[i].name);
-		syms->cache[i].name = NULL;
-		syms->cache[i].valid = false;
-	}
+	for (i = 0; i < CACHE_SLOTS; i++)
+		cached_reset(&syms->cache[i]);
 }
 
 static const Dwfl_Callbacks dwfl_cbs = {
@@ -530,7 +542,7 @@ static void demangle(struct elf_file *f, struct ustack_sym *sym)
 
 static int resolve(struct ustack_syms *syms, int pid,
 		   unsigned long long addr, struct ustack_sym *sym,
-		   bool *mismatch)
+		   bool *mismatch, struct elf_file **where)
 {
 	unsigned long long lowest = 0, faddr;
 	const char *file, *name, *build_id;
@@ -545,6 +557,7 @@ static int resolve(struct ustack_syms *syms, int pid,
 	}
 	memset(sym, 0, sizeof(*sym));
 	*mismatch = false;
+	*where = NULL;
 	file = find_map(syms, pid, addr, &lowest, &build_id);
 	if (!file) {
 		sym->offset = addr;
@@ -565,6 +578,7 @@ static int resolve(struct ustack_syms *syms, int pid,
 	sym->offset = faddr;
 	if (faddr < f->low || faddr >= f->high)
 		return 0;
+	*where = f;
 	name = dwfl_module_addrinfo(f->mod, faddr, &off, &es, NULL, NULL,
 				    NULL);
 	if (!name || !*name)
@@ -604,14 +618,19 @@ static struct cached *cache_slot(struct ustack_syms *syms, int pid,
 	return &syms->cache[(h >> 32) % CACHE_SLOTS];
 }
 
-/* ustack_syms_resolve(), and whether the file found is another build */
+/*
+ * ustack_syms_resolve(), whether the file found is another build, and
+ * the cache slot that holds the answer (NULL without a cache).
+ */
 static int resolve_cached(struct ustack_syms *syms, int pid,
 			  unsigned long long addr, struct ustack_sym *sym,
-			  bool *mismatch)
+			  bool *mismatch, struct cached **slot)
 {
+	struct elf_file *where;
 	struct cached *c;
 	int ret;
 
+	*slot = NULL;
 	if (!syms || !sym) {
 		errno = EINVAL;
 		return -1;
@@ -620,31 +639,35 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	if (c && c->valid && c->pid == pid && c->addr == addr) {
 		*sym = c->sym;
 		*mismatch = c->mismatch;
+		*slot = c;
 		return 0;
 	}
-	ret = resolve(syms, pid, addr, sym, mismatch);
+	ret = resolve(syms, pid, addr, sym, mismatch, &where);
 	if (ret < 0 || !c)
 		return ret;
-	free(c->name);
+	cached_reset(c);
 	c->name = sym->name ? strdup(sym->name) : NULL;
-	c->valid = !sym->name || c->name;
-	if (!c->valid)
+	if (sym->name && !c->name)
 		return 0;
+	c->valid = true;
 	c->pid = pid;
 	c->addr = addr;
 	c->sym = *sym;
 	c->sym.name = c->name;
 	c->mismatch = *mismatch;
+	c->file = where;
 	sym->name = c->name;
+	*slot = c;
 	return 0;
 }
 
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 			unsigned long long addr, struct ustack_sym *sym)
 {
+	struct cached *c;
 	bool mismatch;
 
-	return resolve_cached(syms, pid, addr, sym, &mismatch);
+	return resolve_cached(syms, pid, addr, sym, &mismatch, &c);
 }
 
 int ustack_syms_resolve_kernel(struct ustack_syms *syms,
@@ -676,10 +699,11 @@ int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size)
 {
 	struct ustack_sym s;
+	struct cached *c;
 	bool mismatch;
 
 	if (!buf || !size ||
-	    resolve_cached(syms, pid, addr, &s, &mismatch) < 0) {
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &c) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -692,6 +716,157 @@ int ustack_syms_format(struct ustack_syms *syms, int pid,
 	if (s.file)
 		return snprintf(buf, size, "%s+0x%llx", s.file, s.offset);
 	return snprintf(buf, size, "0x%llx", addr);
+}
+
+/* ---- source lines ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *p = strrchr(path, '/');
+
+	return p ? p + 1 : path;
+}
+
+/* The name of a DIE, through its abstract origin for an inlined one */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	const char *name = dwarf_diename(die);
+
+	if (!name && dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) &&
+	    dwarf_formref_die(&attr, &origin))
+		name = dwarf_diename(&origin);
+	return name ? name : "??";
+}
+
+/* Appends to a malloc()ed string; on failure the string is freed */
+static char *append(char *str, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *append(char *str, const char *fmt, ...)
+{
+	size_t len = str ? strlen(str) : 0;
+	va_list ap;
+	char *n;
+	int add;
+
+	va_start(ap, fmt);
+	add = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	n = add < 0 ? NULL : realloc(str, len + add + 1);
+	if (!n) {
+		free(str);
+		return NULL;
+	}
+	va_start(ap, fmt);
+	vsnprintf(n + len, add + 1, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/*
+ * With debug info, the source line of faddr in f and the functions
+ * inlined there, innermost first: each "func [inlined] file:line" (its
+ * line), while *line gets the line of the function that holds them (the
+ * call site of the outermost inlined one).
+ */
+static void source_lines(struct elf_file *f, unsigned long long faddr,
+			 char **inl, char **line)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Attribute attr;
+	Dwfl_Line *dl;
+	Dwarf_Word w;
+	Dwarf_Addr bias;
+	const char *file;
+	size_t nfiles;
+	int i, n, lineno = 0;
+
+	*inl = NULL;
+	*line = NULL;
+	dl = dwfl_module_getsrc(f->mod, faddr);
+	file = dl ? dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (!file || lineno <= 0)
+		return;
+	cu = dwfl_module_addrdie(f->mod, faddr, &bias);
+	n = cu ? dwarf_getscopes(cu, faddr - bias, &scopes) : 0;
+	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *cf = NULL;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		*inl = append(*inl, "%s [inlined] %s:%d\n", die_name(&scopes[i]),
+			      base_name(file), lineno);
+		if (!*inl)
+			break;
+		/* the outer function is at the call site */
+		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &attr) &&
+		    !dwarf_formudata(&attr, &w))
+			cf = dwarf_filesrc(files, w, NULL, NULL);
+		lineno = 0;
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) &&
+		    !dwarf_formudata(&attr, &w))
+			lineno = w;
+		file = cf ? cf : "??";
+	}
+	free(scopes);
+	if (lineno > 0)
+		*line = append(NULL, "%s:%d", base_name(file), lineno);
+}
+
+int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
+			     unsigned long long addr, char *buf, size_t size)
+{
+	char frame[4096], *inl = NULL, *line = NULL;
+	struct ustack_sym s;
+	struct cached *c;
+	bool mismatch;
+	int ret;
+
+	if (!buf || !size ||
+	    ustack_syms_format(syms, pid, addr, frame, sizeof(frame)) < 0 ||
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &c) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (c && c->src_done) {
+		inl = c->inl;
+		line = c->line;
+	} else {
+		struct elf_file *f = c ? c->file : NULL;
+
+		if (!c) {
+			bool mm;
+
+			resolve(syms, pid, addr, &s, &mm, &f);
+		}
+		/*
+		 * A user frame is a return address (the first one too: the
+		 * instruction after the system call): the line of the call
+		 * is that of the byte before it, as gdb and perf take it
+		 */
+		if (f && f->mod && !mismatch && s.file_addr > f->low)
+			source_lines(f, s.file_addr - 1, &inl, &line);
+		if (c) {
+			c->inl = inl;
+			c->line = line;
+			c->src_done = true;
+		}
+	}
+	ret = snprintf(buf, size, "%s%s%s%s", inl ? inl : "", frame,
+		       line ? " " : "", line ? line : "");
+	if (!c) {
+		free(inl);
+		free(line);
+	}
+	return ret;
 }
 
 int ustack_syms_format_kernel(struct ustack_syms *syms,

@@ -59,8 +59,8 @@ rec() {
 # least MIN EVENT events (of INSTANCE, default the top buffer), and each
 # is followed by " <kernel stack>" with frames through do_syscall_64 or
 # do_int80_emulation, then " <user stack>" (complete) whose frames are
-# "FUNC+0xoff (BINARY)" for FUNCS, innermost first; no stack record is
-# shown
+# "FUNC+0xoff (BINARY) [file:line]" for FUNCS, innermost first (lines
+# of inlined functions passed over); no stack record is shown
 stacks() {
 	python3 - "$@" <<'EOF'
 import re, sys
@@ -89,7 +89,11 @@ while i < len(lines):
         sys.exit('%s: no complete user stack after the kernel stack: %r' % (event, lines[i]))
     i += 1
     while i < len(lines) and lines[i].startswith(' => '):
-        u.append(lines[i][4:]); i += 1
+        # inlined functions have lines of their own; a source line may
+        # follow the frame (debug info)
+        if ' [inlined] ' not in lines[i]:
+            u.append(re.sub(r' [^ ()]+:\d+$', '', lines[i][4:]))
+        i += 1
     if not any(f.startswith(('do_syscall_64+', 'do_int80_emulation+')) for f in k):
         sys.exit('no syscall entry among the kernel frames: %s' % k)
     got = [re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f) for f in u[:len(want)]]

@@ -18,7 +18,9 @@
 #    layout is different again);
 #  - the series' `report` (stacks under each event): the same events as
 #    stock 3.4 with the stack records hidden; --stack-records shows them;
-#    --symdir and the trace file's directory find the binaries; -F and
+#    --symdir and the trace file's directory find the binaries, and with
+#    their debug info the source line of each frame (the line of the
+#    call, as addr2line gives it for the return address - 1); -F and
 #    --cpu keep each shown event's stacks; the two instances of a -B
 #    recording each get theirs; damaged files give an error or the
 #    records before the damage, never a crash (the ASan build of the
@@ -178,17 +180,53 @@ fi
 mkdir -p "$T/alone"
 cp "$d" "$T/alone/"
 "$tc" report "$d" > "$T/named" 2>/dev/null
-grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain)$' "$T/named" &&
+grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain) callchain.c:[0-9][0-9]*$' "$T/named" &&
 	pass tracecmd-symbols-next-to-trace ||
 	fail tracecmd-symbols-next-to-trace "no named work_inner frame"
 "$tc" report "$T/alone/trigger-getppid.dat" > "$T/alone.out" 2>/dev/null
 "$tc" report --symdir "$F" "$T/alone/trigger-getppid.dat" > "$T/symdir.out" 2>/dev/null
 if ! grep -q '^ => work_inner+' "$T/alone.out" &&
-   grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain)$' "$T/symdir.out"; then
+   grep -q '^ => work_inner+0x[0-9a-f]* (.*/callchain) callchain.c:[0-9][0-9]*$' "$T/symdir.out"; then
 	pass tracecmd-symdir
 else
 	fail tracecmd-symdir "frames named without the binary, or not with --symdir"
 fi
+
+# The source lines are addr2line's for the byte before each return address
+python3 - "$T/named" "$F" > "$T/lines.err" 2>&1 <<'EOF'
+import os, re, subprocess, sys
+rep, fix = sys.argv[1], sys.argv[2]
+binary = os.path.join(fix, 'callchain')
+nm = {}
+for l in subprocess.run(['nm', binary], capture_output=True, text=True,
+                        check=True).stdout.splitlines():
+    p = l.split()
+    if len(p) == 3:
+        nm[p[2]] = int(p[0], 16)
+n, inl = 0, []
+for line in open(rep):
+    m = re.match(r'^ => (\w+) \[inlined\] (\S+:\d+)$', line)
+    if m:
+        inl.append(m.group(2))
+        continue
+    m = re.match(r'^ => (\w+)\+0x([0-9a-f]+) \(.*/callchain\) (\S+:\d+)$', line)
+    if m:
+        # addr2line -i: the inlined functions' lines, then the function's
+        a = nm[m.group(1)] + int(m.group(2), 16) - 1
+        out = subprocess.run(['addr2line', '-i', '-e', binary, '%x' % a],
+                             capture_output=True, text=True).stdout.split()
+        want = ['%s:%s' % (os.path.basename(o.rsplit(':', 1)[0]), o.rsplit(':', 1)[1])
+                for o in out]
+        got = inl + [m.group(3)]
+        if got != want:
+            sys.exit('%s: lines %s, addr2line -i says %s' % (line.strip(), got, want))
+        n += 1
+    inl = []
+if n < 10:
+    sys.exit('only %d frames with source lines' % n)
+print('%d frames, lines as addr2line -i' % n)
+EOF
+[ $? = 0 ] && pass tracecmd-source-lines || fail tracecmd-source-lines "$(tail -1 "$T/lines.err")"
 
 # -F: only sys_exit_getppid shown, each still with its stacks
 "$tc" report -F sys_exit_getppid "$d" > "$T/f" 2>/dev/null

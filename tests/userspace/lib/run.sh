@@ -83,6 +83,18 @@ head -c 4096 /dev/urandom | { printf '\177ELF\002\001\001'; cat; } >"$S/corrupt.
 PIE_VADDR=$(nm "$S/symtest-pie" | awk '$3 == "prog_func" { print $1 }')
 NOPIE_VADDR=$(nm "$S/symtest-nopie" | awk '$3 == "prog_func" { print $1 }')
 CXX_VADDR=$(nm "$S/symtest-cxx" | awk '$3 == "_ZN2ns8cxx_funcEi" { print $1 }')
+# an address of ns::cxx_func whose byte before has ns::helper inlined
+# (frames are return addresses: their line is the call's, the byte
+# before), and the two source lines addr2line -i gives for that byte
+# (helper's, then the call site)
+CXX_INL=0 CXX_LINES="0 0"
+read -r _ CXX_SIZE < <(nm -S "$S/symtest-cxx" | awk '$4 == "_ZN2ns8cxx_funcEi" { print $1, $2 }')
+for ((i = 1; i < 0x${CXX_SIZE:-0}; i++)); do
+	a=$(printf %x $((0x$CXX_VADDR + i - 1)))
+	l=$(addr2line -i -e "$S/symtest-cxx" "$a" | awk -F: '{ printf "%s ", $NF }')
+	set -- $l
+	if [ $# = 2 ]; then CXX_INL=$(printf %x $((0x$a + 1))) CXX_LINES="$1 $2"; break; fi
+done
 
 # workloads for synthetic traces: the workload's call chain, PIE and not
 W=$B/work
@@ -96,7 +108,8 @@ strip -o "$W/callchain-stripped" "$W/callchain" ||
 # ---- unit tests ----
 "${VG[@]}" "$B/test-join" "$HERE/data/formats" >"$B/join.out" 2>&1
 count "$B/join.out" $? test-join
-"${VG[@]}" "$B/test-syms" "$S" "$PIE_VADDR" "$NOPIE_VADDR" "$CXX_VADDR" >"$B/syms.out" 2>&1
+"${VG[@]}" "$B/test-syms" "$S" "$PIE_VADDR" "$NOPIE_VADDR" "$CXX_VADDR" \
+	"$CXX_INL" $CXX_LINES >"$B/syms.out" 2>&1
 count "$B/syms.out" $? test-syms
 "${VG[@]}" "$B/test-control" "$B/fake-tracefs" >"$B/control.out" 2>&1
 count "$B/control.out" $? test-control

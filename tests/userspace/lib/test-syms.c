@@ -6,9 +6,12 @@
  * unreadable ELF file; kernel symbols from a kallsyms file.
  *
  * usage: test-syms DIR PROG_FUNC_VADDR_PIE PROG_FUNC_VADDR_NOPIE CXX_VADDR
+ *                  INL_ADDR INL_LINE CALL_LINE
  *   DIR holds symtest-pie, symtest-nopie, symtest-stripped, libsymtest.so,
  *   symtest-cxx (C++, not PIE) and a corrupt ELF "corrupt.so"; the vaddrs
- *   are prog_func's and ns::cxx_func(int)'s, from nm.
+ *   are prog_func's and ns::cxx_func(int)'s, from nm; INL_ADDR is where
+ *   ns::helper is inlined in ns::cxx_func, at source line INL_LINE,
+ *   called from CALL_LINE (addr2line -i).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -354,6 +357,46 @@ static void test_demangle(const char *dir, unsigned long long vaddr)
 	ustack_syms_free(syms);
 }
 
+/* Source lines and inlined frames from the DWARF of symtest-cxx */
+static void test_lines(const char *dir, unsigned long long vaddr,
+		       unsigned long long inl, int inl_line, int call_line)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	struct fake_map m;
+	char buf[8192], want[8192];
+	int i;
+
+	CHECK(inl && inl_line > 0 && call_line > 0,
+	      "addr2line found no inlined helper in ns::cxx_func");
+	snprintf(m.file, sizeof(m.file), "%s/symtest-cxx", dir);
+	m.lowest = vaddr & ~0xfffffULL;
+	m.id[0] = '\0';
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	snprintf(want, sizeof(want),
+		 "helper [inlined] symtest-cxx.cc:%d\n"
+		 "ns::cxx_func(int)+0x%llx (%s) symtest-cxx.cc:%d",
+		 inl_line, inl - vaddr, m.file, call_line);
+	/* twice: the second from the cache */
+	for (i = 0; i < 2; i++) {
+		ustack_syms_format_lines(syms, 1, inl, buf, sizeof(buf));
+		CHECK(!strcmp(buf, want), "inlined: got '%s', want '%s'", buf,
+		      want);
+	}
+	/* the plain format is unchanged */
+	ustack_syms_format(syms, 1, inl, buf, sizeof(buf));
+	CHECK(!strchr(buf, '\n') && !strstr(buf, ".cc:"), "plain: %s", buf);
+	ustack_syms_free(syms);
+
+	/* no debug info: as ustack_syms_format() */
+	syms = ustack_syms_alloc();
+	snprintf(m.file, sizeof(m.file), "%s/symtest-stripped", dir);
+	ustack_syms_set_map_func(syms, fake_find_map, &m);
+	ustack_syms_format_lines(syms, 1, m.lowest + 0x1010, buf, sizeof(buf));
+	ustack_syms_format(syms, 1, m.lowest + 0x1010, want, sizeof(want));
+	CHECK(!strcmp(buf, want), "stripped: '%s' against '%s'", buf, want);
+	ustack_syms_free(syms);
+}
+
 static void test_kernel(const char *dir)
 {
 	struct ustack_syms *syms = ustack_syms_alloc();
@@ -388,8 +431,8 @@ int main(int argc, char **argv)
 {
 	unsigned long long pie, nopie;
 
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s DIR PIE_VADDR NOPIE_VADDR CXX_VADDR\n",
+	if (argc < 8) {
+		fprintf(stderr, "usage: %s DIR PIE_VADDR NOPIE_VADDR CXX_VADDR INL_ADDR INL_LINE CALL_LINE\n",
 			argv[0]);
 		return 2;
 	}
@@ -416,6 +459,10 @@ int main(int argc, char **argv)
 	end();
 	begin("C++ names demangled");
 	test_demangle(argv[1], strtoull(argv[4], NULL, 16));
+	end();
+	begin("source lines and inlined frames");
+	test_lines(argv[1], strtoull(argv[4], NULL, 16),
+		   strtoull(argv[5], NULL, 16), atoi(argv[6]), atoi(argv[7]));
 	end();
 	begin("kernel symbols from kallsyms");
 	test_kernel(argv[1]);

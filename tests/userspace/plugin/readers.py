@@ -222,7 +222,9 @@ def tcreport(path):
             status = rest[0] if rest else "complete"
             i += 1
             while i < len(lines) and lines[i].startswith(" => "):
-                u.append(lines[i][4:])
+                # the tool prints no inlined frames or source lines
+                if " [inlined] " not in lines[i]:
+                    u.append(re.sub(r" [^ ()]+:\d+$", "", lines[i][4:]))
                 i += 1
         if status:
             reqs[(int(m.group(1)), m.group(2), tuple(k), tuple(u),
