@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
-TCMD=${FTD_TRACECMD:-}
+. "$(dirname "$0")/tracecmd-lib.sh"
 CHAIN=work_inner,work_middle,work_outer,main
 D=$FTD_RESULTS/t90
 rm -rf "$D"
@@ -23,24 +23,8 @@ TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
 tracecmd-T-report-filter tracecmd-T-32bit"
 
-missing=
-[ -n "$TCMD" ] && [ -x "$TCMD" ] ||
-	missing="no trace-cmd: FTD_TRACECMD='$TCMD' (rig/test-all.sh builds it with rig/build-tracecmd.sh)"
-if [ -n "$missing" ]; then
-	for t in $TESTS; do t_begin "$t"; t_fail "$missing"; done
-	t_summary
-	exit 1
-fi
+tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
-
-# report NAME: the report of $D/NAME.dat in $D/NAME.txt, and with the
-# stack records shown in $D/NAME.raw (no libtraceevent plugin)
-report() {
-	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/$1.dat" > "$D/$1.txt" 2> "$D/$1.rerr" ||
-		{ t_fail "report $1.dat: $(tail -3 "$D/$1.rerr" | tr '\n' ' ')"; return 1; }
-	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report --stack-records -i "$D/$1.dat" > "$D/$1.raw" 2>&1 ||
-		{ t_fail "report --stack-records $1.dat: $(tail -3 "$D/$1.raw" | tr '\n' ' ')"; return 1; }
-}
 
 # rec NAME ARGS...: trace-cmd record -o $D/NAME.dat ARGS (stderr kept in
 # $D/NAME.err), then report NAME and its options (trace-cmd dump

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
-TCMD=${FTD_TRACECMD:-}
+. "$(dirname "$0")/tracecmd-lib.sh"
 D=$FTD_RESULTS/vanilla
 rm -rf "$D"
 mkdir -p "$D"
@@ -25,24 +25,8 @@ NOOPT="no userstacktrace_defer option"
 LINE="trace-cmd record: -T: this kernel has $NOOPT: kernel stacks only"
 TESTS="vanilla-kernel vanilla-tracecmd-T vanilla-tracecmd-T-kernel-stacks-only"
 
-missing=
-[ -n "$TCMD" ] && [ -x "$TCMD" ] ||
-	missing="no trace-cmd: FTD_TRACECMD='$TCMD' (rig/test-all.sh builds it with rig/build-tracecmd.sh)"
-if [ -n "$missing" ]; then
-	for t in $TESTS; do t_begin "$t"; t_fail "$missing"; done
-	t_summary
-	exit 1
-fi
+tc_require $TESTS
 echo "kernel $(uname -r) ($(uname -v)); trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
-
-# report NAME: the report of $D/NAME.dat in $D/NAME.txt, and with the
-# stack records asked for in $D/NAME.raw (no libtraceevent plugin)
-report() {
-	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/$1.dat" > "$D/$1.txt" 2> "$D/$1.rerr" ||
-		{ t_fail "report $1.dat: $(tail -3 "$D/$1.rerr" | tr '\n' ' ')"; return 1; }
-	TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report --stack-records -i "$D/$1.dat" > "$D/$1.raw" 2>&1 ||
-		{ t_fail "report --stack-records $1.dat: $(tail -3 "$D/$1.raw" | tr '\n' ' ')"; return 1; }
-}
 
 # rec NAME ARGS...: trace-cmd record -o $D/NAME.dat ARGS (stderr in
 # $D/NAME.err; a non-zero status fails the test), then report NAME, its
