@@ -14,7 +14,8 @@
 #   - trace-cmd's version checks are lowered on the make command line
 #     (LIBTRACEEVENT_MIN_VERSION, LIBTRACEFS_MIN_VERSION: nothing in its
 #     sources is edited);
-#   - the seven functions neither library has come from trace-cmd/compat
+#   - the seven functions neither library has (and tracefs_instance_reset(),
+#     which only the utest calls) come from trace-cmd/compat
 #     (a static library, linked after -ltracefs; its header is
 #     force-included so the calls are declared);
 #   - libtracefs-ext (the join and the symbol lookup that report uses
@@ -36,10 +37,11 @@
 #   --asan    the series built with AddressSanitizer and UBSan (trace-cmd,
 #             libtracecmd and libtracefs-ext's part), into
 #             $CACHE/tracecmd/asan/prefix: for damaged-file tests
-# trace-cmd's unit tests (utest, `make test` with CUnit) are not built:
-# they call tracefs_instance_reset() (libtracefs >= 1.7, not in bookworm,
-# not in trace-cmd/compat) and record with the host's tracefs (which
-# refuses); see Documentation/rig.md.
+# trace-cmd's unit tests (utest, `make test`, CUnit) are built too, as
+# $D/work/trace-cmd/utest/trace-utest next to the tree's trace-cmd (where
+# they look for it); they record, so they run in the guest
+# (tests/guest/t-95-utest.sh).  tracefs_instance_reset() (libtracefs
+# 1.7), which only they call, is in trace-cmd/compat.
 # Environment:
 #   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
 #   FTD_JOBS=N       make -j (default: 2)
@@ -106,7 +108,7 @@ if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" 
 	exit 0
 fi
 
-need_pkgs gcc g++ make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev \
+need_pkgs gcc g++ make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev libcunit1-dev \
 	libdw-dev libelf-dev
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
@@ -185,6 +187,8 @@ export CFLAGS="-g -O2 -Wall $san -include $compat/tc-compat.h"
 run "trace-cmd 3.4" "${tc_make[@]}" all_cmd
 run "trace-cmd 3.4: libtracecmd" "${tc_make[@]}" libs
 run "trace-cmd 3.4: install" "${tc_make[@]}" install_cmd install_libs
+run "trace-cmd 3.4: utest" "${tc_make[@]}" test
+[ -x "$W/trace-cmd/utest/trace-utest" ] || die "the build left no utest/trace-utest"
 [ -x "$bin" ] || die "the build left no $bin"
 ver=$("$bin" --version 2>&1 | awk '/version/ { print; exit }') || true
 case $ver in

@@ -97,11 +97,12 @@ if [ -z "$only" ] || [ "$only" = guest ]; then
 	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
 fi
 # trace-cmd 3.4 with trace-cmd/patches for the guest (t-90 records with
-# it), and the libtraceevent plugin its report loads; a test that needs
-# them and finds none fails
+# it), stock 3.4 (t-95 runs both builds' utest), and the libtraceevent
+# plugin; a test that needs them and finds none fails
 tracecmd_bin=
 if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
+	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
 fi
 suite guest guest_suite --timeout 2400 \

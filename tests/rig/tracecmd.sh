@@ -95,7 +95,7 @@ if grep -q "libtraceevent.so.1 => $prefix/lib/" "$T/ldd" &&
 else
 	fail tracecmd-libs-from-prefix "$(tr '\n' ' ' < "$T/ldd")"
 fi
-stubs='^(tracefs_instance_[gs]et_subbuf_size|tep_load_btf|tep_btf_list_args|tep_btf_print_args|tep_load_modules|tep_parse_last_boot_info)$'
+stubs='^(tracefs_instance_reset|tracefs_instance_[gs]et_subbuf_size|tep_load_btf|tep_btf_list_args|tep_btf_print_args|tep_load_modules|tep_parse_last_boot_info)$'
 exported=$(for f in "$tc" "$prefix"/lib/*.so.*; do
 	nm -D --defined-only "$f" 2>/dev/null | awk '{ print $3 }'
 done | grep -E "$stubs" | sort -u)

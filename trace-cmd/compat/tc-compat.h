@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Declarations of the libtracefs >= 1.8 and libtraceevent >= 1.9 functions
+ * Declarations of the libtracefs >= 1.7 and libtraceevent >= 1.9 functions
  * that trace-cmd 3.4 calls and that bookworm's libtracefs 1.6.4 and our
  * libtraceevent 1.8.4 lack.  tc-compat.c defines them as "not supported".
  *
@@ -22,6 +22,9 @@
 struct tracefs_instance;
 struct tep_handle;
 struct trace_seq;
+
+/* libtracefs 1.7 (only utest calls it) */
+int tracefs_instance_reset(struct tracefs_instance *instance);
 
 /* libtracefs 1.8 */
 ssize_t tracefs_instance_get_subbuf_size(struct tracefs_instance *instance);
