@@ -45,30 +45,41 @@ def kaddr(line):
     return int(body.split()[0], 16)
 
 
-def ustack(path):
+def ustack(path, named=False):
+    """The requests of the tool's output: `ustack -r -q` (addresses), or
+    with named, `ustack -q` (frames as printed, no cookie, and an unseen
+    event under the name the series' report shows it by)."""
     reqs = Counter()
     cur = None
 
     def flush():
-        if cur and cur["status"] != "no-cookie":
+        if not cur or cur["status"] == "no-cookie":
+            return
+        if named:
+            reqs[(cur["pid"], cur["name"], tuple(cur["k"]), tuple(cur["u"]),
+                  cur["status"])] += 1
+        else:
             reqs[(cur["pid"], cur["cookie"], cur["name"], tuple(cur["k"]),
                   tuple(cur["u"]), cur["status"])] += 1
 
     head = re.compile(r"^\S.*-(\d+) \[\d+\] \d+\.\d+ (?:\(\S+\) )?(\S+) "
                       r"status=([a-z-]+)\S* (?:cookie=0x([0-9a-f]+))?")
+    unseen = "user_stack_cookie" if named else UNSEEN
     for line in open(path):
         m = head.match(line)
         if m:
             flush()
             name = m.group(2)
-            name = UNSEEN if name == "unseen-event" else name.split(":")[-1]
+            name = unseen if name == "unseen-event" else name.split(":")[-1]
             cur = {"pid": int(m.group(1)),
                    "cookie": int(m.group(4) or "0", 16), "name": name,
                    "status": m.group(3), "k": [], "u": []}
         elif cur and line.startswith("  k "):
-            cur["k"].append(int(line.split()[1], 16))
+            cur["k"].append(named_kframe(line[4:]) if named
+                            else int(line.split()[1], 16))
         elif cur and line.startswith("  u "):
-            cur["u"].append(int(line.split()[1], 16))
+            cur["u"].append(line[4:].rstrip("\n") if named
+                            else int(line.split()[1], 16))
     flush()
     return reqs
 
@@ -174,32 +185,6 @@ def named_kframe(text):
     return text
 
 
-def ustack_named(path):
-    reqs = Counter()
-    cur = None
-
-    def flush():
-        if cur and cur[4] != "no-cookie":
-            reqs[(cur[0], cur[1], tuple(cur[2]), tuple(cur[3]), cur[4])] += 1
-
-    head = re.compile(r"^\S.*-(\d+) \[\d+\] \d+\.\d+ (?:\(\S+\) )?(\S+) "
-                      r"status=([a-z-]+)")
-    for line in open(path):
-        m = head.match(line)
-        if m:
-            flush()
-            name = m.group(2)
-            name = ("user_stack_cookie" if name == "unseen-event"
-                    else name.split(":")[-1])
-            cur = (int(m.group(1)), name, [], [], m.group(3))
-        elif cur and line.startswith("  k "):
-            cur[2].append(named_kframe(line[4:]))
-        elif cur and line.startswith("  u "):
-            cur[3].append(line[4:].rstrip("\n"))
-    flush()
-    return reqs
-
-
 def tcreport(path):
     reqs = Counter()
     ev = re.compile(r"^(?:\S+: )?\s*\S.*-(\d+)\s+\[\d+\]\s+\S+\s+"
@@ -233,7 +218,7 @@ def tcreport(path):
 
 
 def named_main(a, b):
-    ref, got = ustack_named(a), tcreport(b)
+    ref, got = ustack(a, named=True), tcreport(b)
     print("requests: ustack %d, trace-cmd report %d" %
           (sum(ref.values()), sum(got.values())))
     for key in sorted((ref - got).keys()):
