@@ -619,18 +619,20 @@ static struct cached *cache_slot(struct ustack_syms *syms, int pid,
 }
 
 /*
- * ustack_syms_resolve(), whether the file found is another build, and
- * the cache slot that holds the answer (NULL without a cache).
+ * ustack_syms_resolve(), whether the file found is another build, the
+ * file the name comes from (NULL: none) and the cache slot that holds the
+ * answer (NULL without a cache).
  */
 static int resolve_cached(struct ustack_syms *syms, int pid,
 			  unsigned long long addr, struct ustack_sym *sym,
-			  bool *mismatch, struct cached **slot)
+			  bool *mismatch, struct elf_file **where,
+			  struct cached **slot)
 {
-	struct elf_file *where;
 	struct cached *c;
 	int ret;
 
 	*slot = NULL;
+	*where = NULL;
 	if (!syms || !sym) {
 		errno = EINVAL;
 		return -1;
@@ -639,10 +641,11 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	if (c && c->valid && c->pid == pid && c->addr == addr) {
 		*sym = c->sym;
 		*mismatch = c->mismatch;
+		*where = c->file;
 		*slot = c;
 		return 0;
 	}
-	ret = resolve(syms, pid, addr, sym, mismatch, &where);
+	ret = resolve(syms, pid, addr, sym, mismatch, where);
 	if (ret < 0 || !c)
 		return ret;
 	cached_reset(c);
@@ -655,7 +658,7 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	c->sym = *sym;
 	c->sym.name = c->name;
 	c->mismatch = *mismatch;
-	c->file = where;
+	c->file = *where;
 	sym->name = c->name;
 	*slot = c;
 	return 0;
@@ -664,10 +667,11 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 			unsigned long long addr, struct ustack_sym *sym)
 {
+	struct elf_file *f;
 	struct cached *c;
 	bool mismatch;
 
-	return resolve_cached(syms, pid, addr, sym, &mismatch, &c);
+	return resolve_cached(syms, pid, addr, sym, &mismatch, &f, &c);
 }
 
 int ustack_syms_resolve_kernel(struct ustack_syms *syms,
@@ -695,27 +699,35 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 	return 0;
 }
 
+/* What ustack_syms_format() writes for a resolved address */
+static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
+		      bool mismatch, unsigned long long addr)
+{
+	if (mismatch)
+		return snprintf(buf, size, "%s+0x%llx [build-id mismatch]",
+				s->file, s->offset);
+	if (s->name)
+		return snprintf(buf, size, "%s+0x%llx (%s)", s->name,
+				s->offset, s->file);
+	if (s->file)
+		return snprintf(buf, size, "%s+0x%llx", s->file, s->offset);
+	return snprintf(buf, size, "0x%llx", addr);
+}
+
 int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size)
 {
 	struct ustack_sym s;
+	struct elf_file *f;
 	struct cached *c;
 	bool mismatch;
 
 	if (!buf || !size ||
-	    resolve_cached(syms, pid, addr, &s, &mismatch, &c) < 0) {
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &f, &c) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (mismatch)
-		return snprintf(buf, size, "%s+0x%llx [build-id mismatch]",
-				s.file, s.offset);
-	if (s.name)
-		return snprintf(buf, size, "%s+0x%llx (%s)", s.name, s.offset,
-				s.file);
-	if (s.file)
-		return snprintf(buf, size, "%s+0x%llx", s.file, s.offset);
-	return snprintf(buf, size, "0x%llx", addr);
+	return format_sym(buf, size, &s, mismatch, addr);
 }
 
 /* ---- source lines ---- */
@@ -826,27 +838,21 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 {
 	char frame[4096], *inl = NULL, *line = NULL;
 	struct ustack_sym s;
+	struct elf_file *f;
 	struct cached *c;
 	bool mismatch;
 	int ret;
 
 	if (!buf || !size ||
-	    ustack_syms_format(syms, pid, addr, frame, sizeof(frame)) < 0 ||
-	    resolve_cached(syms, pid, addr, &s, &mismatch, &c) < 0) {
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &f, &c) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
+	format_sym(frame, sizeof(frame), &s, mismatch, addr);
 	if (c && c->src_done) {
 		inl = c->inl;
 		line = c->line;
 	} else {
-		struct elf_file *f = c ? c->file : NULL;
-
-		if (!c) {
-			bool mm;
-
-			resolve(syms, pid, addr, &s, &mm, &f);
-		}
 		/*
 		 * A user frame is a return address (the first one too: the
 		 * instruction after the system call): the line of the call
