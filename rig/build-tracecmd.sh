@@ -92,6 +92,21 @@ if [ $stock = 0 ] && [ -f "$pdir/series" ]; then
 	done < "$pdir/series"
 fi
 
+# Earlier versions of this script let those install targets write
+# /etc/ld.so.conf.d/trace.conf: take our prefixes out of it again.
+unconf=/etc/ld.so.conf.d/trace.conf
+if grep -q -e "^$CACHE/" -e '^/tmp/tccache/' "$unconf" 2>/dev/null; then
+	log "removing the rig's prefixes from $unconf"
+	grep -v -e "^$CACHE/" -e '^/tmp/tccache/' "$unconf" > "$CACHE/trace.conf.new" || true
+	if [ -s "$CACHE/trace.conf.new" ]; then
+		as_root cp "$CACHE/trace.conf.new" "$unconf"
+	else
+		as_root rm -f "$unconf"
+	fi
+	rm -f "$CACHE/trace.conf.new"
+	as_root ldconfig
+fi
+
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
 	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libtracefs-ext/src/*.[ch] \
@@ -138,10 +153,14 @@ run() { # run STEP CMD...: its output to build.log; on failure, the tail
 	"$@" >>"$blog" 2>&1 || { tail -40 "$blog" >&2; die "failed (log: $blog)"; }
 }
 
-# 1. libtraceevent 1.8.4 into the prefix (libraries, headers, plugins, .pc)
+# 1. libtraceevent 1.8.4 into the prefix (libraries, headers, plugins, .pc).
+# LDCONFIG=false: the install targets of libtraceevent and libtracecmd
+# otherwise append the prefix to /etc/ld.so.conf.d/trace.conf (as root),
+# and every program on the machine, bookworm's trace-cmd and KernelShark
+# too, would then load these libraries instead of Debian's.
 run "libtraceevent 1.8.4" \
 	make -C "$W/libtraceevent" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib \
-	pkgconfig_dir="$P/lib/pkgconfig" install
+	pkgconfig_dir="$P/lib/pkgconfig" LDCONFIG=false install
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 pkg-config --exact-version 1.8.4 libtraceevent ||
 	die "pkg-config does not find libtraceevent 1.8.4 in $P/lib/pkgconfig"
@@ -176,7 +195,7 @@ EOF
 # (also in its sub-makes); CFLAGS goes through the environment because the
 # Makefile appends to it (a command-line CFLAGS would drop -DHAVE_ZSTD...).
 tc_make=(make -C "$W/trace-cmd" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib
-	pkgconfig_dir="$P/lib/pkgconfig" NO_PYTHON=1
+	pkgconfig_dir="$P/lib/pkgconfig" NO_PYTHON=1 LDCONFIG=false
 	LIBTRACEEVENT_MIN_VERSION=1.8 LIBTRACEFS_MIN_VERSION=1.6
 	LIBTRACEFS_LDLAGS="$(pkg-config --libs libtracefs) -L$D/compat -ltccompat")
 export CFLAGS="-g -O2 -Wall $san -include $compat/tc-compat.h"

@@ -21,8 +21,10 @@
  *
  * This plugin prints both records readably and, for a reader that goes
  * front to back (trace-cmd report), prints at each user_stack_deferred
- * the merged stack of every event that asked for that cookie: the event's
- * name, its kernel frames (from its cookie record), then the user frames.
+ * the stacks of every event that asked for that cookie, in the layout of
+ * trace-cmd report with our series: a line naming the event, its kernel
+ * stack (from its cookie record), then its user stack, named from the
+ * maps saved in the trace file (see get_syms()).
  *
  * How the event before a cookie is seen: libtraceevent calls a plugin
  * only for the events it registered a handler for.  To learn the name of
@@ -58,6 +60,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dlfcn.h>
+#include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -106,6 +112,20 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.value = "65536",
 	},
 	{
+		.name = "file",
+		.plugin_alias = UD_ALIAS,
+		.description =
+		"The trace.dat whose saved maps name the user frames (default: the one trace file this process has open)",
+		.value = "",	/* a value, not a boolean, for libtraceevent */
+	},
+	{
+		.name = "symdir",
+		.plugin_alias = UD_ALIAS,
+		.description =
+		"A directory searched for the traced binaries (besides the trace file's own)",
+		.value = "",
+	},
+	{
 		.name = NULL,
 	}
 };
@@ -113,6 +133,8 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 static struct tep_plugin_option *opt_merge = &TEP_PLUGIN_OPTIONS[0];
 static struct tep_plugin_option *opt_max_pending = &TEP_PLUGIN_OPTIONS[1];
 static struct tep_plugin_option *opt_max_events = &TEP_PLUGIN_OPTIONS[2];
+static struct tep_plugin_option *opt_file = &TEP_PLUGIN_OPTIONS[3];
+static struct tep_plugin_option *opt_symdir = &TEP_PLUGIN_OPTIONS[4];
 
 enum ud_role {
 	UD_OTHER,	/* an event that may ask */
@@ -128,6 +150,7 @@ struct ud_del {
 	int			event_id;	/* -1: not seen */
 	int			cpu;
 	int			pid;
+	int			tgid;		/* -1: no user stack came */
 	unsigned long long	ts;
 	unsigned long long	cookie;
 	enum ustack_status	status;
@@ -188,6 +211,10 @@ struct ud_state {
 	int			last_cpu;
 	unsigned long long	last_offset;
 	unsigned long long	last_ts;
+	/* the names of user frames: the trace file's maps, its binaries */
+	int			syms_tried;
+	struct ustack_file	*file;
+	struct ustack_syms	*syms;
 };
 
 static struct ud_state *states;
@@ -327,6 +354,7 @@ static int ud_deliver(const struct ustack_event *ev, void *data)
 		ev->event->id : -1;
 	d->cpu = ev->cpu;
 	d->pid = ev->pid;
+	d->tgid = ev->tgid;
 	d->ts = ev->ts;
 	d->cookie = ev->cookie;
 	d->status = ev->status;
@@ -528,20 +556,20 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 /* ------------------------------------------------------------------ */
 /* Printing. */
 
-/* A kernel frame in a merged stack: name+offset (address) */
+/* A kernel frame in a merged stack, as trace-cmd report prints it */
 static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
 			unsigned long long addr)
 {
 	const char *func = tep_find_function(tep, addr);
 
 	if (addr == UD_FTRACE_TRAMPOLINE)
-		trace_seq_printf(s, "=> [ftrace trampoline] (%llx)\n", addr);
+		trace_seq_printf(s, " => [ftrace trampoline] (%llx)\n", addr);
 	else if (func)
-		trace_seq_printf(s, "=> %s+0x%llx (%llx)\n", func,
+		trace_seq_printf(s, " => %s+0x%llx (%llx)\n", func,
 				 addr - tep_find_function_address(tep, addr),
 				 addr);
 	else
-		trace_seq_printf(s, "=> 0x%llx\n", addr);
+		trace_seq_printf(s, " => %llx\n", addr);
 }
 
 /* A kernel frame of a cookie record, as kernel_stack prints them */
@@ -558,62 +586,161 @@ static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
 		trace_seq_printf(s, "=> %llx\n", addr);
 }
 
-static void print_user_frames(struct trace_seq *s,
-			      const unsigned long long *fr, int nr,
-			      const char *suffix)
+/*
+ * The one trace file this process has open (trace-cmd report keeps the
+ * file it reads open), found by trace-cmd's magic at its start.  NULL
+ * when there is none, or more than one (report -i A -i B).
+ */
+static char *find_trace_file(void)
 {
-	int i;
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
+				      'i', 'n', 'g' };
+	char link[64], path[PATH_MAX], head[sizeof(magic)];
+	char *found = NULL;
+	struct dirent *de;
+	struct stat st;
+	ssize_t n;
+	DIR *dir;
+	int fd;
 
-	for (i = 0; i < nr; i++)
-		trace_seq_printf(s, "=> 0x%llx%s\n", fr[i], suffix);
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return NULL;
+	while ((de = readdir(dir))) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] == '.' || fd == dirfd(dir))
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    pread(fd, head, sizeof(head), 0) != sizeof(head) ||
+		    memcmp(head, magic, sizeof(magic)))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		if (found && strcmp(found, path)) {
+			free(found);	/* two trace files: which one? */
+			found = NULL;
+			break;
+		}
+		if (!found)
+			found = strdup(path);
+	}
+	closedir(dir);
+	return found;
 }
 
-/* One delivered event (@i of @n): name, kernel frames, user frames. */
-static void print_del(struct trace_seq *s, struct tep_handle *tep,
-		      const struct ud_del *d, int i, int n)
+/*
+ * The symbols of the user frames: libtracefs-ext's, from the maps saved
+ * in the trace file and the binaries next to it (or under symdir), the
+ * same lookup as the ustack tool and the series' trace-cmd report.  When
+ * they cannot be had, one line on stderr says why, and the user frames
+ * are printed as addresses.
+ */
+static struct ustack_syms *get_syms(struct ud_state *st)
 {
+	char *path = NULL;
+
+	if (st->syms_tried)
+		return st->syms;
+	st->syms_tried = 1;
+	if (opt_file->value && *opt_file->value)
+		path = strdup(opt_file->value);
+	else
+		path = find_trace_file();
+	if (!path) {
+		fprintf(stderr,
+			"unwind_deferred: user frames not named: which trace file? use -O unwind_deferred:file=PATH\n");
+		return NULL;
+	}
+	st->file = ustack_file_open(path);
+	st->syms = ustack_syms_alloc();
+	if (!st->file || !st->syms || ustack_syms_set_file(st->syms, st->file) ||
+	    (opt_symdir->value && *opt_symdir->value &&
+	     ustack_syms_add_search_dir(st->syms, opt_symdir->value))) {
+		fprintf(stderr,
+			"unwind_deferred: user frames not named: cannot read the maps of %s\n",
+			path);
+		ustack_syms_free(st->syms);
+		ustack_file_close(st->file);
+		st->syms = NULL;
+		st->file = NULL;
+	}
+	free(path);
+	return st->syms;
+}
+
+/*
+ * A user frame, as trace-cmd report prints it: with debug info, the
+ * functions inlined at the address first, one line each, and the source
+ * line after the frame's name.
+ */
+static void print_uaddr(struct trace_seq *s, struct ustack_syms *syms,
+			int tgid, unsigned long long addr)
+{
+	char buf[4096], *line, *next;
+
+	if (!syms || ustack_syms_format_lines(syms, tgid, addr, buf,
+					      sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "0x%llx", addr);
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		trace_seq_printf(s, " => %s\n", line);
+	}
+}
+
+/*
+ * One delivered event, in the layout of trace-cmd report with the
+ * series: a line naming the event (it was printed before: the user stack
+ * comes after it), its kernel stack, then its user stack with a one-word
+ * status when it did not come complete.
+ */
+static void print_del(struct ud_state *st, struct trace_seq *s,
+		      const struct ud_del *d, struct ustack_syms *syms)
+{
+	struct tep_handle *tep = st->tep;
 	struct tep_event *ev;
 	int j;
 
 	ev = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
-	trace_seq_printf(s, " [event %d/%d] %s cpu=%d ts=%llu.%06llu",
-			 i + 1, n, ev ? ev->name : "(event not seen)",
-			 d->cpu, d->ts / 1000000000ULL,
+	trace_seq_printf(s, " %s [%03d] %llu.%06llu\n",
+			 ev ? ev->name : "(event not seen)", d->cpu,
+			 d->ts / 1000000000ULL,
 			 (d->ts % 1000000000ULL) / 1000);
-	if (!d->nr_k)
-		trace_seq_puts(s, " (no kernel stack recorded)");
-	trace_seq_putc(s, '\n');
+	if (d->nr_k)
+		trace_seq_puts(s, " <kernel stack>\n");
 	for (j = 0; j < d->nr_k; j++)
 		print_kaddr(s, tep, d->frames[j]);
-	switch (d->status) {
-	case USTACK_LOST:
-		trace_seq_puts(s, "   (user stack lost: none will follow)\n");
+	if (d->status == USTACK_NO_COOKIE)
 		return;
-	case USTACK_NEVER_ARRIVED:
-	case USTACK_NO_COOKIE:
-		return;
-	default:
-		break;
-	}
-	print_user_frames(s, d->frames + d->nr_k, d->nr_u, " (user)");
-	if (d->status == USTACK_EMPTY)
-		trace_seq_puts(s, "   (no user frames: unwind failed)\n");
-	else if (d->status == USTACK_TRUNCATED)
-		trace_seq_printf(s, "   (user stack cut short: %u frames found)\n",
-				 d->depth);
+	trace_seq_puts(s, " <user stack>");
+	if (d->status == USTACK_TRUNCATED)
+		trace_seq_printf(s, " truncated (%u frames found)", d->depth);
+	else if (d->status != USTACK_COMPLETE)
+		trace_seq_printf(s, " %s", ustack_status_name(d->status));
+	trace_seq_putc(s, '\n');
+	for (j = 0; j < d->nr_u; j++)
+		print_uaddr(s, syms, d->tgid, d->frames[d->nr_k + j]);
 }
 
 /* The events the join delivered, but for evictions; how many printed. */
 static int print_dels(struct ud_state *st, struct trace_seq *s)
 {
-	int i, n = 0, k = 0;
+	struct ustack_syms *syms = NULL;
+	int i, n = 0;
 
-	for (i = 0; i < st->nr_dels; i++)
-		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
-			n++;
-	for (i = 0; i < st->nr_dels; i++)
-		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
-			print_del(s, st->tep, &st->dels[i], k++, n);
+	for (i = 0; i < st->nr_dels && !syms; i++)
+		if (st->dels[i].nr_u)
+			syms = get_syms(st);
+	for (i = 0; i < st->nr_dels; i++) {
+		if (st->dels[i].flags & USTACK_EV_EVICTED)
+			continue;
+		print_del(st, s, &st->dels[i], syms);
+		n++;
+	}
 	if (st->del_err)
 		trace_seq_puts(s, " [unwind_deferred: out of memory]\n");
 	return n;
@@ -718,8 +845,9 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	struct tep_handle *tep = event->tep;
 	unsigned long long cookie, tgid = 0, flags = 0, depth = 0;
 	unsigned long long *ufr = NULL;
+	struct ustack_syms *syms = NULL;
 	struct unwind_rec_span sp;
-	int nr, n = 0, truncated;
+	int i, nr, n = 0, truncated;
 
 	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
@@ -776,7 +904,10 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
-		print_user_frames(s, ufr, nr, "");
+		if (nr)
+			syms = opt_merge->set ? get_syms(st) : NULL;
+		for (i = 0; i < nr; i++)
+			print_uaddr(s, syms, (int)tgid, ufr[i]);
 	}
 	dels_clear(st);
 	free(ufr);
@@ -950,6 +1081,8 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
 
 	ustack_join_free(st->join);
+	ustack_syms_free(st->syms);
+	ustack_file_close(st->file);
 	dels_clear(st);
 	free(st->dels);
 	for (c = 0; c < st->nr_cpus; c++)

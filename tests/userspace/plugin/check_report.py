@@ -9,10 +9,13 @@ that asked (printed as "kernel=N" and N "=> func (addr)" lines).  The
 expected asking event is the record just before the cookie on the same
 CPU from the same pid (kernel_stack records of that pid may sit between).
 At each user_stack_deferred with "events=N" the plugin must print N
-blocks, one per cookie record of that (pid, cookie) in order, each: the
-event's name, its kernel frames (the same addresses as its cookie record
-printed), then the user frames (nr of them, the same in every block).
-Kernel frames must come before user frames.  A cookie record that says
+blocks, one per cookie record of that (pid, cookie) in order, each in the
+layout of the series' trace-cmd report: a line " NAME [CPU] TS" naming
+the event, " <kernel stack>" and its kernel frames (the same addresses as
+its cookie record printed), then " <user stack>" (a status word after it
+when the stack did not come complete) and the user frames (nr of them,
+the same in every block; raw " => 0xADDR" when the binaries are not
+found).  A cookie record that says
 "(no user stack)" or "(after its user stack)" prints its one block at
 once.
 
@@ -25,7 +28,7 @@ import sys
 
 REC = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\w+):\s?(.*)$")
 ADDR_PAREN = re.compile(r"\(([0-9a-f]+)\)\s*$")
-EVENT_HDR = re.compile(r"^ \[event (\d+)/(\d+)\] (.+?) cpu=(\d+) ts=")
+EVENT_HDR = re.compile(r"^ (\S.*?) \[(\d+)\] (\d+\.\d+)$")
 HDR_DEF = re.compile(r"cookie=0x([0-9a-f]+) tgid=(-?\d+) nr=(\d+)")
 HDR_COOKIE = re.compile(r"cookie=0x([0-9a-f]+) kernel=(\d+)")
 PRERELEASE = "pre-release unwind:* record format: record the trace again"
@@ -71,28 +74,49 @@ def own_frames(rec):
     return out
 
 
+def user_frame(text):
+    """A user frame line's frame: its address when raw, else its text
+    (an inlined function's line is not a frame of its own)."""
+    if " [inlined] " in text:
+        return None
+    try:
+        return int(text.split()[0], 16)
+    except ValueError:
+        return text
+
+
 def blocks_of(r, c, errors):
     blocks = []
+    part = None
     for ln in r["more"]:
         h = EVENT_HDR.match(ln)
         if h:
-            blocks.append({"name": h.group(3), "hdr": ln, "k": [], "u": [],
-                           "lost": False})
+            blocks.append({"name": h.group(1), "hdr": ln, "k": [], "u": [],
+                           "status": None, "lost": False})
+            part = None
         elif not blocks:
             continue
-        elif ln.startswith("=> "):
+        elif ln == " <kernel stack>":
+            if part is not None:
+                errors.append("cookie %x: kernel stack after %s" % (c, part))
+            part = "kernel"
+        elif ln.startswith(" <user stack>"):
             b = blocks[-1]
-            if ln.endswith(" (user)"):
-                b["u"].append(int(ln[3:].split()[0], 16))
-            else:
-                if b["u"]:
-                    errors.append("cookie %x: kernel frame after user "
-                                  "frames" % c)
-                a = frame_addr(ln)
+            part = "user"
+            b["status"] = ln[len(" <user stack>"):].strip() or "complete"
+            b["lost"] = b["status"] == "lost"
+        elif ln.startswith(" => "):
+            b = blocks[-1]
+            if part == "user":
+                f = user_frame(ln[4:])
+                if f is not None:
+                    b["u"].append(f)
+            elif part == "kernel":
+                a = frame_addr(ln[1:])
                 if a is not None:
                     b["k"].append(a)
-        elif "(user stack lost" in ln:
-            blocks[-1]["lost"] = True
+            else:
+                errors.append("cookie %x: a frame outside a stack" % c)
     return blocks
 
 
@@ -213,9 +237,9 @@ def check(recs):
             if not me:
                 if any("no pending event" in x for x in r["more"]):
                     stats["no_pending"] += 1
-                ulines = [x for x in r["more"] if x.startswith("=> ")]
-                done[(r["pid"], c)] = [int(x[3:].split()[0], 16)
-                                       for x in ulines]
+                ulines = [x for x in r["more"] if x.startswith(" => ") and
+                          user_frame(x[4:]) is not None]
+                done[(r["pid"], c)] = [user_frame(x[4:]) for x in ulines]
                 if len(ulines) != nr:
                     errors.append("cookie %x: %d user lines, nr=%d"
                                   % (c, len(ulines), nr))

@@ -51,7 +51,7 @@ for r in recs:
         other += 1
     if nr < 4:
         bad.append("nr=%d < 4: %s" % (nr, r["info"]))
-    names = re.findall(r"^ \[event \d+/\d+\] (\S+)", "\n".join(r["more"]), re.M)
+    names = [b["name"] for b in c.blocks_of(r, 0, bad)]
     for n in names:
         if n not in ("sys_enter_getppid", "sys_exit_getppid"):
             bad.append("unexpected asking event %s" % n)
@@ -90,8 +90,8 @@ EOF
 fixture_count() { # fixture_count FILE MERGED NOT_SEEN
 	new_format "$1" || return 1
 	local merged unseen
-	merged=$(grep -c '^ \[event [0-9]*/[0-9]*\]' "$WORK/r.out")
-	unseen=$(grep -c '^ \[event [0-9]*/[0-9]*\] (event not seen)' "$WORK/r.out")
+	merged=$(grep -c '^ [^ ].* \[[0-9]*\] [0-9]*\.[0-9]*$' "$WORK/r.out")
+	unseen=$(grep -c '^ (event not seen) \[[0-9]*\] ' "$WORK/r.out")
 	echo "merged $merged (want $2), not seen $unseen (want $3)"
 	[ "$merged" = "$2" ] && [ "$unseen" = "$3" ]
 }

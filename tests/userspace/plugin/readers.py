@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every reader must see the same requests in a trace.dat.
 
-Usage: readers.py USTACK_RAW_OUT REPORT_OUT KSHARK_OUT
+Usage: readers.py USTACK_RAW_OUT KSHARK_OUT
        readers.py --named USTACK_OUT TCREPORT_OUT
+       readers.py --plugin USTACK_OUT REPORT_OUT
 
   USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libtracefs-ext's tool)
-  REPORT_OUT      `trace-cmd report -i TRACE.dat` with the libtraceevent
-                  plugin (merge on, the default)
   KSHARK_OUT      `kshark_stack PLUGIN.so TRACE.dat ftrace/user_stack_cookie`
                   (the KernelShark plugin's merged stack of each cookie
                   record, i.e. of each request)
@@ -26,6 +25,12 @@ event followed by its stacks, user frames named): requests as
 with frames as printed ("name+0xoff", "name+0xoff (binary)"); the
 report prints no cookie.  A request whose event is not in the trace is
 shown by the report at its cookie record (named user_stack_cookie).
+
+--plugin compares the same with `trace-cmd report TRACE.dat` of stock
+trace-cmd and the libtraceevent plugin, whose blocks have the series'
+layout but stand at the record that completes them.  A request whose
+user stack never came has no block there: those are compared by count
+per pid.
 """
 import re
 import sys
@@ -97,49 +102,62 @@ def block_status(lines, nr_user):
     return "complete"
 
 
-def report(path):
-    """The plugin's merged blocks; a cookie record that no block completed
-    is a request whose user stack never arrived."""
+def stacks(lines, i):
+    """The " <kernel stack>" and " <user stack>" blocks from lines[i] on,
+    as trace-cmd report with the series and the plugin print them: kernel
+    frames, user frames (inlined functions and source lines left out: the
+    tool prints none), the status (None: no user stack block), and the
+    index of the first line after them."""
+    k, u, status = [], [], None
+    if i < len(lines) and lines[i] == " <kernel stack>":
+        i += 1
+        while i < len(lines) and lines[i].startswith(" => "):
+            k.append(named_kframe(lines[i][4:]))
+            i += 1
+    if i < len(lines) and lines[i].startswith(" <user stack>"):
+        rest = lines[i][len(" <user stack>"):].split()
+        status = rest[0] if rest else "complete"
+        i += 1
+        while i < len(lines) and lines[i].startswith(" => "):
+            if " [inlined] " not in lines[i]:
+                u.append(re.sub(r" [^ ()]+:\d+$", "", lines[i][4:]))
+            i += 1
+    return k, u, status, i
+
+
+def plugin(path):
+    """The plugin's blocks, by pid; and by pid, the cookie records that no
+    block completed (requests whose user stack never arrived)."""
     reqs = Counter()
     rec = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]\s+\d+\.\d+: "
                      r"(user_stack_cookie|user_stack_deferred):\s+"
                      r"cookie=0x([0-9a-f]+)")
-    asked = {}          # (pid, cookie) -> list of kernel-frame tuples
-    merged = set()
+    head = re.compile(r"^ (\S.*?) \[\d+\] \d+\.\d+$")
+    asked = Counter()   # (pid, cookie) -> cookie records
+    merged = Counter()
     lines = open(path).read().split("\n")
     i = 0
     while i < len(lines):
         m = rec.match(lines[i])
+        i += 1
         if not m:
-            i += 1
             continue
         pid, kind, cookie = int(m.group(1)), m.group(2), int(m.group(3), 16)
-        merging = " events=" in lines[i]
-        i += 1
-        if kind == "user_stack_cookie" and not merging:
-            k = []
-            while i < len(lines) and lines[i].startswith("=> "):
-                k.append(kaddr(lines[i]))
-                i += 1
-            asked.setdefault((pid, cookie), []).append(tuple(k))
-            continue
-        if not merging:
-            continue
-        merged.add((pid, cookie))
-        while i < len(lines) and lines[i].startswith(" [event "):
-            name = lines[i].split("] ", 1)[1]
-            name = UNSEEN if name.startswith(UNSEEN) else name.split()[0]
-            i += 1
-            k, u, extra, i = frame_block(lines, i)
-            reqs[(pid, cookie, name, tuple(k), tuple(u),
-                  block_status(extra, len(u)))] += 1
-    for (pid, cookie), ks in asked.items():
-        if (pid, cookie) in merged:
-            continue
-        for k in ks:
-            # the asking event's name is not printed with a lone cookie
-            reqs[(pid, cookie, "?", k, (), "never-arrived")] += 1
-    return reqs
+        if kind == "user_stack_cookie":
+            asked[(pid, cookie)] += 1
+        while i < len(lines):
+            h = head.match(lines[i])
+            if not h:
+                break
+            name = h.group(1)
+            name = "user_stack_cookie" if name == UNSEEN else name
+            k, u, status, i = stacks(lines, i + 1)
+            reqs[(pid, name, tuple(k), tuple(u), status)] += 1
+            merged[(pid, cookie)] += 1
+    never = Counter()
+    for (pid, cookie), n in (asked - merged).items():
+        never[pid] += n
+    return reqs, never
 
 
 def frame_block(lines, i, ignore=None):
@@ -196,21 +214,7 @@ def tcreport(path):
         i += 1
         if not m:
             continue
-        k, u, status = [], [], None
-        if i < len(lines) and lines[i] == " <kernel stack>":
-            i += 1
-            while i < len(lines) and lines[i].startswith(" => "):
-                k.append(named_kframe(lines[i][4:]))
-                i += 1
-        if i < len(lines) and lines[i].startswith(" <user stack>"):
-            rest = lines[i][len(" <user stack>"):].split()
-            status = rest[0] if rest else "complete"
-            i += 1
-            while i < len(lines) and lines[i].startswith(" => "):
-                # the tool prints no inlined frames or source lines
-                if " [inlined] " not in lines[i]:
-                    u.append(re.sub(r" [^ ()]+:\d+$", "", lines[i][4:]))
-                i += 1
+        k, u, status, i = stacks(lines, i)
         if status:
             reqs[(int(m.group(1)), m.group(2), tuple(k), tuple(u),
                   status)] += 1
@@ -231,6 +235,27 @@ def named_main(a, b):
     return 0 if ref == got else 1
 
 
+def plugin_main(a, b):
+    ref, (got, never) = ustack(a, named=True), plugin(b)
+    ref_never = Counter()
+    for key in [k for k in ref if k[4] == "never-arrived"]:
+        ref_never[key[0]] += ref.pop(key)
+    print("requests: ustack %d (+%d never arrived), plugin %d (+%d)" %
+          (sum(ref.values()), sum(ref_never.values()), sum(got.values()),
+           sum(never.values())))
+    for key in sorted((ref - got).keys()):
+        print("only in ustack: %r" % (key,))
+    for key in sorted((got - ref).keys()):
+        print("only in the plugin: %r" % (key,))
+    if ref_never != never:
+        print("never arrived, by pid: ustack %r, plugin %r" %
+              (dict(ref_never), dict(never)))
+    if not ref:
+        print("no requests at all")
+        return 1
+    return 0 if ref == got and ref_never == never else 1
+
+
 def show(key):
     pid, cookie, name, k, u, status = key
     return "pid %d cookie 0x%x %s [%s | %s] %s" % (
@@ -241,21 +266,17 @@ def show(key):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--named":
         return named_main(sys.argv[2], sys.argv[3])
-    if len(sys.argv) != 4:
+    if len(sys.argv) == 4 and sys.argv[1] == "--plugin":
+        return plugin_main(sys.argv[2], sys.argv[3])
+    if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    got = {"ustack": ustack(sys.argv[1]), "report": report(sys.argv[2]),
-           "kshark": kshark(sys.argv[3])}
-    # a request whose user stack never came: the report cannot name its
-    # event (it prints no block for it), so compare those without names
-    for r in got.values():
-        for key in [k for k in r if k[5] == "never-arrived" and k[2] != "?"]:
-            r[key[:2] + ("?",) + key[3:]] += r.pop(key)
+    got = {"ustack": ustack(sys.argv[1]), "kshark": kshark(sys.argv[2])}
     counts = {n: sum(r.values()) for n, r in got.items()}
     print("requests: " + ", ".join("%s %d" % kv for kv in counts.items()))
     bad = 0
     ref = got["ustack"]
-    for n in ("report", "kshark"):
+    for n in ("kshark",):
         if got[n] == ref:
             continue
         bad = 1

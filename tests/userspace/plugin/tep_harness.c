@@ -337,13 +337,13 @@ static void test_front_to_back(void)
 	result(pl != NULL, "plugin loaded from TRACEEVENT_PLUGIN_DIR");
 	result(count(out, "events=1") == 2,
 	       "two cookies across CPUs merged by (pid, cookie)");
-	result(count(out, "[event 1/1] sys_enter_getppid") == 2 &&
+	result(count(out, "\n sys_enter_getppid [00") == 2 &&
 	       !strstr(out, "not seen"),
 	       "formats parsed before loading: the first events are seen");
 	result(count(out, "=> do_syscall_64+0x77 (ffffffff81300077)") == 2 &&
-	       count(out, "(user)") == 5,
+	       count(out, "\n => 0x4") == 5,
 	       "kernel frames (from the cookie records) resolved, user frames listed");
-	result(strstr(out, "=> 0x401000 (user)\n=> 0x401100 (user)\n=> 0x401200 (user)")
+	result(strstr(out, " <user stack>\n => 0x401000\n => 0x401100\n => 0x401200\n")
 	       != NULL, "user frames in order, innermost first");
 	result(strstr(out, "cookie=0xc1 kernel=4\n=> ftrace_syscall_enter (ffffffff81100042)\n")
 	       != NULL,
@@ -378,8 +378,8 @@ static void test_kstack_between(void)
 	r[5] = mk_cookie(100, 0, 1120, 0xa1);
 	r[6] = mk_defer(100, 0, 2000, 0xa1, 1);
 	out = print_all(tep, r, 7);
-	result(strstr(out, "events=2\n [event 1/2] sys_enter_getppid") &&
-	       strstr(out, "[event 2/2] sys_enter_getppid") &&
+	result(strstr(out, "events=2\n sys_enter_getppid [000] ") &&
+	       count(out, "\n sys_enter_getppid [000] ") == 2 &&
 	       !strstr(out, "not seen"),
 	       "a kernel_stack between event and cookie is skipped, of its task or another");
 	if (failures)
@@ -412,19 +412,19 @@ static void test_flags(void)
 	r[8] = mk_cookie_k(100, 0, 3200, 0xb4, 0, 0);
 	r[9] = mk_defer(100, 0, 3300, 0xb4, 1);
 	out = print_all(tep, r, 10);
-	result(strstr(out, "cookie=0xb1 kernel=4 (no user stack) events=1\n [event 1/1] sys_enter_getppid") &&
-	       strstr(out, "   (user stack lost: none will follow)\n") &&
+	result(strstr(out, "cookie=0xb1 kernel=4 (no user stack) events=1\n sys_enter_getppid [000] ") &&
+	       strstr(out, "\n <user stack> lost\n") &&
 	       !strstr(out, "0xb1 tgid"),
 	       "NO_USER_STACK: the stack is shown lost at the cookie");
 	result(strstr(out, "cookie=0xb2 tgid=100 nr=2 depth=9 (truncated) events=1\n") &&
-	       strstr(out, "   (user stack cut short: 9 frames found)\n"),
+	       strstr(out, "\n <user stack> truncated (9 frames found)\n"),
 	       "TRUNCATED: depth and (truncated) in the header, cut short in the block");
 	result(strstr(out, "cookie=0xb3 kernel=4\n") &&
 	       strstr(out, "cookie=0xb3 tgid=100 nr=1 (late) events=1\n"),
 	       "LATE is shown; reserved flag bits are ignored");
 	result(strstr(out, "cookie=0xb4 kernel=0\n") &&
-	       strstr(out, "(event not seen) cpu=0 ts=0.000003 (no kernel stack recorded)\n"),
-	       "a cookie without kernel frames says so in its block");
+	       strstr(out, "\n (event not seen) [000] 0.000003\n <user stack>\n"),
+	       "a cookie without kernel frames: its block has no <kernel stack>");
 	if (failures)
 		fputs(out, stdout);
 	free(out);
@@ -520,8 +520,8 @@ static void test_option_and_unload(void)
 
 	tep_plugin_add_option("unwind_deferred:merge", "0");
 	out = print_all(tep, r, 3);
-	result(!strstr(out, "[event") &&
-	       strstr(out, "nr=2\n=> 0x401000\n=> 0x401100") != NULL,
+	result(!strstr(out, "<user stack>") &&
+	       strstr(out, "nr=2\n => 0x401000\n => 0x401100") != NULL,
 	       "unwind_deferred:merge=0 prints the user stack alone");
 	free(out);
 	tep_plugin_add_option("unwind_deferred:merge", "1");
@@ -592,8 +592,8 @@ static void test_loaded_first(void)
 	r[4] = mk_defer(100, 0, 3000, 0x71, 1);
 	r[1]->r.priv = r[1];	/* not a libtracecmd record: not looked at */
 	out = print_all(tep, r, 5);
-	result(strstr(out, "events=2\n [event 1/2] (event not seen)") &&
-	       strstr(out, "[event 2/2] sys_enter_getppid"),
+	result(strstr(out, "events=2\n (event not seen) [000] ") &&
+	       count(out, "\n sys_enter_getppid [000] ") == 1,
 	       "loaded before the formats, no libtracecmd: wrapped at the first cookie");
 	if (failures)
 		fputs(out, stdout);
