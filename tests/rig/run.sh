@@ -1,6 +1,7 @@
 #!/bin/bash
 # Tests of the rig itself: where it fetches from, the trace-cmd 3.4 it
-# builds (tests/rig/tracecmd.sh) and which accelerator it boots with.
+# builds (tests/rig/tracecmd.sh), binutils 2.44 and the SFrame workloads
+# (tests/rig/sframe.sh) and which accelerator it boots with.
 # Ends with "N passed, N failed".
 #
 #   tests/rig/run.sh
@@ -77,6 +78,16 @@ if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 	npass=$((npass + BASH_REMATCH[1])) nfail=$((nfail + BASH_REMATCH[2]))
 else
 	fail tracecmd "tests/rig/tracecmd.sh ended without a count"
+fi
+
+# ---- binutils 2.44 and the SFrame workloads (tests/rig/sframe.sh) -----------
+"$HERE/sframe.sh" > "$T/sframe.out" 2>&1
+grep -vE '^[0-9]+ passed, [0-9]+ failed' "$T/sframe.out"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/sframe.out" | tail -1)
+if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+	npass=$((npass + BASH_REMATCH[1])) nfail=$((nfail + BASH_REMATCH[2]))
+else
+	fail sframe "tests/rig/sframe.sh ended without a count"
 fi
 
 # ---- accelerator by proof ----------------------------------------------------

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SFrame workloads: a known user call chain through an executable and
+ * a shared library of ours, all built -O2 -fomit-frame-pointer
+ * -Wa,--gsframe (no frame pointer anywhere on the path):
+ *
+ *   main -> sf_outer -> sf_middle -> sf_lib_outer -> sf_lib_middle
+ *        -> sf_lib_leaf (getppid, inline syscall, %rbp = 0)
+ *
+ * Built three ways (Makefile): sfwork links libsfwork.so; sfwork-static
+ * is static, the library's code linked in; sfwork-dlopen (SF_DLOPEN)
+ * dlopen()s libsfwork.so from its own directory after start.
+ *
+ * Usage: sfwork [-r|-u] [getppid [COUNT [DEPTH]]]
+ *   getppid COUNT   COUNT getppid() from sf_lib_leaf (default 1), with
+ *                   DEPTH frames of sf_lib_deep above it (default 0)
+ *   -r              first register the .sframe of every loaded object
+ *                   with prctl(PR_ADD_SFRAME) (the kernel registered the
+ *                   executable and the dynamic linker at exec; shared
+ *                   libraries are ours to register)
+ *   -u              first unregister every object's .sframe
+ *                   (PR_REMOVE_SFRAME): a frame-pointer walk only
+ * With SFWORK_MAPS=FILE in the environment, /proc/self/maps is copied to
+ * FILE before the chain runs (frames can be named after the process is
+ * gone: tests/guest/sframecheck.py).
+ * Exits 3 when a registration fails with anything but EEXIST/ENOENT (after
+ * running the chain all the same).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#ifdef SF_DLOPEN
+#include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
+#endif
+
+#include "sframe_reg.h"
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+typedef void (*lib_outer_fn)(long count, long depth, long nr);
+
+#ifdef SF_DLOPEN
+static lib_outer_fn lib_outer;
+#else
+void sf_lib_outer(long count, long depth, long nr);
+static lib_outer_fn lib_outer = sf_lib_outer;
+#endif
+
+static volatile long sink;
+
+NOINLINE void sf_middle(long count, long depth)
+{
+	volatile char pad[56];
+
+	pad[0] = 2;
+	lib_outer(count, depth, SYS_getppid);
+	sink += pad[0];
+}
+
+NOINLINE void sf_outer(long count, long depth)
+{
+	volatile int pad[5];
+
+	pad[0] = 3;
+	sf_middle(count, depth);
+	sink += pad[0];
+}
+
+#ifdef SF_DLOPEN
+/* libsfwork.so from the directory of this executable */
+static int load_lib(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+	void *h;
+
+	if (n <= 0)
+		return -1;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, "libsfwork.so");
+	h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return -1;
+	}
+	lib_outer = (lib_outer_fn)dlsym(h, "sf_lib_outer");
+	return lib_outer ? 0 : -1;
+}
+#endif
+
+/* a copy of /proc/self/maps, to name the frames of this run afterwards */
+static void save_maps(const char *path)
+{
+	FILE *in = fopen("/proc/self/maps", "r"), *out = fopen(path, "w");
+	char buf[4096];
+	size_t n;
+
+	while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+int main(int argc, char **argv)
+{
+	long count = 1, depth = 0;
+	int reg = -1, i = 1;
+	struct sfreg_count c = { 0 };
+
+	if (i < argc && !strcmp(argv[i], "-r"))
+		reg = 1, i++;
+	else if (i < argc && !strcmp(argv[i], "-u"))
+		reg = 0, i++;
+	if (i < argc && strcmp(argv[i], "getppid")) {
+		fprintf(stderr, "usage: %s [-r|-u] [getppid [COUNT [DEPTH]]]\n",
+			argv[0]);
+		return 2;
+	}
+	if (i + 1 < argc)
+		count = strtol(argv[i + 1], NULL, 0);
+	if (i + 2 < argc)
+		depth = strtol(argv[i + 2], NULL, 0);
+#ifdef SF_DLOPEN
+	if (load_lib())
+		return 1;
+#endif
+	if (reg >= 0) {
+		c = sfreg_all(reg);
+		fprintf(stderr, "%s: %d %s, %d already %s, %d failed%s%s\n",
+			argv[0], c.done, reg ? "registered" : "unregistered",
+			c.known, reg ? "there" : "gone", c.failed,
+			c.failed ? ": " : "", c.failed ? strerror(c.err) : "");
+	}
+	if (getenv("SFWORK_MAPS"))
+		save_maps(getenv("SFWORK_MAPS"));
+	/* a refused section is a test case too: run the chain anyway */
+	sf_outer(count, depth);
+	sink++;
+	return reg >= 0 && c.failed ? 3 : 0;
+}
