@@ -9,6 +9,9 @@
  *
  * Usage: kshark_stack PLUGIN.so TRACE.dat [EVENT]
  *   EVENT: only entries of this event (e.g. syscalls/sys_enter_getppid)
+ * With KSHARK_STACK_VIEW=1 in the environment, it prints instead the
+ * text of the stack view (kshark_unwind_stack_view()) of every entry
+ * (of EVENT), framed by "--- view #N" lines.
  * Exit: 0 when at least one merged stack was printed, 1 when none,
  *       2 on error.
  */
@@ -30,7 +33,7 @@ int main(int argc, char **argv)
 	struct kshark_data_stream *stream;
 	struct kshark_plugin_list *pl;
 	struct kshark_entry **data = NULL;
-	text_func text;
+	text_func text, view;
 	char *info, *t, *name;
 	ssize_t n, i;
 	int sd, shown = 0, want = -1;
@@ -60,12 +63,22 @@ int main(int argc, char **argv)
 	text = (text_func)dlsym(pl->handle, "kshark_unwind_stack_text");
 	if (argc == 4)
 		want = kshark_find_event_id(stream, argv[3]);
+	view = getenv("KSHARK_STACK_VIEW") ?
+		(text_func)dlsym(pl->handle, "kshark_unwind_stack_view") :
+		NULL;
 
 	n = kshark_load_entries(ctx, sd, &data);
 	printf("entries: %zd\n", n);
 	for (i = 0; i < n; i++) {
 		if (want >= 0 && data[i]->event_id != want)
 			continue;
+		if (view) {
+			t = view(data[i]);
+			printf("--- view #%zd\n%s", i, t ? t : "(null)\n");
+			shown += t != NULL;
+			free(t);
+			continue;
+		}
 		t = text ? text(data[i]) : NULL;
 		if (!t)
 			continue;

@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <unistd.h>
+#include <libgen.h>
 
 #include <libkshark.h>
 #include <libkshark-plugin.h>
@@ -58,14 +60,17 @@
 
 /*
  * One request, as the join delivered it: where its records are, and what
- * it needs to be shown.  56 bytes, no frames.
+ * it needs to be shown.  64 bytes, no frames.
  */
 struct us_req {
+	int64_t		ts;		/* the asking event's (or its cookie
+					 * record's) time stamp */
 	int64_t		ev_off;		/* the asking event; -1: not seen */
 	int64_t		cookie_off;	/* its cookie record (kernel frames) */
 	int64_t		stack_off;	/* its user_stack_deferred; -1: none */
 	int		ev_id;		/* the asking event's id, or -1 */
 	int		pid;
+	int		tgid;		/* the user stack's, else pid */
 	int		cpu;
 	int		next;		/* next request of the same user
 					 * stack, in delivery order; -1 */
@@ -97,6 +102,19 @@ struct plugin_unwind_ctx {
 	size_t				used_slots;
 	int				failed;		/* out of memory */
 	stream_get_str_func		orig_get_info;
+	/* the stream has the records (else: note says why not) */
+	int				active;
+	unsigned int			damaged;	/* records skipped */
+	const char			*note;
+	/* the graph's marks: asking events sorted by time, built once */
+	struct kshark_unwind_mark	*marks;
+	size_t				n_marks;
+	/* the user frames' names (libtracefs-ext), made when first needed */
+	pthread_mutex_t			syms_lock;
+	int				syms_tried;
+	struct ustack_file		*file;
+	struct ustack_syms		*syms;
+	char				*syms_note;
 };
 
 static void plugin_unwind_free(struct plugin_unwind_ctx *ctx);
@@ -111,6 +129,11 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 		return;
 	free(ctx->reqs);
 	free(ctx->slots);
+	free(ctx->marks);
+	ustack_syms_free(ctx->syms);
+	ustack_file_close(ctx->file);
+	free(ctx->syms_note);
+	pthread_mutex_destroy(&ctx->syms_lock);
 	free(ctx);
 }
 
@@ -240,12 +263,14 @@ static int note_request(const struct ustack_event *ev, void *data)
 		ctx->cap_reqs = cap;
 	}
 	r = &ctx->reqs[n];
+	r->ts = ev->ts;
 	r->ev_off = (ev->flags & USTACK_EV_UNSEEN) ? US_NONE :
 		    (int64_t)ev->record->offset;
 	r->cookie_off = ev->cookie_offset;
 	r->stack_off = ev->stack_offset ? (int64_t)ev->stack_offset : US_NONE;
 	r->ev_id = ev->event ? ev->event->id : -1;
 	r->pid = ev->pid;
+	r->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
 	r->cpu = ev->cpu;
 	r->next = -1;
 	r->cookie = ev->cookie;
@@ -316,8 +341,12 @@ static int join_stream(struct plugin_unwind_ctx *ctx)
 				best = cpu;
 		if (best < 0)
 			break;
-		if (!stop && record_in_page(ctx->tep, next[best]))
+		if (stop)
+			;
+		else if (record_in_page(ctx->tep, next[best]))
 			stop = ustack_join_add_record(join, next[best]) > 0;
+		else
+			ctx->damaged++;
 		tracecmd_free_record(next[best]);
 		next[best] = stop ? NULL : tracecmd_read_data(in, best);
 	}
@@ -379,9 +408,10 @@ static void bprintf(struct buf *b, const char *fmt, ...)
  * user_stack_deferred (and whether they were cut short, and how deep the
  * stack was).
  */
-static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
-		       int kernel, unsigned long long *out, int max,
-		       int *truncated, unsigned long long *depth)
+static int read_frames_at(struct plugin_unwind_ctx *ctx, int64_t off,
+			  int kernel, unsigned long long *out, int max,
+			  int *truncated, unsigned long long *depth,
+			  unsigned long long *ts, int *cpu)
 {
 	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
 	struct tep_record *r;
@@ -394,6 +424,10 @@ static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 	r = tracecmd_read_at(in, off, NULL);
 	if (!r)
 		return -1;
+	if (ts)
+		*ts = r->ts;
+	if (cpu)
+		*cpu = r->cpu;
 	ev = rec_event(ctx->tep, r);
 	if (ev && kernel && ev->id == ctx->cookie_id) {
 		nr = array_frames(ev, r, "kernel", out, max);
@@ -406,6 +440,14 @@ static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 	}
 	tracecmd_free_record(r);
 	return nr;
+}
+
+static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
+		       int kernel, unsigned long long *out, int max,
+		       int *truncated, unsigned long long *depth)
+{
+	return read_frames_at(ctx, off, kernel, out, max, truncated, depth,
+			      NULL, NULL);
 }
 
 static void kframe(struct buf *b, struct tep_handle *tep,
@@ -551,7 +593,392 @@ char *kshark_unwind_stack_text(const struct kshark_entry *e)
 	return entry_text(ctx, e, 0);
 }
 
-/* The stream's get_info, with the one-line merged stack appended. */
+/* ------------------------------------------------------------------ */
+/* Names of user frames: libtracefs-ext's symbol lookup (syms.c). */
+
+/*
+ * The symbols of the stream's user frames, from the maps that
+ * trace-cmd record --proc-map saved in the file and the binaries (next
+ * to the trace file, or at their recorded paths; KSHARK_UNWIND_SYMDIR
+ * adds a directory), made when first needed.  Caller holds syms_lock.
+ */
+static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
+{
+	const char *path = ctx->stream->file;
+	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+
+	if (ctx->syms_tried)
+		return ctx->syms;
+	ctx->syms_tried = 1;
+	if (path)
+		ctx->file = ustack_file_open(path);
+	if (ctx->file)
+		ctx->syms = ustack_syms_alloc();
+	if (!ctx->syms || ustack_syms_set_file(ctx->syms, ctx->file) ||
+	    (dir && *dir && ustack_syms_add_search_dir(ctx->syms, dir))) {
+		if (asprintf(&ctx->syms_note,
+			     "User frames not named: cannot read the process maps saved in %s",
+			     path ? path : "the trace file") < 0)
+			ctx->syms_note = NULL;
+		ustack_syms_free(ctx->syms);
+		ustack_file_close(ctx->file);
+		ctx->syms = NULL;
+		ctx->file = NULL;
+	}
+	return ctx->syms;
+}
+
+/* Is @file where the symbol lookup looks: next to the trace, or there? */
+static int binary_found(struct plugin_unwind_ctx *ctx, const char *file)
+{
+	char *t, *f, *p = NULL;
+	int ok;
+
+	if (!access(file, R_OK))
+		return 1;
+	if (!ctx->stream->file)
+		return 0;
+	t = strdup(ctx->stream->file);
+	f = strdup(file);
+	if (t && f && asprintf(&p, "%s/%s", dirname(t), basename(f)) < 0)
+		p = NULL;
+	ok = p && !access(p, R_OK);
+	free(p);
+	free(t);
+	free(f);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* The stack view (kshark_unwind_stack_view(), for unwind_view.cpp). */
+
+#define MAX_MISSING	8
+
+struct view {
+	struct buf	b;
+	const char	*missing[MAX_MISSING];	/* files named nothing */
+	int		n_missing;
+	int		no_map;
+};
+
+static void vline(struct view *v, char kind, int64_t off, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+
+static void vline(struct view *v, char kind, int64_t off, const char *fmt,
+		  ...)
+{
+	char *t;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		v->b.err = 1;
+		return;
+	}
+	bprintf(&v->b, "%c %lld %s\n", kind, (long long)off, t);
+	free(t);
+}
+
+static void ts_str(char *buf, size_t size, unsigned long long ts)
+{
+	snprintf(buf, size, "%llu.%06llu", ts / 1000000000ULL,
+		 (ts % 1000000000ULL) / 1000);
+}
+
+/* one user frame, named; caller holds syms_lock */
+static void view_uframe(struct view *v, struct ustack_syms *syms, int tgid,
+			unsigned long long a)
+{
+	char buf[4096], *line, *next;
+	struct ustack_sym sym;
+	int i;
+
+	if (!syms || ustack_syms_format_lines(syms, tgid, a, buf,
+					      sizeof(buf)) < 0) {
+		vline(v, 'U', -1, "0x%llx", a);
+		return;
+	}
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		vline(v, next ? 'i' : 'U', -1, "%s", line);
+	}
+	if (ustack_syms_resolve(syms, tgid, a, &sym))
+		return;
+	if (!sym.file) {
+		v->no_map = 1;
+		return;
+	}
+	if (sym.name)
+		return;
+	for (i = 0; i < v->n_missing; i++)
+		if (!strcmp(v->missing[i], sym.file))
+			return;
+	if (v->n_missing < MAX_MISSING)
+		v->missing[v->n_missing++] = strdup(sym.file);
+}
+
+static void view_missing(struct plugin_unwind_ctx *ctx, struct view *v)
+{
+	int i;
+
+	if (v->no_map)
+		vline(v, 'W', -1, "Some user frames are in no saved process map: record with trace-cmd record --proc-map");
+	for (i = 0; i < v->n_missing; i++) {
+		if (!v->missing[i])
+			continue;
+		if (binary_found(ctx, v->missing[i]))
+			vline(v, 'W', -1, "No symbols in %s (stripped, or another build than the one traced)",
+			      v->missing[i]);
+		else
+			vline(v, 'W', -1, "Binary missing: %s is neither at that path nor next to the trace file (KSHARK_UNWIND_SYMDIR=DIR to look elsewhere)",
+			      v->missing[i]);
+		free((char *)v->missing[i]);
+		v->missing[i] = NULL;
+	}
+	v->n_missing = 0;
+	v->no_map = 0;
+}
+
+static const char *event_name(struct plugin_unwind_ctx *ctx, int id)
+{
+	struct tep_event *ev = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
+
+	return ev ? ev->name : "(event not in the trace)";
+}
+
+/* one request's merged stack, named */
+static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
+		     struct view *v)
+{
+	unsigned long long fr[US_MAX_FRAMES], depth = 0, sts = 0;
+	struct ustack_syms *syms;
+	char t[64], t2[64];
+	int i, nr, knr, trunc = 0, scpu = -1;
+
+	ts_str(t, sizeof(t), q->ts);
+	vline(v, 'T', -1, "%s  pid %d  CPU %d  %s", event_name(ctx, q->ev_id),
+	      q->pid, q->cpu, t);
+	vline(v, 'I', -1, "cookie 0x%llx", (unsigned long long)q->cookie);
+	if (q->ev_off < 0)
+		vline(v, 'W', -1, "The event that asked is not in the trace (filtered out): only its cookie record is");
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	knr = read_frames(ctx, q->cookie_off, 1, fr, US_MAX_FRAMES, NULL,
+			  NULL);
+	vline(v, 'S', -1, "Kernel stack (%d frame%s)", knr > 0 ? knr : 0,
+	      knr == 1 ? "" : "s");
+	for (i = 0; i < knr; i++) {
+		const char *f = tep_find_function(ctx->tep, fr[i]);
+
+		if (fr[i] == US_FTRACE_TRAMPOLINE)
+			vline(v, 'K', -1, "[ftrace trampoline]");
+		else if (f)
+			vline(v, 'K', -1, "%s+0x%llx", f, fr[i] -
+			      tep_find_function_address(ctx->tep, fr[i]));
+		else
+			vline(v, 'K', -1, "0x%llx", fr[i]);
+	}
+	if (knr <= 0)
+		vline(v, 'W', -1, "No kernel stack recorded");
+	nr = q->stack_off >= 0 ?
+		read_frames_at(ctx, q->stack_off, 0, fr, US_MAX_FRAMES, &trunc,
+			       &depth, &sts, &scpu) : -1;
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+
+	if (q->stack_off < 0) {
+		vline(v, 'S', -1, "User stack");
+		if (q->status == USTACK_LOST)
+			vline(v, 'W', -1, "User stack lost: the kernel could not ask for it, none will follow");
+		else
+			vline(v, 'W', -1, "User stack missing: it never arrived (the task did not return to user space before tracing stopped, or events were lost)");
+		return;
+	}
+	ts_str(t2, sizeof(t2), sts);
+	vline(v, 'J', q->stack_off,
+	      "User stack (%d frame%s): in the user_stack_deferred row at %s, CPU %d (click to go there)",
+	      nr > 0 ? nr : 0, nr == 1 ? "" : "s", t2, scpu);
+	if (nr < 0) {
+		vline(v, 'W', -1, "Bad user stack record (damaged file)");
+		return;
+	}
+	if (nr == 0)
+		vline(v, 'W', -1, "No user frames: the unwind failed");
+	if (trunc)
+		vline(v, 'W', -1, "User stack truncated: %d of %llu frames kept",
+		      nr, depth);
+	pthread_mutex_lock(&ctx->syms_lock);
+	syms = get_syms(ctx);
+	if (!syms && ctx->syms_note)
+		vline(v, 'W', -1, "%s", ctx->syms_note);
+	for (i = 0; i < nr; i++)
+		view_uframe(v, syms, q->tgid, fr[i]);
+	view_missing(ctx, v);
+	pthread_mutex_unlock(&ctx->syms_lock);
+}
+
+#define VIEW_MAX_REQS	16
+
+char *kshark_unwind_stack_view(const struct kshark_entry *e)
+{
+	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
+	struct view v = { 0 };
+	struct us_slot *sl;
+	unsigned long long c;
+	char t[64];
+	int i, n;
+
+	if (!e)
+		vline(&v, 'W', -1, "No event selected");
+	else if (!ctx)
+		vline(&v, 'W', -1, "The unwind_stack plugin is not active for this trace");
+	else if (!ctx->active)
+		vline(&v, 'W', -1, "%s", ctx->note);
+	else if (e->event_id == ctx->deferred_id) {
+		sl = slot_find(ctx, e->offset);
+		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
+			sl->req : -1;
+		for (n = 0; i >= 0; i = ctx->reqs[i].next)
+			n++;
+		if (!n && !deferred_cookie(ctx, e->offset, &c))
+			vline(&v, 'W', -1, "This user stack (cookie 0x%llx) completes no event: no event recorded its cookie",
+			      c);
+		else if (!n)
+			vline(&v, 'W', -1, "Bad user stack record (damaged file)");
+		else
+			vline(&v, 'I', -1, "This user stack completes %d event%s:",
+			      n, n == 1 ? "" : "s");
+		i = sl && n ? sl->req : -1;
+		for (n = 0; i >= 0; i = ctx->reqs[i].next, n++) {
+			const struct us_req *q = &ctx->reqs[i];
+
+			ts_str(t, sizeof(t), q->ts);
+			vline(&v, 'J', q->ev_off >= 0 ? q->ev_off :
+			      q->cookie_off, "%s  pid %d  CPU %d  %s (click to go there)",
+			      event_name(ctx, q->ev_id), q->pid, q->cpu, t);
+		}
+		i = sl && n ? sl->req : -1;
+		for (n = 0; i >= 0 && n < VIEW_MAX_REQS;
+		     i = ctx->reqs[i].next, n++)
+			req_view(ctx, &ctx->reqs[i], &v);
+		if (i >= 0)
+			vline(&v, 'I', -1, "(the stacks of the other events: select them)");
+	} else if ((sl = slot_find(ctx, e->offset))) {
+		const struct us_req *q = &ctx->reqs[sl->req];
+
+		if (e->event_id == ctx->cookie_id && q->ev_off >= 0) {
+			ts_str(t, sizeof(t), q->ts);
+			vline(&v, 'J', q->ev_off,
+			      "The cookie record of %s at %s (click to go there)",
+			      event_name(ctx, q->ev_id), t);
+		}
+		req_view(ctx, q, &v);
+	} else {
+		vline(&v, 'I', -1, "This event did not ask for a deferred user stack");
+	}
+	if (ctx && ctx->damaged)
+		vline(&v, 'W', -1, "%u damaged record%s skipped in this trace",
+		      ctx->damaged, ctx->damaged == 1 ? "" : "s");
+	if (v.b.err) {
+		free(v.b.s);
+		return NULL;
+	}
+	return v.b.s;
+}
+
+/* ------------------------------------------------------------------ */
+/* The graph's marks. */
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct kshark_unwind_mark *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void build_marks(struct plugin_unwind_ctx *ctx)
+{
+	int i;
+
+	if (!ctx->n_reqs)
+		return;
+	ctx->marks = malloc(ctx->n_reqs * sizeof(*ctx->marks));
+	if (!ctx->marks)
+		return;
+	for (i = 0; i < ctx->n_reqs; i++) {
+		ctx->marks[i].ts = ctx->reqs[i].ts;
+		ctx->marks[i].pid = ctx->reqs[i].pid;
+		ctx->marks[i].cpu = ctx->reqs[i].cpu;
+	}
+	ctx->n_marks = ctx->n_reqs;
+	qsort(ctx->marks, ctx->n_marks, sizeof(*ctx->marks), mark_cmp);
+}
+
+const struct kshark_unwind_mark *kshark_unwind_marks(int sd, size_t *n)
+{
+	struct plugin_unwind_ctx *ctx = __get_context(sd);
+
+	*n = ctx && ctx->active ? ctx->n_marks : 0;
+	return *n ? ctx->marks : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The Info column: the innermost user function only. */
+
+static char *short_info(struct plugin_unwind_ctx *ctx,
+			const struct kshark_entry *e)
+{
+	struct us_slot *sl = slot_find(ctx, e->offset);
+	const struct us_req *q;
+	unsigned long long fr[1], depth = 0;
+	struct ustack_syms *syms;
+	struct ustack_sym sym;
+	char *out = NULL, name[512];
+	int i, n = 0, nr, trunc = 0;
+
+	if (e->event_id == ctx->deferred_id) {
+		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
+			sl->req : -1;
+		for (; i >= 0; i = ctx->reqs[i].next)
+			n++;
+		if (asprintf(&out, " [completes %d event%s]", n,
+			     n == 1 ? "" : "s") < 0)
+			out = NULL;
+		return out;
+	}
+	if (!sl)
+		return NULL;
+	q = &ctx->reqs[sl->req];
+	if (q->stack_off < 0)
+		return strdup(q->status == USTACK_LOST ? " [user stack lost]" :
+			      " [user stack never arrived]");
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	nr = read_frames(ctx, q->stack_off, 0, fr, 1, &trunc, &depth);
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	if (nr < 0)
+		return strdup(" [bad user stack record]");
+	if (nr == 0)
+		return strdup(" [no user frames]");
+	pthread_mutex_lock(&ctx->syms_lock);
+	syms = get_syms(ctx);
+	if (syms && !ustack_syms_resolve(syms, q->tgid, fr[0], &sym) &&
+	    sym.name)
+		snprintf(name, sizeof(name), "%s", sym.name);
+	else if (!syms || ustack_syms_format(syms, q->tgid, fr[0], name,
+					     sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "0x%llx", fr[0]);
+	pthread_mutex_unlock(&ctx->syms_lock);
+	if (asprintf(&out, " [ustack: %s%s]", name, trunc ? ", cut short" :
+		     "") < 0)
+		out = NULL;
+	return out;
+}
+
+/* The stream's get_info, with the innermost user function appended. */
 static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 				    const struct kshark_entry *e)
 {
@@ -561,8 +988,8 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 	if (!ctx || !ctx->orig_get_info)
 		return NULL;
 	info = ctx->orig_get_info(stream, e);
-	if (e->event_id < 0 || (e->event_id != ctx->deferred_id &&
-				!slot_find(ctx, e->offset)))
+	if (!ctx->active || e->event_id < 0 ||
+	    (e->event_id != ctx->deferred_id && !slot_find(ctx, e->offset)))
 		return info;
 	/* one frame per line does not fit a table row: one line */
 	if (info) {
@@ -574,7 +1001,7 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 		while (p > info && p[-1] == ' ')
 			*--p = '\0';
 	}
-	extra = entry_text(ctx, e, 1);
+	extra = short_info(ctx, e);
 	if (!extra)
 		return info;
 	if (asprintf(&both, "%s%s", info ? info : "", extra) < 0)
@@ -608,18 +1035,26 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		return 0;
 	n_contexts++;
 	ctx->stream = stream;
+	pthread_mutex_init(&ctx->syms_lock, NULL);
 	ctx->tep = kshark_get_tep(stream);
 	ctx->cookie_id = kshark_find_event_id(stream,
 					      "ftrace/user_stack_cookie");
 	ctx->deferred_id = kshark_find_event_id(stream,
 						"ftrace/user_stack_deferred");
+	/*
+	 * Without the records the context stays, inactive: the stack view
+	 * says why there is nothing to show.
+	 */
 	if ((ctx->cookie_id < 0 || ctx->deferred_id < 0) &&
-	    kshark_find_event_id(stream, "unwind/user_stack_cookie") >= 0)
+	    kshark_find_event_id(stream, "unwind/user_stack_cookie") >= 0) {
 		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
 			stream->file ? stream->file : "trace");
+		ctx->note = "This trace has the pre-release unwind:* records: record it again";
+		return 1;
+	}
 	if (!ctx->tep || ctx->cookie_id < 0 || ctx->deferred_id < 0) {
-		ctx_drop(stream);
-		return 0;
+		ctx->note = "No deferred user stacks in this trace: it has no ftrace:user_stack_cookie / user_stack_deferred records (record with -R stacktrace:defer or -T -O userstacktrace_defer)";
+		return 1;
 	}
 
 	/* the join, once, over the whole stream in time order */
@@ -627,12 +1062,14 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ret = join_stream(ctx);
 	pthread_mutex_unlock(&stream->input_mutex);
 	if (ret < 0) {
-		ctx_drop(stream);
-		return 0;
+		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
+		return 1;
 	}
 	if (ctx->failed)
 		fprintf(stderr, "unwind_stack: out of memory: %d requests kept\n",
 			ctx->n_reqs);
+	build_marks(ctx);
+	ctx->active = 1;
 
 	iface = stream->interface;
 	if (iface && iface->type == KS_GENERIC_DATA_INTERFACE &&
@@ -640,6 +1077,7 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		ctx->orig_get_info = iface->get_info;
 		iface->get_info = plugin_unwind_get_info;
 	}
+	kshark_register_draw_handler(stream, kshark_unwind_draw);
 
 	/* merging is done here: the libtraceevent plugin's is not needed */
 	tep_plugin_add_option("unwind_deferred:merge", "0");
@@ -656,6 +1094,8 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 	iface = stream->interface;
 	if (iface && iface->get_info == plugin_unwind_get_info)
 		iface->get_info = ctx->orig_get_info;
+	if (ctx->active)
+		kshark_unregister_draw_handler(stream, kshark_unwind_draw);
 	ctx_drop(stream);
 	return 1;
 }

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * KernelShark plugin "unwind_stack", its GUI part: the stack view (a dock
+ * of the main window) and the marks on the graph.
+ *
+ * Only KernelShark's installed headers (libkshark, KsPlotTools.hpp,
+ * KsPlugins.hpp) and Qt 5 Widgets are used, no private GUI header:
+ *  - KSHARK_MENU_PLUGIN_INITIALIZER gets the main window (a QMainWindow);
+ *    the view is a QDockWidget added to it, with a QTextBrowser;
+ *  - the trace viewer is the main window's QTableView whose model has an
+ *    "Info" column; its selection (a click in the table, or in the graph,
+ *    which selects the row) gives the row, which through the table's
+ *    proxy model is the index into KernelShark's array of entries;
+ *  - that array is the graph model's (kshark_trace_histo.data, the same
+ *    rows as the table's), which the draw handler sees on every redraw;
+ *  - a link in the view ("go there") selects the target row and emits
+ *    the table's clicked() signal, as a click of the user does: the
+ *    table and the graph's marker follow.
+ * The text of the view is the C part's (kshark_unwind_stack_view()).
+ *
+ * Test hook: KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE"
+ * selects the N-th (from 0) entry of the event, writes the view's text to
+ * FILE, follows the view's first link and writes FILE.jump, selects the
+ * entry again and writes FILE.done (kernelshark/screenshot.sh).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include <QAbstractProxyModel>
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QItemSelectionModel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPointer>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QUrl>
+
+#include "libkshark.h"
+#include "libkshark-model.h"
+#include "libkshark-plugin.h"
+#include "KsPlotTools.hpp"
+#include "KsPlugins.hpp"
+
+#include "unwind_stack.h"
+
+/* the graph's model: its data array is the table's rows */
+static kshark_trace_histo *g_histo;
+
+/* ------------------------------------------------------------------ */
+/* Marks on the graph. */
+
+/* a small triangle pointing down at the bin of an asking event */
+class StackMark : public KsPlot::PlotObject {
+public:
+	StackMark(const KsPlot::Point &p, int h) : _x(p.x()), _y(p.y()),
+						   _h(h) {}
+
+private:
+	int	_x, _y, _h;
+
+	void _draw(const KsPlot::Color &col, float) const override
+	{
+		KsPlot::Triangle t;
+		int w = std::max(3, _h / 6);
+
+		t.setPoint(0, _x - w, _y - _h);
+		t.setPoint(1, _x + w, _y - _h);
+		t.setPoint(2, _x, _y - _h + 2 * w);
+		t._color = col;
+		t.setFill(true);
+		t.draw();
+	}
+};
+
+static void ensure_attached();
+
+extern "C" void kshark_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
+				   int draw_action)
+{
+	KsCppArgV *a = KS_ARGV_TO_CPP(argv_c);
+	const kshark_unwind_mark *m;
+	kshark_trace_histo *h = a->_histo;
+	int64_t bin, last = -1;
+	size_t n, i;
+	bool task = draw_action & KSHARK_TASK_DRAW;
+
+	g_histo = h;
+	ensure_attached();
+	if (!(draw_action & (KSHARK_TASK_DRAW | KSHARK_CPU_DRAW)))
+		return;
+	m = kshark_unwind_marks(sd, &n);
+	if (!m || !h || h->bin_size <= 0 || h->n_bins <= 0)
+		return;
+	i = std::lower_bound(m, m + n, h->min,
+			     [](const kshark_unwind_mark &x, int64_t t) {
+				     return x.ts < t;
+			     }) - m;
+	for (; i < n && m[i].ts <= h->max; i++) {
+		if (task ? m[i].pid != val : m[i].cpu != val)
+			continue;
+		bin = (m[i].ts - h->min) / h->bin_size;
+		if (bin >= h->n_bins)
+			bin = h->n_bins - 1;
+		if (bin == last)
+			continue;	/* one mark per bin: no clutter */
+		last = bin;
+
+		StackMark *s = new StackMark(a->_graph->bin(bin)._base,
+					     a->_graph->height());
+		s->_color = KsPlot::Color(200, 0, 120);
+		s->_size = 1;
+		a->_shapes->push_front(s);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The stack view. */
+
+class StackView : public QDockWidget {
+public:
+	explicit StackView(QMainWindow *mw);
+
+	void attach();
+	void selected();
+	void show_entry(const kshark_entry *e);
+	bool go(int sd, long long off);
+	bool go_row(size_t row);
+	ssize_t current_row();
+	const QString &first_link() const { return _first_link; }
+	QString text() const { return _text.toPlainText(); }
+
+	QTextBrowser		_text;
+	QPointer<QTableView>	_table;
+	QPointer<QItemSelectionModel> _sel;
+
+private:
+	QString			_first_link;
+};
+
+static QPointer<StackView> g_view;
+
+static void ensure_attached()
+{
+	if (g_view)
+		g_view->attach();
+}
+
+StackView::StackView(QMainWindow *mw)
+: QDockWidget("Deferred stack", mw)
+{
+	setObjectName("unwind_stack_view");
+	_text.setOpenLinks(false);
+	_text.setReadOnly(true);
+	_text.setHtml("<i>Select an event: its kernel stack and its named "
+		      "user stack show here.</i>");
+	setWidget(&_text);
+	QObject::connect(&_text, &QTextBrowser::anchorClicked,
+			 [this](const QUrl &u) {
+		QStringList p = u.toString().split(':');
+
+		if (p.size() == 3 && p[0] == "go")
+			go(p[1].toInt(), p[2].toLongLong());
+	});
+	mw->addDockWidget(Qt::RightDockWidgetArea, this);
+
+	/* a way back when closed: Tools menu (or the dock's own) */
+	for (QMenu *menu : mw->menuBar()->findChildren<QMenu *>()) {
+		if (menu->title().remove('&') == "Tools") {
+			menu->addAction(toggleViewAction());
+			break;
+		}
+	}
+	attach();
+}
+
+/* Find the trace viewer's table and follow its selection. */
+void StackView::attach()
+{
+	QMainWindow *mw = qobject_cast<QMainWindow *>(parent());
+
+	if (!mw)
+		return;
+	if (!_table) {
+		for (QTableView *tv : mw->findChildren<QTableView *>()) {
+			QAbstractItemModel *m = tv->model();
+
+			for (int c = 0; m && c < m->columnCount(); c++)
+				if (m->headerData(c, Qt::Horizontal)
+					    .toString() == "Info")
+					_table = tv;
+			if (_table)
+				break;
+		}
+	}
+	if (!_table || _sel == _table->selectionModel())
+		return;
+	_sel = _table->selectionModel();
+	if (!_sel)
+		return;
+	QObject::connect(_sel, &QItemSelectionModel::selectionChanged, this,
+			 [this]() { selected(); });
+	QObject::connect(_sel, &QItemSelectionModel::currentRowChanged, this,
+			 [this]() { selected(); });
+}
+
+/* The selected row, as an index into KernelShark's entries, or -1. */
+ssize_t StackView::current_row()
+{
+	QAbstractProxyModel *pm;
+	QModelIndexList rows;
+	QModelIndex idx;
+
+	if (!_table || !_sel)
+		return -1;
+	rows = _sel->selectedRows();
+	idx = rows.isEmpty() ? _sel->currentIndex() : rows.first();
+	if (!idx.isValid())
+		return -1;
+	pm = qobject_cast<QAbstractProxyModel *>(_table->model());
+	if (pm)
+		idx = pm->mapToSource(idx);
+	return idx.isValid() ? idx.row() : -1;
+}
+
+void StackView::selected()
+{
+	ssize_t row = current_row();
+
+	if (row < 0)
+		return;
+	if (!g_histo || (size_t)row >= g_histo->data_size) {
+		_text.setHtml("<i>The graph is not drawn yet: select the "
+			      "event again.</i>");
+		return;
+	}
+	show_entry(g_histo->data[row]);
+}
+
+void StackView::show_entry(const kshark_entry *e)
+{
+	char *v = kshark_unwind_stack_view(e), *line, *next, *rest;
+	QString html;
+
+	_first_link.clear();
+	if (!v) {
+		_text.setHtml("<b>Out of memory</b>");
+		return;
+	}
+	for (line = v; line && *line; line = next) {
+		long long off;
+		char kind = line[0];
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		off = strtoll(line + 1, &rest, 10);
+		if (*rest == ' ')
+			rest++;
+		QString t = QString::fromUtf8(rest).toHtmlEscaped();
+
+		switch (kind) {
+		case 'T':
+			html += "<p style='margin-top:8px'><b>" + t +
+				"</b></p>";
+			break;
+		case 'S':
+			html += "<p style='margin-top:6px'><b>" + t +
+				"</b></p>";
+			break;
+		case 'K':
+			html += "<div style='font-family:monospace'>=&gt; " +
+				t + "</div>";
+			break;
+		case 'U':
+			html += "<div style='font-family:monospace'>=&gt; " +
+				t + "</div>";
+			break;
+		case 'i':
+			html += "<div style='font-family:monospace;"
+				"color:#777'>&nbsp;&nbsp;&nbsp;" + t +
+				"</div>";
+			break;
+		case 'W':
+			html += "<p style='color:#b00000'><b>" + t +
+				"</b></p>";
+			break;
+		case 'J': {
+			QString href = QString("go:%1:%2")
+				.arg(e ? e->stream_id : 0).arg(off);
+
+			if (_first_link.isEmpty())
+				_first_link = href;
+			html += "<p style='margin-top:6px'><a href='" + href +
+				"'>" + t + "</a></p>";
+			break;
+		}
+		default:
+			html += "<div>" + t + "</div>";
+		}
+	}
+	free(v);
+	_text.setHtml(html);
+}
+
+/* Select a row as a click of the user does: the graph follows. */
+bool StackView::go_row(size_t row)
+{
+	QAbstractProxyModel *pm;
+	QAbstractItemModel *m;
+	QModelIndex idx;
+
+	if (!_table || !(m = _table->model()))
+		return false;
+	pm = qobject_cast<QAbstractProxyModel *>(m);
+	idx = pm ? pm->mapFromSource(pm->sourceModel()->index(row, 0)) :
+		   m->index(row, 0);
+	if (!idx.isValid())
+		return false;	/* hidden by a filter of the table */
+	_table->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+	_table->selectRow(idx.row());
+	Q_EMIT _table->clicked(idx);
+	return true;
+}
+
+bool StackView::go(int sd, long long off)
+{
+	size_t i;
+
+	if (!g_histo)
+		return false;
+	for (i = 0; i < g_histo->data_size; i++) {
+		const kshark_entry *e = g_histo->data[i];
+
+		if (e->stream_id == sd && e->offset == off)
+			return go_row(i);
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* The test hook. */
+
+struct TestHook {
+	QString	event;
+	int	nth = 0;
+	QString	dump;
+	int	step = 0;
+	int	tries = 0;
+	ssize_t	row = -1;
+};
+
+static void hook_write(const QString &path, const QString &what)
+{
+	QFile f(path);
+
+	if (f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+		f.write(what.toUtf8());
+}
+
+static ssize_t hook_find(const TestHook &h)
+{
+	kshark_context *kctx = nullptr;
+	kshark_data_stream *st;
+	size_t i;
+	int n = 0, id;
+
+	if (!kshark_instance(&kctx))
+		return -1;
+	for (i = 0; i < g_histo->data_size; i++) {
+		const kshark_entry *e = g_histo->data[i];
+
+		st = kshark_get_data_stream(kctx, e->stream_id);
+		id = st ? kshark_find_event_id(st, h.event.toUtf8()
+					       .constData()) : -1;
+		if (id >= 0 && e->event_id == id && n++ == h.nth)
+			return i;
+	}
+	return -1;
+}
+
+static void hook_step(TestHook *h, QTimer *t)
+{
+	QString head;
+
+	if (!g_view)
+		return;
+	switch (h->step) {
+	case 0:		/* wait for the data, then select */
+		if (!g_view->_table || !g_histo || !g_histo->data_size) {
+			if (++h->tries > 300) {
+				hook_write(h->dump, "hook: no data loaded\n");
+				t->stop();
+			}
+			return;
+		}
+		h->row = hook_find(*h);
+		if (h->row < 0)
+			h->row = 0;	/* the view says what is missing */
+		g_view->go_row(h->row);
+		break;
+	case 1:
+		head = QString("selected row %1\n").arg(g_view->current_row());
+		hook_write(h->dump, head + g_view->text() + "\n");
+		if (!g_view->first_link().isEmpty())
+			Q_EMIT g_view->_text.anchorClicked(g_view->first_link());
+		break;
+	case 2:
+		head = QString("selected row %1\n").arg(g_view->current_row());
+		hook_write(h->dump + ".jump", head + g_view->text() + "\n");
+		g_view->go_row(h->row);
+		break;
+	case 3:
+		head = QString("selected row %1\n").arg(g_view->current_row());
+		hook_write(h->dump + ".done", head + g_view->text() + "\n");
+		t->stop();
+		break;
+	}
+	h->step++;
+}
+
+static void hook_start(QObject *owner)
+{
+	const char *env = getenv("KSHARK_UNWIND_TEST");
+	TestHook *h;
+	QTimer *t;
+
+	if (!env || !*env)
+		return;
+	h = new TestHook;
+	for (const QString &kv : QString(env).split(',')) {
+		if (kv.startsWith("select=")) {
+			QStringList p = kv.mid(7).split(':');
+
+			h->event = p[0];
+			if (p.size() > 1)
+				h->nth = p[1].toInt();
+		} else if (kv.startsWith("dump=")) {
+			h->dump = kv.mid(5);
+		}
+	}
+	if (h->dump.isEmpty()) {
+		delete h;
+		return;
+	}
+	t = new QTimer(owner);
+	QObject::connect(t, &QTimer::timeout, owner,
+			 [h, t]() { hook_step(h, t); });
+	QObject::connect(t, &QObject::destroyed, [h]() { delete h; });
+	t->start(700);
+}
+
+/*
+ * Called by KernelShark with its main window when the plugin is loaded
+ * (-p, the plugin dialog, a session).  The returned widget is deleted by
+ * KernelShark before it unloads the plugins.
+ */
+extern "C" __attribute__((visibility("default")))
+void *KSHARK_MENU_PLUGIN_INITIALIZER(void *ks_ptr)
+{
+	QMainWindow *mw = qobject_cast<QMainWindow *>(
+		static_cast<QObject *>(ks_ptr));
+
+	if (g_view)
+		return g_view.data();
+	if (!mw)
+		return nullptr;
+	g_view = new StackView(mw);
+	hook_start(g_view.data());
+	return g_view.data();
+}
