@@ -37,6 +37,10 @@
 #   --asan    the series built with AddressSanitizer and UBSan (trace-cmd,
 #             libtracecmd and libtracefs-ext's part), into
 #             $CACHE/tracecmd/asan/prefix: for damaged-file tests
+# With the series, libtracefs-ext's ustack tool is built against the
+# series' libtracecmd too ($P/bin/ustack): it reads the saved build IDs
+# through the public API of patch 0008, where bookworm's libtracecmd
+# 3.1.6 gives neither.
 # trace-cmd's unit tests (utest, `make test`, CUnit) are built too, as
 # $D/work/trace-cmd/utest/trace-utest next to the tree's trace-cmd (where
 # they look for it); they record, so they run in the guest
@@ -209,6 +213,19 @@ run "trace-cmd 3.4: install" "${tc_make[@]}" install_cmd install_libs
 run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$W/trace-cmd/utest/trace-utest" ] || die "the build left no utest/trace-utest"
 [ -x "$bin" ] || die "the build left no $bin"
+
+# 5. libtracefs-ext and its ustack tool against this libtracecmd: with the
+# series' public API for the saved maps (patch 0008) the library reads the
+# build IDs and needs none of src/tracecmd-compat.h.  $P/bin/ustack.
+if [ $stock = 0 ]; then
+	rm -rf "$D/ext"
+	run "libtracefs-ext and ustack against this libtracecmd" \
+		make -C "$REPO/libtracefs-ext" CC="$cc" OUT="$D/ext" CFLAGS="-O2 -g $san" \
+		LDFLAGS="-Wl,-rpath,$P/lib $san" all
+	nm -u "$D/ext/ustack" | grep -q ' tracecmd_proc_addr_map_build_id$' ||
+		die "libtracefs-ext did not take the series' tracecmd_proc_addr_map_*() from $P"
+	install -m 755 "$D/ext/ustack" "$P/bin/ustack"
+fi
 ver=$("$bin" --version 2>&1 | awk '/version/ { print; exit }') || true
 case $ver in
 *"version 3.4"*) ;;

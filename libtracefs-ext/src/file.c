@@ -16,6 +16,7 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
+#include "tracecmd-compat.h"
 #include "unwind_record.h"
 
 struct ustack_file {
@@ -28,13 +29,12 @@ struct ustack_file {
 	bool			used;
 };
 
+#ifdef USTACK_PROBE_OPEN
 /*
- * libtracecmd 3.1.6 crashes on some corrupt or truncated files while
- * opening them (tracecmd_open_fd() fails half way and its cleanup,
- * tracecmd_close(), walks CPU data that was never allocated).  So a file
- * is first opened in a child process, with its buffer instances (whose
- * opening has the same problem): if that fails or crashes, the file is
- * reported as unreadable and this process never touches it.
+ * libtracecmd 3.1.6 (tracecmd-compat.h): a file is first opened in a
+ * child process, with its buffer instances (whose opening had the same
+ * problem): if that fails or crashes, the file is reported as unreadable
+ * and this process never touches it.
  */
 static int probe_open(const char *path)
 {
@@ -76,6 +76,13 @@ static int probe_open(const char *path)
 		return 0;
 	return -1;
 }
+#else
+static int probe_open(const char *path)
+{
+	(void)path;
+	return 0;
+}
+#endif
 
 struct ustack_file *ustack_file_open(const char *path)
 {
@@ -404,22 +411,25 @@ static int file_find_map(void *data, int pid, unsigned long long addr,
 {
 	struct tracecmd_input *h = data;
 	struct tracecmd_proc_addr_map *m, *prev;
+	unsigned long long start;
+	const char *name;
 
 	m = tracecmd_search_task_map(h, pid, addr);
-	if (!m || !m->lib_name)
+	name = tracecmd_proc_addr_map_name(m);
+	if (!name)
 		return 0;
-	while (m->start > 0) {
-		prev = tracecmd_search_task_map(h, pid, m->start - 1);
-		if (!prev || !prev->lib_name ||
-		    strcmp(prev->lib_name, m->lib_name) ||
-		    prev->start >= m->start)
+	out->build_id = tracecmd_proc_addr_map_build_id(m);
+	start = tracecmd_proc_addr_map_start(m);
+	while (start > 0) {
+		prev = tracecmd_search_task_map(h, pid, start - 1);
+		if (!tracecmd_proc_addr_map_name(prev) ||
+		    strcmp(tracecmd_proc_addr_map_name(prev), name) ||
+		    tracecmd_proc_addr_map_start(prev) >= start)
 			break;
-		m = prev;
+		start = tracecmd_proc_addr_map_start(prev);
 	}
-	/* libtracecmd 3.1.6 does not read the build IDs trace-cmd saves */
-	out->file = m->lib_name;
-	out->lowest = m->start;
-	out->build_id = NULL;
+	out->file = name;
+	out->lowest = start;
 	return 1;
 }
 

@@ -64,15 +64,4 @@ __hidden struct ustack_live *ustack_live_open_abi(struct tracefs_instance *inst,
 						  ustack_join_cb cb,
 						  void *data, bool compat);
 
-/* libtracecmd 3.1.6 exports this without declaring it publicly. */
-struct tracecmd_proc_addr_map {
-	unsigned long long	start;
-	unsigned long long	end;
-	char			*lib_name;
-};
-
-struct tracecmd_proc_addr_map *
-tracecmd_search_task_map(struct tracecmd_input *handle,
-			 int pid, unsigned long long addr);
-
 #endif /* _USTACK_LOCAL_H */

@@ -190,7 +190,10 @@ buildid() {
 
 # The build ID is saved with the maps; report names frames only from a
 # binary of that build: the program replaced by another build gets the
-# mark and no names, the right one under --symdir names them again
+# mark and no names, the right one under --symdir names them again.  The
+# same for libtracefs-ext's ustack built against the series' libtracecmd
+# (next to $TCMD, rig/build-tracecmd.sh), which reads the build IDs
+# through the public API of trace-cmd patch 0008.
 t_begin tracecmd-T-build-id
 mkdir -p "$D/prog" "$D/good" &&
 cp "$WL"/callchain "$D/prog/callchain" && cp "$WL"/callchain "$D/good/callchain" &&
@@ -202,6 +205,12 @@ TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/bid.dat" > "$D/bid2.txt
 check "another build: marked" test "$(grep -c '^ => /.*/prog/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$D/bid2.txt")" -ge 12 &&
 check "another build: no names from it" test "$(grep -c '^ => work_inner+' "$D/bid2.txt")" = 0 &&
 check "another build: one warning" test "$(grep -c 'no file of build' "$D/bid2.err")" = 1 &&
+{ "$(dirname "$TCMD")/ustack" -q "$D/bid.dat" > "$D/bid4.txt" 2>&1; true; } &&
+check "ustack (the series' libtracecmd): another build marked" \
+	test "$(grep -c '^  u /.*/prog/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$D/bid4.txt")" -ge 12 &&
+check "ustack: no names from it" test "$(grep -c '^  u work_inner+' "$D/bid4.txt")" = 0 &&
+{ "$(dirname "$TCMD")/ustack" -q -s "$D/good" "$D/bid.dat" > "$D/bid5.txt" 2>&1; true; } &&
+check "ustack: the right build under -s" test "$(grep -c '^  u work_inner+' "$D/bid5.txt")" -ge 3 &&
 TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report --symdir "$D/good" -i "$D/bid.dat" > "$D/bid3.txt" 2>&1 &&
 check "the right build under --symdir" stacks "$D/bid3.txt" sys_enter_getppid "$D/prog/callchain" $CHAIN 3 &&
 t_pass

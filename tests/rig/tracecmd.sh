@@ -12,10 +12,11 @@
 #  - stock 3.4 (rig/build-tracecmd.sh --stock): `report` on every
 #    tests/fixtures/*.dat (recorded by bookworm's trace-cmd 3.1.6) prints
 #    what /usr/bin/trace-cmd report prints, with and without our
-#    libtraceevent plugin.  The one difference is removed before
+#    libtraceevent plugin.  Two differences are removed before
 #    comparing: since 3.2 report shows the latency flags column
 #    (". . . . ." after "[CPU]") by default, 3.1.6 only with -l (whose
-#    layout is different again);
+#    layout is different again); libtraceevent 1.8 prints arrays of
+#    unsigned longs in hex;
 #  - the series' `report` (stacks under each event): the same events as
 #    stock 3.4 with the stack records hidden; --stack-records shows them;
 #    --symdir and the trace file's directory find the binaries, and with
@@ -25,6 +26,9 @@
 #    recording each get theirs; damaged files give an error or the
 #    records before the damage, never a crash (the ASan build of the
 #    series, rig/build-tracecmd.sh --asan);
+#  - libtracefs-ext's ustack built against the series' libtracecmd reads
+#    the saved build IDs (a wrong build is marked, where bookworm's 3.1.6
+#    names it anyway) and opens a file without a probe in a child;
 #  - `list -o` gives the stock list (when tracefs is readable);
 #  - each patch of trace-cmd/patches/series applies, in order, to a copy
 #    of pristine 3.4 (git apply --check, then apply), and the build above
@@ -102,6 +106,40 @@ done | grep -E "$stubs" | sort -u)
 [ -z "$exported" ] && pass tracecmd-compat-not-exported ||
 	fail tracecmd-compat-not-exported "$(echo $exported)"
 
+# libtracefs-ext's ustack against the series' libtracecmd ($prefix/bin/ustack,
+# rig/build-tracecmd.sh): the saved maps through the public API of patch
+# 0008, so build IDs are checked, and no workaround of tracecmd-compat.h
+# (no probe of the file in a child).  Bookworm's libtracecmd 3.1.6, for
+# comparison, drops the build IDs.  The traces are mktrace.py's, with the
+# build ID trace-cmd record -T (patch 0005) saves after the binary's maps.
+need_pkgs strace binutils
+make -s -C "$REPO/libtracefs-ext" OUT="$T/ext-bookworm" all > "$T/ext.log" 2>&1 ||
+	{ tail -5 "$T/ext.log"; fail tracecmd-ustack-bookworm-build; }
+useries=$prefix/bin/ustack ubook=$T/ext-bookworm/ustack
+mkdir -p "$T/bid"
+cp "$REPO/tests/fixtures/callchain" "$T/bid/callchain"
+bid=$(readelf -n "$T/bid/callchain" | awk '/Build ID:/ { print $3 }')
+mk() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	--binary "$T/bid/callchain" --count 2 --build-id "$1" trigger "$2"; }
+mk "$bid" "$T/bid/right.dat" && mk 0123456789abcdef0123456789abcdef01234567 "$T/bid/other.dat" ||
+	fail tracecmd-ustack-build-id "mktrace.py failed"
+"$useries" -q "$T/bid/right.dat" > "$T/bid/right.out" 2>&1
+"$useries" -q "$T/bid/other.dat" > "$T/bid/other.out" 2>&1
+"$ubook" -q "$T/bid/other.dat" > "$T/bid/book.out" 2>&1
+if [ -n "$bid" ] && grep -q '^  u work_inner+0x[0-9a-f]* (.*/bid/callchain)$' "$T/bid/right.out" &&
+   grep -q '^  u .*/bid/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$T/bid/other.out" &&
+   ! grep -q 'work_inner' "$T/bid/other.out" &&
+   grep -q '^  u work_inner+0x' "$T/bid/book.out"; then
+	pass tracecmd-ustack-build-id
+else
+	fail tracecmd-ustack-build-id "build ID $bid: right: $(grep -m1 '^  u ' "$T/bid/right.out"); other: $(grep -m1 '^  u ' "$T/bid/other.out"); bookworm: $(grep -m1 '^  u ' "$T/bid/book.out")"
+fi
+forks() { strace -f -qq -e trace=clone,clone3,fork,vfork -o "$T/strace" "$@" > /dev/null 2>&1
+	grep -c -E '^[0-9]+ +(clone|clone3|fork|vfork)\(' "$T/strace"; }
+nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/bid/right.dat")
+[ "$nseries" = 0 ] && [ "$nbook" -ge 1 ] && pass tracecmd-ustack-no-probe ||
+	fail tracecmd-ustack-no-probe "processes made: series $nseries, bookworm $nbook (the probe makes 1)"
+
 # The libtraceevent plugin, built outside the tree.
 mkdir -p "$T/plugin" "$T/noplugin" "$T/home"
 export HOME=$T/home		# no user plugins
@@ -109,7 +147,13 @@ make -C "$REPO/trace-cmd/plugins" -s PLUGIN="$T/plugin/plugin_unwind_deferred.so
 	>"$T/plugin.log" 2>&1 || { cat "$T/plugin.log"; fail tracecmd-plugin-build; }
 
 # 3.4 prints the latency flags after "[CPU]" by default; 3.1.6 does not.
-drop_flags() { sed -E 's/^(.{0,40}\[[0-9]{3}\]) [^ ]{5} /\1 /'; }
+# And libtraceevent 1.8 (3.4's) prints an array field of unsigned longs
+# as {0x401298,0x401539}, bookworm's 1.7 (3.1.6's) as 4199064 4199737
+# (the pre-release unwind:* records, which no plugin prints).
+drop_flags() {
+	sed -E 's/^(.{0,40}\[[0-9]{3}\]) [^ ]{5} /\1 /' |
+	perl -pe 's/=\{(0x[0-9a-f]+(?:,0x[0-9a-f]+)*)\}/"=" . join(" ", map { hex } split(",", $1))/ge'
+}
 nfix=0
 for dat in "$REPO"/tests/fixtures/*.dat; do
 	[ -f "$dat" ] || continue

@@ -265,10 +265,15 @@ def maps_lines(binary, name, base):
     return lines
 
 
-def procmap_option(pid, exe_name, lines):
+def procmap_option(pid, exe_name, lines, build_id=None):
+    """The PROCMAPS option; with build_id, trace-cmd 3.4 with our series'
+    4th field on the lines of exe_name."""
     s = "%x %x %s\n" % (pid, len(lines), exe_name)
     for a, b, n in lines:
-        s += "%x %x %s\n" % (a, b, n)
+        if build_id and n == exe_name:
+            s += "%x %x %s %s\n" % (a, b, n, build_id)
+        else:
+            s += "%x %x %s\n" % (a, b, n)
     return s
 
 
@@ -400,6 +405,8 @@ def main():
     ap.add_argument("--libc")
     ap.add_argument("--count", type=int, default=4)
     ap.add_argument("--pid", type=int, default=1234)
+    ap.add_argument("--build-id", help="hex build ID saved after the binary's "
+                    "map lines, as trace-cmd record with our series saves it")
     a = ap.parse_args()
 
     fmts = Formats(a.formats)
@@ -443,7 +450,7 @@ def main():
         sc.kthread(w, ts, 0)
     else:
         sys.exit("unknown scenario " + a.scenario)
-    pm = procmap_option(pid, sc.binname, sc.lines)
+    pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)
     write_dat(a.out, fmts, buffers, [(pid, "callchain"), (33, "kworker/0:1")],
               [pm], ncpu)
 
