@@ -171,6 +171,7 @@ StackView::StackView(QMainWindow *mw)
 			go(p[1].toInt(), p[2].toLongLong());
 	});
 	mw->addDockWidget(Qt::RightDockWidgetArea, this);
+	mw->resizeDocks({this}, {480}, Qt::Horizontal);
 
 	/* a way back when closed: Tools menu (or the dock's own) */
 	for (QMenu *menu : mw->menuBar()->findChildren<QMenu *>()) {

@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the KernelShark plugin's GUI: KernelShark itself (the Debian
+# package) under Xvfb, with the plugin loaded by -p and its test hook
+# (KSHARK_UNWIND_TEST, kernelshark/unwind_view.cpp) selecting an event,
+# writing the stack view's text, following the view's link to the user
+# stack's row and coming back.  Then:
+#  - the view of an asking event of a recorded fixture: kernel frames
+#    first, then the named user frames, the same as libtracefs-ext's
+#    ustack prints for that event; the workload's names in order;
+#  - the link goes to the user_stack_deferred row, whose view lists the
+#    events it completes;
+#  - a trace without the unwind records, a damaged trace, and a trace
+#    whose binaries are missing: KernelShark keeps running and the view
+#    says what is missing;
+#  - the Info column's short form, and valgrind on the plugin's C part
+#    (kshark_stack with the view's text) loading, using and unloading it.
+# A screenshot of each run is kept in the artifact directory
+# ($KS_ARTIFACTS, default out/kernelshark-tests; rig/test-all.sh puts it
+# under $CACHE/test-all/kernelshark/) and its path printed.
+# The last line is "N passed, N failed"; exit 1 on failure.
+#
+# Usage: tests/userspace/kernelshark/run.sh [-v]   (-v: show failing output)
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+KSDIR=$REPO/kernelshark
+FIXTURES=${FIXTURES:-$REPO/tests/fixtures}
+ART=${KS_ARTIFACTS:-$REPO/out/kernelshark-tests}
+VERBOSE=0
+[ "${1:-}" = -v ] && VERBOSE=1
+
+pass=0 fail=0
+WORK=$(mktemp -d /tmp/kshark-tests.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+check() { # check NAME CMD...: PASS when CMD succeeds
+	local name=$1; shift
+	if "$@" >"$WORK/last.out" 2>&1; then
+		pass=$((pass + 1)); echo "PASS $name"
+	else
+		fail=$((fail + 1)); echo "FAIL $name"
+		[ $VERBOSE = 1 ] && sed 's/^/    /' "$WORK/last.out" | head -40
+	fi
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
+}
+
+"$REPO/trace-cmd/plugins/install-deps.sh" kernelshark libkshark-dev \
+	qtbase5-dev libdw-dev xvfb xauth xdotool imagemagick valgrind \
+	python3 gcc g++ make pkg-config ||
+	{ echo "0 passed, 1 failed"; exit 1; }
+mkdir -p "$ART"
+rm -f "$ART"/*.png "$ART"/*.txt*
+
+check "plugin (C and C++ parts) builds with -Wall -Wextra -Werror" \
+	make -C "$KSDIR" -s clean all
+[ -f "$KSDIR/plugin-unwind_stack.so" ] || finish
+check "plugin exports only KernelShark's entry points and its two texts" \
+	bash -c "test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
+		awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
+	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_stack_text kshark_unwind_stack_view '"
+check "ustack (libtracefs-ext) builds, to compare with" \
+	make -s -C "$REPO/libtracefs-ext" OUT="$WORK/lib" all
+USTACK=$WORK/lib/ustack
+O=$WORK/o
+mkdir -p "$O"
+
+# ks_gui NAME TRACE EVENT[:N]: KernelShark under Xvfb with the hook;
+# $O/NAME.txt (the view), .jump (after the link), .done (back again),
+# $O/NAME.alive when KernelShark still ran at the end, the screenshot
+# in $ART/NAME.png
+ks_gui() {
+	local name=$1 trace=$2 sel=$3 cache=$WORK/cache-$1
+	mkdir -p -m 700 "$cache"
+	# the "running as root" notice is a modal dialog: not in a test
+	printf '[General]\nnoRootWarn=true\n' >"$cache/setting.ini"
+	rm -f "$O/$name".*
+	XDG_RUNTIME_DIR=$cache KS_USER_CACHE_DIR=$cache HOME=$cache \
+	TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins \
+	KSHARK_UNWIND_TEST="select=$sel,dump=$O/$name.txt" \
+	timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
+		kernelshark -p "$0" -i "$1" >"$2.log" 2>&1 &
+		pid=$!
+		for i in $(seq 60); do
+			[ -f "$2.txt.done" ] && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 1
+		done
+		w=$(xdotool search --name "Kernel Shark" 2>/dev/null | head -1)
+		[ -n "$w" ] && xdotool windowsize "$w" 1600 1000 \
+			windowmove "$w" 0 0 2>/dev/null
+		sleep 2
+		import -window root "$3" 2>/dev/null
+		kill -0 $pid 2>/dev/null && touch "$2.alive"
+		kill $pid 2>/dev/null; wait $pid 2>/dev/null
+		true' "$KSDIR/plugin-unwind_stack.so" "$trace" "$O/$name" \
+		"$ART/$name.png"
+	[ -f "$O/$name.log" ] && cp "$O/$name.log" "$ART/$name.log"
+	for f in "$O/$name".txt*; do
+		[ -f "$f" ] && cp "$f" "$ART/"
+	done
+	true
+}
+
+# the frames of the view as "k NAME" / "u NAME" lines, the source line
+# and the inlined functions left out (ustack prints neither)
+view_frames() {
+	awk '/^Kernel stack/ {s = "k"; next}
+	     /^User stack/ {s = "u"; next}
+	     /^(Kernel|User) / {s = ""}
+	     s != "" && /^=> / {sub(/^=> /, ""); sub(/ [^ ]+:[0-9]+$/, "");
+				print s " " $0}
+	     /^$/ {s = ""}' "$1"
+}
+# ustack's frames of the request with cookie $2 asked by event $3
+ustack_frames() {
+	"$USTACK" "$1" | awk -v c="cookie=$2" -v e="$3" '
+		/^[^ ]/ {on = index($0, " " e " ") && index($0, c); next}
+		on && /^  [ku] / {sub(/^  /, ""); print}'
+}
+
+# ------------------------------------------------------------ the fixture
+FIX=$FIXTURES/trigger-getppid.dat
+ks_gui fixture "$FIX" syscalls/sys_enter_getppid:1
+check "KernelShark loads the plugin (-p) and keeps running" \
+	test -f "$O/fixture.alive"
+check "view: the selected event is the second sys_enter_getppid" \
+	grep -q '^sys_enter_getppid pid 80 CPU 0 ' "$O/fixture.txt"
+check "view: kernel frames first, then the user frames" \
+	bash -c "view_frames() { $(declare -f view_frames | tail -n +2); }
+		view_frames '$O/fixture.txt' | cut -c1 | uniq | tr -d '\n' |
+		grep -qx ku"
+check "view: the workload's functions, in order (work_inner, work_middle, work_outer, main)" \
+	bash -c "grep '^=> ' '$O/fixture.txt' | grep -o '^=> [a-z_]*' |
+		grep -Ex '=> (work_[a-z]+|main)' | cut -c4- | tr '\n' ' ' |
+		grep -qx 'work_inner work_middle work_outer main '"
+cookie=$(sed -n 's/^cookie \(0x[0-9a-f]*\)$/\1/p' "$O/fixture.txt" | head -1)
+view_frames "$O/fixture.txt" >"$WORK/fixture.frames"
+ustack_frames "$FIX" "$cookie" syscalls:sys_enter_getppid >"$WORK/fixture.ustack"
+check "view: the same frames, named the same, as ustack prints for the event" \
+	bash -c "[ -s '$WORK/fixture.ustack' ] &&
+		diff '$WORK/fixture.ustack' '$WORK/fixture.frames'"
+check "view: the link goes to the user_stack_deferred row, which lists the 2 events it completes" \
+	bash -c "grep -q 'This user stack completes 2 events:' '$O/fixture.txt.jump' &&
+		grep -q '^sys_exit_getppid pid 80 CPU 0 .*(click to go there)' '$O/fixture.txt.jump' &&
+		! cmp -s <(head -1 '$O/fixture.txt') <(head -1 '$O/fixture.txt.jump')"
+check "view: back on the event, the same view" \
+	bash -c "tail -n +2 '$O/fixture.txt' | cmp - <(tail -n +2 '$O/fixture.txt.done')"
+check "screenshot kept: $ART/fixture.png (not blank)" \
+	bash -c "[ \$(identify -format %k '$ART/fixture.png') -gt 50 ]"
+
+# ------------------------------------------------------------- bad input
+# no unwind records: the formats renamed, as in the plugin suite
+python3 - "$FIX" "$WORK/nounwind.dat" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read().replace(b'name: user_stack_', b'name: uSer_stack_')
+open(sys.argv[2], 'wb').write(d)
+PY
+ks_gui nounwind "$WORK/nounwind.dat" syscalls/sys_enter_getppid:0
+check "no unwind records: KernelShark keeps running, the view says so" \
+	bash -c "test -f '$O/nounwind.alive' &&
+		grep -q 'No deferred user stacks in this trace' '$O/nounwind.txt'"
+
+# binaries missing: the trace alone in a directory
+mkdir -p "$WORK/alone"
+cp "$FIX" "$WORK/alone/"
+ks_gui nobin "$WORK/alone/$(basename "$FIX")" syscalls/sys_enter_getppid:1
+check "binaries missing: KernelShark keeps running, frames as file+offset, the view names the missing binary" \
+	bash -c "test -f '$O/nobin.alive' &&
+		grep -q '^=> /results/fixtures/callchain+0x' '$O/nobin.txt' &&
+		grep -q '^Binary missing: /results/fixtures/callchain is neither at that path nor next to the trace file' '$O/nobin.txt'"
+
+# damaged: bytes of the ring-buffer data overwritten (the last 8 KiB of
+# the file are the last pages of data)
+cp "$FIX" "$WORK/corrupt.dat"
+python3 - "$WORK/corrupt.dat" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+for i in range(len(d) - 6000, len(d) - 200, 7):
+    d[i] = 0xff
+open(p, 'wb').write(d)
+PY
+ks_gui corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:1
+check "damaged file: KernelShark keeps running, the view says what it could not read" \
+	bash -c "test -f '$O/corrupt.alive' && [ -s '$O/corrupt.txt' ] &&
+		grep -Eq 'damaged|Bad user stack|missing|never arrived|No deferred|not active' '$O/corrupt.txt'"
+
+# ---------------------------------------------------- the C part, no GUI
+KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
+check "Info column: the innermost user function only, not the chain" \
+	bash -c "$KS '$FIX' syscalls/sys_enter_getppid >'$WORK/info.out' 2>/dev/null;
+		grep -q '^#0 syscalls/sys_enter_getppid pid=80 cpu=0:  \[ustack: work_inner\]\$' '$WORK/info.out' &&
+		! grep '^#' '$WORK/info.out' | grep -q 'work_middle'"
+VG="valgrind -q --suppressions=$REPO/tests/userspace/plugin/ldso.supp --suppressions=$REPO/tests/userspace/plugin/kshark.supp --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
+for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/corrupt.dat" "$FIXTURES/option-T.dat"; do
+	check "valgrind: the plugin loads, names every entry's stack and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
+		bash -c "KSHARK_STACK_VIEW=1 $VG $KS '$f' >'$WORK/vg.out' 2>'$WORK/vg.err'; [ \$? != 99 ] && grep -q '^--- view' '$WORK/vg.out'"
+done
+
+echo "artifacts (screenshots, view texts, KernelShark logs): $ART"
+finish
