@@ -159,7 +159,7 @@ jobs=${FTD_JOBS:-$(nproc)}
 mk=(make -C "$W" O="$B" ARCH=x86_64 CC="ccache gcc" LOCALVERSION=
     KBUILD_BUILD_USER=ftd KBUILD_BUILD_HOST=rig)
 # Options that our kernel change adds: checked only if some Kconfig has them.
-optional_if_unknown=(TRACE_UNWIND_USER)
+optional_if_unknown=(TRACE_UNWIND_USER UNWIND_USER_SFRAME)
 
 cfgkey=$( {
 	echo "config v2 ${mk[*]}"; cat "${frags[@]}"

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading .sframe sections from user memory for the user space unwinder.
+ *
+ * Each mm keeps a list of the .sframe sections of its objects: the
+ * executable and its interpreter, registered at exec, and whatever user
+ * space registers later with prctl(PR_ADD_SFRAME).  The sections are read
+ * in place, in user memory, and only from a context that may fault (the
+ * deferred unwinder runs in task context before the return to user space).
+ * Nothing read from user memory is trusted: a section found inconsistent
+ * is dropped, and the unwinder falls back to frame pointers.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/ratelimit.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sframe.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user_types.h>
+
+#include "sframe.h"
+
+/* Bounds what one process can make the kernel allocate through prctl() */
+#define SFRAME_MAX_SECTIONS	1024
+
+/* FDEs read at once while checking the FDE table */
+#define SFRAME_FDE_BATCH	16
+
+/**
+ * struct sframe_mm - the .sframe sections of an mm
+ * @lock:	guards @sections and @nr; never held across a user access
+ * @sections:	list of &struct sframe_section
+ * @nr:		number of sections
+ */
+struct sframe_mm {
+	struct mutex		lock;	/* see above */
+	struct list_head	sections;
+	unsigned int		nr;
+};
+
+/**
+ * sframe_mm_init - start an mm with no .sframe sections
+ * @mm: the mm being set up (a copy of another one when forking)
+ */
+void sframe_mm_init(struct mm_struct *mm)
+{
+	mm->sframe = NULL;
+}
+
+static struct sframe_mm *sframe_mm_alloc(void)
+{
+	struct sframe_mm *sm = kzalloc_obj(*sm);
+
+	if (!sm)
+		return NULL;
+	mutex_init(&sm->lock);
+	INIT_LIST_HEAD(&sm->sections);
+	return sm;
+}
+
+/* The mm's list, created on first use; NULL when out of memory */
+static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
+{
+	struct sframe_mm *sm = READ_ONCE(mm->sframe), *new;
+
+	if (sm)
+		return sm;
+	new = sframe_mm_alloc();
+	if (!new)
+		return NULL;
+	/* Threads of one mm may race to create it: one wins */
+	sm = cmpxchg(&mm->sframe, NULL, new);
+	if (sm) {
+		kfree(new);
+		return sm;
+	}
+	return new;
+}
+
+/**
+ * sframe_free_mm - free the .sframe sections of an mm
+ * @mm: the mm, no longer used by anyone
+ */
+void sframe_free_mm(struct mm_struct *mm)
+{
+	struct sframe_mm *sm = mm->sframe;
+	struct sframe_section *sec, *tmp;
+
+	if (!sm)
+		return;
+	list_for_each_entry_safe(sec, tmp, &sm->sections, list)
+		kfree(sec);
+	kfree(sm);
+	mm->sframe = NULL;
+}
+
+/**
+ * sframe_dup_mm - give a forked mm the .sframe sections of its parent
+ * @mm: the new mm
+ * @oldmm: the mm it was copied from
+ *
+ * The child has the same mappings, so the same sections describe them.
+ *
+ * Return: 0, or -ENOMEM
+ */
+int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct sframe_mm *old = READ_ONCE(oldmm->sframe), *sm;
+	struct sframe_section *sec, *copy;
+	int ret = 0;
+
+	if (!old)
+		return 0;
+	sm = sframe_mm_alloc();
+	if (!sm)
+		return -ENOMEM;
+	mm->sframe = sm;
+	mutex_lock(&old->lock);
+	list_for_each_entry(sec, &old->sections, list) {
+		copy = kmemdup(sec, sizeof(*sec), GFP_KERNEL);
+		if (!copy) {
+			ret = -ENOMEM;
+			break;
+		}
+		list_add_tail(&copy->list, &sm->sections);
+		WRITE_ONCE(sm->nr, sm->nr + 1);
+	}
+	mutex_unlock(&old->lock);
+	return ret;
+}
+
+/**
+ * sframe_mm_has_sections - whether an mm has any .sframe section
+ * @mm: the mm
+ *
+ * Return: true when an unwind of @mm may find SFrame entries
+ */
+bool sframe_mm_has_sections(struct mm_struct *mm)
+{
+	struct sframe_mm *sm = READ_ONCE(mm->sframe);
+
+	return sm && READ_ONCE(sm->nr);
+}
+
+/* The section of @mm's list that describes @ip, copied to @out */
+static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
+				 struct sframe_section *out)
+{
+	struct sframe_section *sec;
+	int ret = -ENOENT;
+
+	mutex_lock(&sm->lock);
+	list_for_each_entry(sec, &sm->sections, list) {
+		if (ip >= sec->text_start && ip < sec->text_end) {
+			*out = *sec;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&sm->lock);
+	return ret;
+}
+
+static void sframe_remove_locked(struct sframe_mm *sm,
+				 struct sframe_section *sec)
+{
+	list_del(&sec->list);
+	WRITE_ONCE(sm->nr, sm->nr - 1);
+	kfree(sec);
+}
+
+/* Remove the section that starts at @sframe_start from @mm's list */
+static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start)
+{
+	struct sframe_mm *sm = READ_ONCE(mm->sframe);
+	struct sframe_section *sec;
+	int ret = -ENOENT;
+
+	if (!sm)
+		return ret;
+	mutex_lock(&sm->lock);
+	list_for_each_entry(sec, &sm->sections, list) {
+		if (sec->sframe_start == sframe_start) {
+			sframe_remove_locked(sm, sec);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&sm->lock);
+	return ret;
+}
+
+/* Drop a section found inconsistent (or gone), and say so */
+static void sframe_drop(const struct sframe_section *sec, const char *why)
+{
+	pr_warn_ratelimited("%s[%d]: dropping .sframe at 0x%lx: %s\n",
+			    current->comm, task_pid_nr(current),
+			    sec->sframe_start, why);
+	sframe_remove_from(current->mm, sec->sframe_start);
+}
+
+/* @len bytes at user address @addr, all inside [@start, @end) */
+static bool sframe_in(unsigned long addr, unsigned long len,
+		      unsigned long start, unsigned long end)
+{
+	return addr >= start && addr <= end && len <= end - addr;
+}
+
+static int sframe_read_fde_v2(const struct sframe_section *sec,
+			      unsigned int i, struct sframe_fde *fde);
+
+/* Read and check the header of the section at @sec->sframe_start */
+static int sframe_read_header(struct sframe_section *sec)
+{
+	unsigned long size = sec->sframe_end - sec->sframe_start;
+	unsigned long hdr_end, fdes_len;
+	struct sframe_header h;
+
+	if (size < sizeof(h))
+		return -EINVAL;
+	if (copy_from_user(&h, (void __user *)sec->sframe_start, sizeof(h)))
+		return -EFAULT;
+	if (h.preamble.magic != SFRAME_MAGIC ||
+	    h.abi_arch != SFRAME_ABI_AMD64_ENDIAN_LITTLE ||
+	    !(h.preamble.flags & SFRAME_F_FDE_SORTED) ||
+	    h.cfa_fixed_ra_offset >= 0 || !h.num_fdes)
+		return -EINVAL;
+	/* Version 3 changes the FDEs: it needs a decoder of its own */
+	if (h.preamble.version != SFRAME_VERSION_2)
+		return -EOPNOTSUPP;
+	if (h.preamble.flags & ~SFRAME_V2_FLAGS)
+		return -EINVAL;
+
+	hdr_end = sec->sframe_start + sizeof(h) + h.auxhdr_len;
+	fdes_len = (unsigned long)h.num_fdes * sizeof(struct sframe_fde_v2);
+	sec->fdes_start = hdr_end + h.fdes_off;
+	sec->fres_start = hdr_end + h.fres_off;
+	sec->fres_end = sec->fres_start + h.fre_len;
+	if (!sframe_in(hdr_end, 0, sec->sframe_start, sec->sframe_end) ||
+	    !sframe_in(sec->fdes_start, fdes_len, hdr_end, sec->sframe_end) ||
+	    !sframe_in(sec->fres_start, h.fre_len, hdr_end, sec->sframe_end))
+		return -EINVAL;
+	sec->num_fdes = h.num_fdes;
+	sec->ra_off = h.cfa_fixed_ra_offset;
+	sec->version = h.preamble.version;
+	sec->flags = h.preamble.flags;
+	return 0;
+}
+
+/*
+ * Check every FDE once, when the section is added: the lookup's binary
+ * search is only right on a sorted table, and an FDE pointing outside the
+ * section is better refused now than found in the middle of an unwind.
+ * The FREs are checked as they are used.
+ */
+static int sframe_check_fdes(const struct sframe_section *sec)
+{
+	unsigned long prev = 0;
+	struct sframe_fde fde;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		ret = sframe_read_fde_v2(sec, i, &fde);
+		if (ret)
+			return ret;
+		if (fde.func_start < prev)
+			return -EINVAL;
+		prev = fde.func_start;
+		if (i % SFRAME_FDE_BATCH == SFRAME_FDE_BATCH - 1)
+			cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * sframe_add_section - register an .sframe section of the current mm
+ * @sframe_start: user address of the section
+ * @sframe_end: end of the section
+ * @text_start: start of the code it describes
+ * @text_end: end of that code
+ *
+ * Reads and checks the header and the FDE table from user memory, so the
+ * caller must be able to fault.
+ *
+ * Return: 0; -EINVAL for a bad range or an inconsistent section,
+ * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
+ * cannot be read, -EEXIST when the range overlaps a registered section's,
+ * -ENOSPC past SFRAME_MAX_SECTIONS, -ENOMEM
+ */
+int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
+		       unsigned long text_start, unsigned long text_end)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_section *sec, *other;
+	struct sframe_mm *sm;
+	int ret;
+
+	if (!mm || sframe_start >= sframe_end || text_start >= text_end ||
+	    sframe_end > TASK_SIZE_MAX || text_end > TASK_SIZE_MAX)
+		return -EINVAL;
+	sec = kzalloc_obj(*sec);
+	if (!sec)
+		return -ENOMEM;
+	sec->sframe_start = sframe_start;
+	sec->sframe_end = sframe_end;
+	sec->text_start = text_start;
+	sec->text_end = text_end;
+	ret = sframe_read_header(sec);
+	if (!ret)
+		ret = sframe_check_fdes(sec);
+	if (ret)
+		goto free;
+
+	ret = -ENOMEM;
+	sm = sframe_mm_get(mm);
+	if (!sm)
+		goto free;
+	mutex_lock(&sm->lock);
+	ret = -ENOSPC;
+	if (sm->nr >= SFRAME_MAX_SECTIONS)
+		goto unlock;
+	ret = -EEXIST;
+	list_for_each_entry(other, &sm->sections, list) {
+		if (text_start < other->text_end && other->text_start < text_end)
+			goto unlock;
+		if (sframe_start == other->sframe_start)
+			goto unlock;
+	}
+	list_add_tail(&sec->list, &sm->sections);
+	WRITE_ONCE(sm->nr, sm->nr + 1);
+	mutex_unlock(&sm->lock);
+	return 0;
+
+unlock:
+	mutex_unlock(&sm->lock);
+free:
+	kfree(sec);
+	return ret;
+}
+
+/**
+ * sframe_remove_section - unregister an .sframe section of the current mm
+ * @sframe_start: user address the section was registered with
+ *
+ * Return: 0, or -ENOENT when no section starts there
+ */
+int sframe_remove_section(unsigned long sframe_start)
+{
+	if (!current->mm)
+		return -EINVAL;
+	return sframe_remove_from(current->mm, sframe_start);
+}
+
+/* Version 2 FDE number @i of @sec, decoded and checked */
+static int sframe_read_fde_v2(const struct sframe_section *sec,
+			      unsigned int i, struct sframe_fde *fde)
+{
+	unsigned long addr = sec->fdes_start + i * sizeof(struct sframe_fde_v2);
+	struct sframe_fde_v2 raw;
+	unsigned long base;
+
+	if (copy_from_user(&raw, (void __user *)addr, sizeof(raw)))
+		return -EFAULT;
+	/*
+	 * The function's start is relative to the FDE itself (the field is
+	 * the FDE's first) when the header says so, else (binutils 2.44 and
+	 * earlier) to the start of the section.
+	 */
+	base = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL ? addr :
+							    sec->sframe_start;
+	fde->func_start = base + (long)raw.start_addr;
+	fde->func_size = raw.func_size;
+	fde->fres_start = sec->fres_start + raw.fres_off;
+	fde->fres_num = raw.fres_num;
+	fde->fre_type = SFRAME_FDE_FRE_TYPE(raw.info);
+	fde->fde_type = SFRAME_FDE_TYPE(raw.info);
+	fde->rep_size = raw.rep_size;
+
+	if (fde->fre_type > SFRAME_FRE_TYPE_ADDR4 ||
+	    (fde->fde_type == SFRAME_FDE_TYPE_PCMASK && !fde->rep_size) ||
+	    !sframe_in(fde->func_start, fde->func_size, sec->text_start,
+		       sec->text_end) ||
+	    !sframe_in(fde->fres_start, 0, sec->fres_start, sec->fres_end))
+		return -EINVAL;
+	return 0;
+}
+
+/* The start address of FDE @i, all a binary search step needs */
+static int sframe_fde_start_v2(const struct sframe_section *sec,
+			       unsigned int i, unsigned long *start)
+{
+	unsigned long addr = sec->fdes_start + i * sizeof(struct sframe_fde_v2);
+	s32 rel;
+
+	if (get_user(rel, (s32 __user *)addr))
+		return -EFAULT;
+	*start = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL ? addr :
+		  sec->sframe_start) + (long)rel;
+	return 0;
+}
+
+/* The last FDE of @sec that starts at or below @ip, if it covers @ip */
+static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
+			   struct sframe_fde *fde)
+{
+	unsigned int lo = 0, hi = sec->num_fdes, mid;
+	unsigned long start;
+	int ret;
+
+	/* invariant: FDEs below lo start at or below ip, from hi on above */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		ret = sframe_fde_start_v2(sec, mid, &start);
+		if (ret)
+			return ret;
+		if (start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	ret = sframe_read_fde_v2(sec, lo - 1, fde);
+	if (ret)
+		return ret;
+	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size)
+		return -ENOENT;
+	return 0;
+}
+
+/* Read an unsigned field of @size bytes (1, 2 or 4) at *@pos, advance */
+static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
+			unsigned int size, u32 *val)
+{
+	u8 b;
+	u16 h;
+	int ret;
+
+	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
+		return -EINVAL;
+	switch (size) {
+	case 1:
+		ret = get_user(b, (u8 __user *)*pos);
+		*val = b;
+		break;
+	case 2:
+		ret = get_user(h, (u16 __user *)*pos);
+		*val = h;
+		break;
+	default:
+		ret = get_user(*val, (u32 __user *)*pos);
+		break;
+	}
+	*pos += size;
+	return ret ? -EFAULT : 0;
+}
+
+/* A signed stack offset of @size bytes at *@pos */
+static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
+			unsigned int size, s32 *val)
+{
+	u32 u;
+	int ret = sframe_get_u(sec, pos, size, &u);
+
+	if (ret)
+		return ret;
+	*val = size == 4 ? (s32)u : size == 2 ? (s16)u : (s8)u;
+	return 0;
+}
+
+/**
+ * struct sframe_fre - a frame row entry, decoded
+ * @start:	offset of its first address in the function (or block)
+ * @info:	its info byte
+ * @cfa_off:	offset of the CFA from the base register
+ * @fp_off:	offset of the saved frame pointer from the CFA, 0 if not saved
+ */
+struct sframe_fre {
+	u32	start;
+	u8	info;
+	s32	cfa_off;
+	s32	fp_off;
+};
+
+/* Read the FRE at *@pos and advance past it */
+static int sframe_read_fre(const struct sframe_section *sec,
+			   const struct sframe_fde *fde, unsigned long *pos,
+			   struct sframe_fre *fre)
+{
+	unsigned int n, size;
+	u32 info;
+	int ret;
+
+	ret = sframe_get_u(sec, pos, 1 << fde->fre_type, &fre->start);
+	if (!ret)
+		ret = sframe_get_u(sec, pos, 1, &info);
+	if (ret)
+		return ret;
+	fre->info = info;
+	n = SFRAME_FRE_OFFSET_COUNT(info);
+	size = 1 << SFRAME_FRE_OFFSET_SIZE(info);
+	/* amd64: the CFA, then the FP if saved; the RA is at a fixed offset */
+	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info))
+		return -EINVAL;
+	fre->cfa_off = 0;
+	fre->fp_off = 0;
+	if (n >= 1)
+		ret = sframe_get_s(sec, pos, size, &fre->cfa_off);
+	if (!ret && n == 2)
+		ret = sframe_get_s(sec, pos, size, &fre->fp_off);
+	return ret;
+}
+
+/* Find, among the FREs of @fde, the one in effect at @ip */
+static int sframe_find_fre(const struct sframe_section *sec,
+			   const struct sframe_fde *fde, unsigned long ip,
+			   struct sframe_fre *out)
+{
+	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	struct sframe_fre fre;
+	bool found = false;
+	u32 i, prev = 0;
+	int ret;
+
+	if (fde->fde_type == SFRAME_FDE_TYPE_PCMASK)
+		off %= fde->rep_size;
+	for (i = 0; i < fde->fres_num; i++) {
+		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		if (ret)
+			return ret;
+		/* start addresses ascend, and stay inside the function */
+		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
+			return -EINVAL;
+		prev = fre.start;
+		if (fre.start > off)
+			break;
+		*out = fre;
+		found = true;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+static void sframe_fre_to_frame(const struct sframe_section *sec,
+				const struct sframe_fre *fre,
+				struct unwind_user_frame *frame)
+{
+	/* no offset at all: the return address is undefined, outermost */
+	frame->outermost = !SFRAME_FRE_OFFSET_COUNT(fre->info);
+	frame->cfa_off = fre->cfa_off;
+	frame->ra_off = sec->ra_off;
+	frame->fp_off = fre->fp_off;
+	frame->use_fp = SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP;
+}
+
+/**
+ * sframe_find - how to unwind from a user address, by the .sframe sections
+ * @ip: the address, in the current task's address space
+ * @frame: where to put the rule that finds the caller's frame
+ *
+ * Reads user memory: call only where faults are allowed.  A section found
+ * inconsistent or unreadable is dropped, with a rate-limited message.
+ *
+ * Return: 0 with @frame set; -ENOENT when no section describes @ip;
+ * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
+ */
+int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_section sec;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	struct sframe_mm *sm;
+	int ret;
+
+	sm = mm ? READ_ONCE(mm->sframe) : NULL;
+	if (!sm || sframe_lookup_section(sm, ip, &sec))
+		return -ENOENT;
+	ret = sframe_find_fde(&sec, ip, &fde);
+	if (!ret)
+		ret = sframe_find_fre(&sec, &fde, ip, &fre);
+	if (ret == -ENOENT)
+		return ret;
+	if (ret) {
+		sframe_drop(&sec, ret == -EFAULT ? "unreadable" : "corrupt");
+		return ret;
+	}
+	sframe_fre_to_frame(&sec, &fre, frame);
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SFrame stack trace format, as far as the kernel reads it: version 2,
+ * described in binutils' libsframe documentation (sframe-spec) and
+ * include/sframe.h.  All fields are little endian on the ABIs we accept.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_H
+#define _KERNEL_UNWIND_SFRAME_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#define SFRAME_MAGIC			0xdee2
+#define SFRAME_VERSION_2		2
+#define SFRAME_VERSION_3		3
+
+#define SFRAME_F_FDE_SORTED		0x1
+#define SFRAME_F_FRAME_POINTER		0x2
+/* binutils >= 2.45: FDE function start is relative to the FDE field */
+#define SFRAME_F_FDE_FUNC_START_PCREL	0x4
+#define SFRAME_V2_FLAGS			(SFRAME_F_FDE_SORTED |		\
+					 SFRAME_F_FRAME_POINTER |	\
+					 SFRAME_F_FDE_FUNC_START_PCREL)
+
+#define SFRAME_ABI_AMD64_ENDIAN_LITTLE	3
+
+#define SFRAME_FRE_TYPE_ADDR1		0
+#define SFRAME_FRE_TYPE_ADDR2		1
+#define SFRAME_FRE_TYPE_ADDR4		2
+
+#define SFRAME_FDE_TYPE_PCINC		0
+#define SFRAME_FDE_TYPE_PCMASK		1
+
+#define SFRAME_BASE_REG_FP		0
+#define SFRAME_BASE_REG_SP		1
+
+struct sframe_preamble {
+	u16	magic;
+	u8	version;
+	u8	flags;
+} __packed;
+
+struct sframe_header {
+	struct sframe_preamble preamble;
+	u8	abi_arch;
+	s8	cfa_fixed_fp_offset;
+	s8	cfa_fixed_ra_offset;
+	u8	auxhdr_len;
+	u32	num_fdes;
+	u32	num_fres;
+	u32	fre_len;
+	u32	fdes_off;
+	u32	fres_off;
+} __packed;
+
+/* A function descriptor entry (FDE) of version 2 */
+struct sframe_fde_v2 {
+	s32	start_addr;
+	u32	func_size;
+	u32	fres_off;
+	u32	fres_num;
+	u8	info;
+	u8	rep_size;
+	u16	padding;
+} __packed;
+
+/* sframe_fde_v2.info: FRE type in bits 0-3, FDE type in bit 4 */
+#define SFRAME_FDE_FRE_TYPE(info)	((info) & 0xf)
+#define SFRAME_FDE_TYPE(info)		(((info) >> 4) & 0x1)
+
+/*
+ * The info byte of a frame row entry (FRE): CFA base register in bit 0,
+ * number of offsets in bits 1-4, size of each offset in bits 5-6 (1, 2 or
+ * 4 bytes), a mangled return address (aarch64 only) in bit 7.
+ */
+#define SFRAME_FRE_BASE_REG(info)	((info) & 0x1)
+#define SFRAME_FRE_OFFSET_COUNT(info)	(((info) >> 1) & 0xf)
+#define SFRAME_FRE_OFFSET_SIZE(info)	(((info) >> 5) & 0x3)
+#define SFRAME_FRE_MANGLED_RA(info)	(((info) >> 7) & 0x1)
+
+/**
+ * struct sframe_section - an .sframe section of an address space
+ * @list:		entry in &struct sframe_mm.sections
+ * @sframe_start:	user address of the section
+ * @sframe_end:		end of the section
+ * @text_start:		start of the code the section describes
+ * @text_end:		end of that code
+ * @fdes_start:		user address of the first FDE
+ * @fres_start:		user address of the FRE sub-section
+ * @fres_end:		end of the FRE sub-section
+ * @num_fdes:		number of FDEs
+ * @ra_off:		fixed offset of the return address from the CFA
+ * @version:		SFrame version
+ * @flags:		flags of the header
+ *
+ * Everything here was checked against the section's size when it was
+ * added; what lies in user memory may still change and is checked again
+ * on every read.
+ */
+struct sframe_section {
+	struct list_head	list;
+	unsigned long		sframe_start;
+	unsigned long		sframe_end;
+	unsigned long		text_start;
+	unsigned long		text_end;
+	unsigned long		fdes_start;
+	unsigned long		fres_start;
+	unsigned long		fres_end;
+	unsigned int		num_fdes;
+	s8			ra_off;
+	u8			version;
+	u8			flags;
+};
+
+/**
+ * struct sframe_fde - a function descriptor entry, decoded
+ * @func_start:	user address of the function
+ * @func_size:	its size in bytes
+ * @fres_start:	user address of its first FRE
+ * @fres_num:	number of its FREs
+ * @fre_type:	SFRAME_FRE_TYPE_ADDR*: size of the FREs' start addresses
+ * @fde_type:	SFRAME_FDE_TYPE_PCINC or SFRAME_FDE_TYPE_PCMASK
+ * @rep_size:	size of the repeated block of a PCMASK FDE
+ *
+ * One decoder per version fills it; the FRE walk is shared.
+ */
+struct sframe_fde {
+	unsigned long	func_start;
+	u32		func_size;
+	unsigned long	fres_start;
+	u32		fres_num;
+	u8		fre_type;
+	u8		fde_type;
+	u8		rep_size;
+};
+
+#endif /* _KERNEL_UNWIND_SFRAME_H */

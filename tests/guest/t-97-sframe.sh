@@ -1,0 +1,120 @@
+#!/bin/bash
+# SFrame user unwinding (Documentation/sframe.md): the SFrame workloads,
+# built -O2 -fomit-frame-pointer -Wa,--gsframe (tests/workload), make a
+# getppid at a known depth, through an executable and a shared library of
+# ours.  With their .sframe sections known to the kernel, stacktrace:defer
+# gives the whole chain by name; with the same binary's sections
+# unregistered (or not registered yet), the frame-pointer walk loses it.
+# Corrupt sections, from tests/workload/sframe-tool.py, are refused at
+# registration or dropped at the first unwind that reads them; the stack
+# falls back to frame pointers, and the kernel says so without a warning.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+SC="python3 $REPO/tests/guest/sframecheck.py"
+TOOL="python3 $WL/sframe-tool.py"
+CHAIN=sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main
+SCRATCH=$(mktemp -d /tmp/sframe.XXXXXX)
+reset_tracing
+
+# run NAME COMM EXPECT_RC CMD...: trace COMM's getppid calls in instance
+# NAME while CMD runs with its maps saved; sets F (the trace) and M (maps)
+run() {
+	local name=$1 comm=$2 want=$3 rc
+	shift 3
+	mkinst "$name" &&
+	trig "$name" syscalls/sys_enter_getppid "stacktrace:defer if comm == \"$comm\"" || return 1
+	SFWORK_MAPS=$TRACES/$name.maps "$@" 2> "$TRACES/$name.err"
+	rc=$?
+	[ "$rc" = "$want" ] ||
+		{ t_fail "$* exited $rc, want $want: $(cat "$TRACES/$name.err")"; return 1; }
+	F=$(save "$name" "$name") M=$TRACES/$name.maps
+}
+
+# A kernel without CONFIG_UNWIND_USER_SFRAME refuses the prctl: say so once
+t_begin sframe-kernel-support
+if "$WL"/sfwork -r getppid 1 2>&1 | grep -q 'failed: Invalid argument'; then
+	t_fail "prctl(PR_ADD_SFRAME) refused: a kernel without CONFIG_UNWIND_USER_SFRAME"
+	t_summary
+	exit
+fi
+t_pass
+
+t_begin sframe-dynamic-whole-chain
+run sfdyn sfwork 0 "$WL"/sfwork -r getppid 3 &&
+check "whole chain with SFrame" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
+t_pass
+
+# The library is not registered: the unwind starts in it, frame pointers
+t_begin sframe-dynamic-unregistered-lib-loses
+run sfnolib sfwork 0 "$WL"/sfwork getppid 3 &&
+check "chain lost without the library's section" $SC lost "$F" "$M" sfwork $CHAIN --min 3 &&
+t_pass
+
+t_begin sframe-dynamic-frame-pointers-lose
+run sffp sfwork 0 "$WL"/sfwork -u getppid 3 &&
+check "chain lost by frame pointers" $SC lost "$F" "$M" sfwork $CHAIN --min 3 &&
+t_pass
+
+# Registered by exec alone, no prctl
+t_begin sframe-static-whole-chain
+run sfstat sfwork-static 0 "$WL"/sfwork-static getppid 3 &&
+check "whole chain with SFrame" $SC chain "$F" "$M" sfwork-static $CHAIN --min 3 &&
+t_pass
+
+t_begin sframe-static-frame-pointers-lose
+run sfstatfp sfwork-static 0 "$WL"/sfwork-static -u getppid 3 &&
+check "chain lost by frame pointers" $SC lost "$F" "$M" sfwork-static $CHAIN --min 3 &&
+t_pass
+
+t_begin sframe-dlopen-whole-chain
+run sfdl sfwork-dlopen 0 "$WL"/sfwork-dlopen -r getppid 3 &&
+check "whole chain with SFrame" $SC chain "$F" "$M" sfwork-dlopen $CHAIN --min 3 &&
+t_pass
+
+t_begin sframe-dlopen-unregistered-loses
+run sfdlno sfwork-dlopen 0 "$WL"/sfwork-dlopen getppid 3 &&
+check "chain lost without the library's section" $SC lost "$F" "$M" sfwork-dlopen $CHAIN --min 3 &&
+t_pass
+
+# The preload library registers at start and after each dlopen()
+t_begin sframe-preload-dlopen-whole-chain
+run sfpre sfwork-dlopen 0 env LD_PRELOAD="$WL"/libsframe-preload.so "$WL"/sfwork-dlopen getppid 3 &&
+check "whole chain with SFrame" $SC chain "$F" "$M" sfwork-dlopen $CHAIN --min 3 &&
+t_pass
+
+# gas 2.44 refuses --gsframe for i386: SFrame has no 32-bit x86 ABI
+t_begin sframe-compat32
+t_skip "SFrame has no i386 ABI (as --32 --gsframe: .sframe not supported for target); compat tasks unwind by frame pointers"
+
+# corrupt KIND WANT_RC WHY: the library's section broken one way; sfwork
+# (copied next to it: its rpath is $ORIGIN) registers it; the stack falls
+# back to frame pointers and loses the chain; the kernel logs WHY (or
+# nothing when the prctl refused the section)
+corrupt() {
+	local kind=$1 want=$2 why=${3:-} d=$SCRATCH/$1 n0
+	t_begin "sframe-corrupt-$kind"
+	mkdir -p "$d" && cp "$WL"/sfwork "$d"/ &&
+	$TOOL corrupt "$WL"/libsfwork.so "$kind" "$d"/libsfwork.so || { t_fail "generator"; return; }
+	n0=$(dmesg | grep -c 'sframe: ')
+	run "sfc-$kind" sfwork "$want" "$d"/sfwork -r getppid 2 &&
+	check "falls back, chain lost" $SC lost "$F" "$M" sfwork $CHAIN --min 2 || return
+	if [ "$want" = 3 ]; then
+		check "prctl refused it" grep -q "1 failed" "$TRACES/sfc-$kind.err" &&
+		check "no kernel message for a refused section" test "$(dmesg | grep -c 'sframe: ')" = "$n0" || return
+	else
+		check "dropped, once, with a message" test "$(dmesg | grep -c "sframe: sfwork.*dropping .sframe.*$why")" = $((n0 + 1)) || return
+	fi
+	check "no warning in the kernel log" bash -c "! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection'" &&
+	t_pass
+}
+corrupt bad-magic 3
+corrupt bad-version 3
+corrupt bad-offsets 3
+corrupt fde-past-end 3
+corrupt unsorted 3
+corrupt fre-past-end 0 corrupt
+corrupt fre-unsorted 0 corrupt
+
+rm -rf "$SCRATCH"
+reset_tracing
+t_summary
