@@ -315,6 +315,7 @@ static int record_in_page(struct tep_handle *tep, struct tep_record *r)
 static int join_stream(struct plugin_unwind_ctx *ctx)
 {
 	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
+	struct ustack_join_stats st;
 	struct tep_record **next;
 	struct ustack_join *join;
 	int cpus, cpu, best, stop = 0;
@@ -354,6 +355,9 @@ static int join_stream(struct plugin_unwind_ctx *ctx)
 		tracecmd_free_record(next[cpu]);
 	free(next);
 	ustack_join_flush(join);	/* the user stacks that never came */
+	/* records the join refused: at odds with their format */
+	if (!ustack_join_get_stats(join, &st))
+		ctx->damaged += st.malformed;
 	ustack_join_free(join);
 	return 0;
 }
@@ -878,10 +882,12 @@ char *kshark_unwind_stack_view(const struct kshark_entry *e)
 		}
 		req_view(ctx, q, &v);
 	} else {
-		vline(&v, 'I', -1, "This event did not ask for a deferred user stack");
+		vline(&v, 'I', -1, "%s", ctx->damaged ?
+		      "This event did not ask for a deferred user stack, or its records are damaged" :
+		      "This event did not ask for a deferred user stack");
 	}
 	if (ctx && ctx->damaged)
-		vline(&v, 'W', -1, "%u damaged record%s skipped in this trace",
+		vline(&v, 'W', -1, "Damaged file: %u record%s of the deferred stacks could not be read and were skipped",
 		      ctx->damaged, ctx->damaged == 1 ? "" : "s");
 	if (v.b.err) {
 		free(v.b.s);
@@ -1041,6 +1047,8 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 					      "ftrace/user_stack_cookie");
 	ctx->deferred_id = kshark_find_event_id(stream,
 						"ftrace/user_stack_deferred");
+	/* the GUI part learns the graph's entries from the draw handler */
+	kshark_register_draw_handler(stream, kshark_unwind_draw);
 	/*
 	 * Without the records the context stays, inactive: the stack view
 	 * says why there is nothing to show.
@@ -1077,7 +1085,6 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		ctx->orig_get_info = iface->get_info;
 		iface->get_info = plugin_unwind_get_info;
 	}
-	kshark_register_draw_handler(stream, kshark_unwind_draw);
 
 	/* merging is done here: the libtraceevent plugin's is not needed */
 	tep_plugin_add_option("unwind_deferred:merge", "0");
@@ -1094,8 +1101,7 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 	iface = stream->interface;
 	if (iface && iface->get_info == plugin_unwind_get_info)
 		iface->get_info = ctx->orig_get_info;
-	if (ctx->active)
-		kshark_unregister_draw_handler(stream, kshark_unwind_draw);
+	kshark_unregister_draw_handler(stream, kshark_unwind_draw);
 	ctx_drop(stream);
 	return 1;
 }

@@ -160,8 +160,10 @@ StackView::StackView(QMainWindow *mw)
 	setObjectName("unwind_stack_view");
 	_text.setOpenLinks(false);
 	_text.setReadOnly(true);
-	_text.setHtml("<i>Select an event: its kernel stack and its named "
-		      "user stack show here.</i>");
+	_text.setHtml("<p><i>Select an event: its kernel stack and its "
+		      "named user stack show here.</i></p>"
+		      "<p>No trace loaded yet (if KernelShark could not "
+		      "read the file, it said why).</p>");
 	setWidget(&_text);
 	QObject::connect(&_text, &QTextBrowser::anchorClicked,
 			 [this](const QUrl &u) {
@@ -397,10 +399,14 @@ static void hook_step(TestHook *h, QTimer *t)
 	switch (h->step) {
 	case 0:		/* wait for the data, then select */
 		if (!g_view->_table || !g_histo || !g_histo->data_size) {
-			if (++h->tries > 300) {
-				hook_write(h->dump, "hook: no data loaded\n");
-				t->stop();
-			}
+			if (++h->tries < 25)
+				return;
+			/* nothing loaded: what the view says then */
+			head = "hook: no entries loaded\n";
+			for (const char *f : { "", ".jump", ".done" })
+				hook_write(h->dump + f, head +
+					   g_view->text() + "\n");
+			t->stop();
 			return;
 		}
 		h->row = hook_find(*h);
