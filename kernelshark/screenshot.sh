@@ -1,29 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Screenshot of KernelShark with the unwind_stack plugin, under Xvfb.
-# Usage: kernelshark/screenshot.sh TRACE.dat OUT.png
+# Screenshot of KernelShark with the unwind_stack plugin, under Xvfb: the
+# plugin's test hook (KSHARK_UNWIND_TEST) selects the N-th (from 0) entry
+# of EVENT, so the stack view shows its merged stack; KernelShark's
+# "running as root" notice is turned off in a private settings directory.
+# Usage: kernelshark/screenshot.sh TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]
+#   e.g. kernelshark/screenshot.sh tests/fixtures/trigger-getppid.dat \
+#		kernelshark/screenshot.png syscalls/sys_enter_getppid:1 --pid 80
 set -e
 HERE=$(cd "$(dirname "$0")" && pwd)
-[ $# = 2 ] || { echo "usage: $0 TRACE.dat OUT.png" >&2; exit 2; }
-"$HERE/../trace-cmd/plugins/install-deps.sh" kernelshark xvfb xdotool \
+[ $# -ge 2 ] || { echo "usage: $0 TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]" >&2; exit 2; }
+"$HERE/../trace-cmd/plugins/install-deps.sh" kernelshark xvfb xauth xdotool \
 	imagemagick
 make -C "$HERE" -s
 make -C "$HERE/../trace-cmd/plugins" -s
 TRACE=$(realpath "$1")
 OUT=$(realpath "$2")
+SEL=${3:-syscalls/sys_enter_getppid:0}
+shift $(( $# < 3 ? $# : 3 ))
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+chmod 700 "$TMP"
+printf '[General]\nnoRootWarn=true\n' >"$TMP/setting.ini"
 export TRACEEVENT_PLUGIN_DIR=$HERE/../trace-cmd/plugins
-export XDG_RUNTIME_DIR=$(mktemp -d)
+export XDG_RUNTIME_DIR=$TMP KS_USER_CACHE_DIR=$TMP
+export KSHARK_UNWIND_TEST="select=$SEL,dump=$TMP/view.txt"
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
-	kernelshark -p "$0/plugin-unwind_stack.so" -i "$1" >/dev/null 2>&1 &
+	out=$1 tmp=$2; shift 2
+	kernelshark "$@" >"$tmp/ks.log" 2>&1 &
 	pid=$!
-	sleep 5
-	xdotool key Return	# the "running as root" notice, if any
-	sleep 2
+	for i in $(seq 60); do
+		[ -f "$tmp/view.txt.done" ] && break
+		sleep 1
+	done
 	w=$(xdotool search --name "Kernel Shark" | head -1)
-	[ -n "$w" ] && xdotool windowsize "$w" 1600 1000 &&
-		xdotool windowmove "$w" 0 0
-	sleep 3
-	import -window root "$2"
-	kill $pid' "$HERE" "$TRACE" "$OUT"
-rm -rf "$XDG_RUNTIME_DIR"
+	[ -n "$w" ] && xdotool windowsize "$w" 1600 1000 windowmove "$w" 0 0
+	sleep 2
+	import -window root "$out"
+	kill $pid' _ "$OUT" "$TMP" -p "$HERE/plugin-unwind_stack.so" -i "$TRACE" "$@"
+cat "$TMP/view.txt.done" 2>/dev/null || true
 echo "wrote $OUT"

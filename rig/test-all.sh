@@ -12,7 +12,9 @@
 # pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh when
 # missing, booted with tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T
 # on a kernel without the option), plugin (tests/userspace/plugin/run.sh),
-# lib (tests/userspace/lib/run.sh).
+# lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
+# kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
+# $CACHE/test-all/kernelshark/).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -130,6 +132,8 @@ if [ $debug = 1 ]; then
 fi
 suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"
+suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
+	"$REPO/tests/userspace/kernelshark/run.sh"
 
 echo
 echo "test-all: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"

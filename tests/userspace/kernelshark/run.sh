@@ -69,7 +69,8 @@ USTACK=$WORK/lib/ustack
 O=$WORK/o
 mkdir -p "$O"
 
-# ks_gui NAME TRACE EVENT[:N]: KernelShark under Xvfb with the hook;
+# ks_gui NAME TRACE EVENT[:N]: KernelShark under Xvfb with the hook
+# (and $KS_EXTRA, more options of kernelshark);
 # $O/NAME.txt (the view), .jump (after the link), .done (back again),
 # $O/NAME.alive when KernelShark still ran at the end, the screenshot
 # in $ART/NAME.png
@@ -80,10 +81,10 @@ ks_gui() {
 	printf '[General]\nnoRootWarn=true\n' >"$cache/setting.ini"
 	rm -f "$O/$name".*
 	XDG_RUNTIME_DIR=$cache KS_USER_CACHE_DIR=$cache HOME=$cache \
-	TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins \
+	TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins KS_EXTRA="${KS_EXTRA:-}" \
 	KSHARK_UNWIND_TEST="select=$sel,dump=$O/$name.txt" \
 	timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
-		kernelshark -p "$0" -i "$1" >"$2.log" 2>&1 &
+		kernelshark -p "$0" -i "$1" $KS_EXTRA >"$2.log" 2>&1 &
 		pid=$!
 		for i in $(seq 60); do
 			[ -f "$2.txt.done" ] && break
@@ -125,7 +126,7 @@ ustack_frames() {
 
 # ------------------------------------------------------------ the fixture
 FIX=$FIXTURES/trigger-getppid.dat
-ks_gui fixture "$FIX" syscalls/sys_enter_getppid:1
+KS_EXTRA="--pid 80" ks_gui fixture "$FIX" syscalls/sys_enter_getppid:1
 check "KernelShark loads the plugin (-p) and keeps running" \
 	test -f "$O/fixture.alive"
 check "view: the selected event is the second sys_enter_getppid" \
