@@ -1004,6 +1004,18 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 		for (p = info; *p; p++)
 			if (*p == '\n')
 				*p = ' ';
+		/*
+		 * the frames the records print (the libtraceevent plugin's
+		 * "=> ..."): the short form below replaces them
+		 */
+		if (e->event_id == ctx->cookie_id ||
+		    e->event_id == ctx->deferred_id) {
+			char *f = strstr(info, "=>");
+
+			if (f)
+				*f = '\0';
+			p = info + strlen(info);
+		}
 		while (p > info && p[-1] == ' ')
 			*--p = '\0';
 	}

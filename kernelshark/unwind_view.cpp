@@ -41,6 +41,7 @@
 #include <QPointer>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextEdit>
 #include <QTimer>
 #include <QUrl>
 
@@ -159,6 +160,8 @@ StackView::StackView(QMainWindow *mw)
 {
 	setObjectName("unwind_stack_view");
 	_text.setOpenLinks(false);
+	_text.setMinimumWidth(460);
+	_text.setLineWrapMode(QTextEdit::NoWrap);
 	_text.setReadOnly(true);
 	_text.setHtml("<p><i>Select an event: its kernel stack and its "
 		      "named user stack show here.</i></p>"

@@ -63,6 +63,8 @@ check "plugin exports only KernelShark's entry points and its two texts" \
 	bash -c "test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
 		awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
 	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_stack_text kshark_unwind_stack_view '"
+check "the libtraceevent plugin builds (KernelShark runs with it, as users do)" \
+	make -C "$REPO/trace-cmd/plugins" -s
 check "ustack (libtracefs-ext) builds, to compare with" \
 	make -s -C "$REPO/libtracefs-ext" OUT="$WORK/lib" all
 USTACK=$WORK/lib/ustack
@@ -202,10 +204,12 @@ check "unreadable file: KernelShark keeps running, the view says no trace is loa
 
 # ---------------------------------------------------- the C part, no GUI
 KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
-check "Info column: the innermost user function only, not the chain" \
-	bash -c "$KS '$FIX' syscalls/sys_enter_getppid >'$WORK/info.out' 2>/dev/null;
+check "Info column: the innermost user function only, not the chain (also on the records, with the libtraceevent plugin)" \
+	bash -c "TRACEEVENT_PLUGIN_DIR='$REPO/trace-cmd/plugins' $KS '$FIX' >'$WORK/info.out' 2>/dev/null;
 		grep -q '^#0 syscalls/sys_enter_getppid pid=80 cpu=0:  \[ustack: work_inner\]\$' '$WORK/info.out' &&
-		! grep '^#' '$WORK/info.out' | grep -q 'work_middle'"
+		grep -q '^#1 ftrace/user_stack_cookie pid=80 cpu=0: cookie=0x300000001 kernel=4 \[ustack: work_inner\]\$' '$WORK/info.out' &&
+		grep -q '^#4 ftrace/user_stack_deferred pid=80 cpu=0: cookie=0x300000001 tgid=80 nr=5 \[completes 2 events\]\$' '$WORK/info.out' &&
+		! grep '^#' '$WORK/info.out' | grep -q 'work_middle\|=>'"
 VG="valgrind -q --suppressions=$REPO/tests/userspace/plugin/ldso.supp --suppressions=$REPO/tests/userspace/plugin/kshark.supp --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
 for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/corrupt.dat" "$FIXTURES/option-T.dat"; do
 	check "valgrind: the plugin loads, shows every entry's view and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
