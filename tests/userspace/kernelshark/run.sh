@@ -21,7 +21,10 @@
 # under $CACHE/test-all/kernelshark/) and its path printed.
 # The last line is "N passed, N failed"; exit 1 on failure.
 #
-# Usage: tests/userspace/kernelshark/run.sh [-v]   (-v: show failing output)
+# With KS24=1, the GUI checks run again with KernelShark 2.4.0 built from
+# Debian's source (kernelshark/build-ks24.sh).
+#
+# Usage: [KS24=1] tests/userspace/kernelshark/run.sh [-v]   (-v: show failing output)
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
@@ -84,9 +87,10 @@ ks_gui() {
 	rm -f "$O/$name".*
 	XDG_RUNTIME_DIR=$cache KS_USER_CACHE_DIR=$cache HOME=$cache \
 	TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins KS_EXTRA="${KS_EXTRA:-}" \
+	KS_BIN="${KS_BIN:-kernelshark}" \
 	KSHARK_UNWIND_TEST="select=$sel,dump=$O/$name.txt" \
 	timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
-		kernelshark -p "$0" -i "$1" $KS_EXTRA >"$2.log" 2>&1 &
+		$KS_BIN -p "$0" -i "$1" $KS_EXTRA >"$2.log" 2>&1 &
 		pid=$!
 		for i in $(seq 60); do
 			[ -f "$2.txt.done" ] && break
@@ -100,7 +104,7 @@ ks_gui() {
 		import -window root "$3" 2>/dev/null
 		kill -0 $pid 2>/dev/null && touch "$2.alive"
 		kill $pid 2>/dev/null; wait $pid 2>/dev/null
-		true' "$KSDIR/plugin-unwind_stack.so" "$trace" "$O/$name" \
+		true' "${KS_SO:-$KSDIR/plugin-unwind_stack.so}" "$trace" "$O/$name" \
 		"$ART/$name.png"
 	[ -f "$O/$name.log" ] && cp "$O/$name.log" "$ART/$name.log"
 	for f in "$O/$name".txt*; do
@@ -126,35 +130,39 @@ ustack_frames() {
 		on && /^  [ku] / {sub(/^  /, ""); print}'
 }
 
-# ------------------------------------------------------------ the fixture
 FIX=$FIXTURES/trigger-getppid.dat
-KS_EXTRA="--pid 80" ks_gui fixture "$FIX" syscalls/sys_enter_getppid:1
-check "KernelShark loads the plugin (-p) and keeps running" \
-	test -f "$O/fixture.alive"
-check "view: the selected event is the second sys_enter_getppid" \
-	grep -q '^sys_enter_getppid pid 80 CPU 0 ' "$O/fixture.txt"
-check "view: kernel frames first, then the user frames" \
+# gui_checks PREFIX NAMEPREFIX: the checks of KernelShark ($KS_BIN, default
+# the one in PATH) with the plugin ($KS_SO)
+gui_checks() {
+local P=$1 N=$2
+# ------------------------------------------------------------ the fixture
+KS_EXTRA="--pid 80" ks_gui ${N}fixture "$FIX" syscalls/sys_enter_getppid:1
+check "${P}KernelShark loads the plugin (-p) and keeps running" \
+	test -f "$O/${N}fixture.alive"
+check "${P}view: the selected event is the second sys_enter_getppid" \
+	grep -q '^sys_enter_getppid pid 80 CPU 0 ' "$O/${N}fixture.txt"
+check "${P}view: kernel frames first, then the user frames" \
 	bash -c "view_frames() { $(declare -f view_frames | tail -n +2); }
-		view_frames '$O/fixture.txt' | cut -c1 | uniq | tr -d '\n' |
+		view_frames '$O/${N}fixture.txt' | cut -c1 | uniq | tr -d '\n' |
 		grep -qx ku"
-check "view: the workload's functions, in order (work_inner, work_middle, work_outer, main)" \
-	bash -c "grep '^=> ' '$O/fixture.txt' | grep -o '^=> [a-z_]*' |
+check "${P}view: the workload's functions, in order (work_inner, work_middle, work_outer, main)" \
+	bash -c "grep '^=> ' '$O/${N}fixture.txt' | grep -o '^=> [a-z_]*' |
 		grep -Ex '=> (work_[a-z]+|main)' | cut -c4- | tr '\n' ' ' |
 		grep -qx 'work_inner work_middle work_outer main '"
-cookie=$(sed -n 's/^cookie \(0x[0-9a-f]*\)$/\1/p' "$O/fixture.txt" | head -1)
-view_frames "$O/fixture.txt" >"$WORK/fixture.frames"
-ustack_frames "$FIX" "$cookie" syscalls:sys_enter_getppid >"$WORK/fixture.ustack"
-check "view: the same frames, named the same, as ustack prints for the event" \
-	bash -c "[ -s '$WORK/fixture.ustack' ] &&
-		diff '$WORK/fixture.ustack' '$WORK/fixture.frames'"
-check "view: the link goes to the user_stack_deferred row, which lists the 2 events it completes" \
-	bash -c "grep -q 'This user stack completes 2 events:' '$O/fixture.txt.jump' &&
-		grep -q '^sys_exit_getppid pid 80 CPU 0 .*(click to go there)' '$O/fixture.txt.jump' &&
-		! cmp -s <(head -1 '$O/fixture.txt') <(head -1 '$O/fixture.txt.jump')"
-check "view: back on the event, the same view" \
-	bash -c "tail -n +2 '$O/fixture.txt' | cmp - <(tail -n +2 '$O/fixture.txt.done')"
-check "screenshot kept: $ART/fixture.png (not blank)" \
-	bash -c "[ \$(identify -format %k '$ART/fixture.png') -gt 50 ]"
+cookie=$(sed -n 's/^cookie \(0x[0-9a-f]*\)$/\1/p' "$O/${N}fixture.txt" | head -1)
+view_frames "$O/${N}fixture.txt" >"$WORK/${N}fixture.frames"
+ustack_frames "$FIX" "$cookie" syscalls:sys_enter_getppid >"$WORK/${N}fixture.ustack"
+check "${P}view: the same frames, named the same, as ustack prints for the event" \
+	bash -c "[ -s '$WORK/${N}fixture.ustack' ] &&
+		diff '$WORK/${N}fixture.ustack' '$WORK/${N}fixture.frames'"
+check "${P}view: the link goes to the user_stack_deferred row, which lists the 2 events it completes" \
+	bash -c "grep -q 'This user stack completes 2 events:' '$O/${N}fixture.txt.jump' &&
+		grep -q '^sys_exit_getppid pid 80 CPU 0 .*(click to go there)' '$O/${N}fixture.txt.jump' &&
+		! cmp -s <(head -1 '$O/${N}fixture.txt') <(head -1 '$O/${N}fixture.txt.jump')"
+check "${P}view: back on the event, the same view" \
+	bash -c "tail -n +2 '$O/${N}fixture.txt' | cmp - <(tail -n +2 '$O/${N}fixture.txt.done')"
+check "${P}screenshot kept: $ART/${N}fixture.png (not blank)" \
+	bash -c "[ \$(identify -format %k '$ART/${N}fixture.png') -gt 50 ]"
 
 # ------------------------------------------------------------- bad input
 # no unwind records: a synthetic trace's formats renamed, as in the plugin
@@ -165,27 +173,27 @@ import sys
 d = open(sys.argv[1], 'rb').read().replace(b'name: user_stack_', b'name: uSer_stack_')
 open(sys.argv[2], 'wb').write(d)
 PY
-ks_gui nounwind "$WORK/nounwind.dat" syscalls/sys_enter_getppid:0
-check "no unwind records: KernelShark keeps running, the view says so" \
-	bash -c "test -f '$O/nounwind.alive' &&
-		grep -q 'No deferred user stacks in this trace' '$O/nounwind.txt'"
+ks_gui ${N}nounwind "$WORK/nounwind.dat" syscalls/sys_enter_getppid:0
+check "${P}no unwind records: KernelShark keeps running, the view says so" \
+	bash -c "test -f '$O/${N}nounwind.alive' &&
+		grep -q 'No deferred user stacks in this trace' '$O/${N}nounwind.txt'"
 
 # binaries missing: the trace alone in a directory
 mkdir -p "$WORK/alone"
 cp "$FIX" "$WORK/alone/"
-ks_gui nobin "$WORK/alone/$(basename "$FIX")" syscalls/sys_enter_getppid:1
-check "binaries missing: KernelShark keeps running, frames as file+offset, the view names the missing binary" \
-	bash -c "test -f '$O/nobin.alive' &&
-		grep -q '^=> /results/fixtures/callchain+0x' '$O/nobin.txt' &&
-		grep -q '^Binary missing: /results/fixtures/callchain is neither at that path nor next to the trace file' '$O/nobin.txt'"
+ks_gui ${N}nobin "$WORK/alone/$(basename "$FIX")" syscalls/sys_enter_getppid:1
+check "${P}binaries missing: KernelShark keeps running, frames as file+offset, the view names the missing binary" \
+	bash -c "test -f '$O/${N}nobin.alive' &&
+		grep -q '^=> /results/fixtures/callchain+0x' '$O/${N}nobin.txt' &&
+		grep -q '^Binary missing: /results/fixtures/callchain is neither at that path nor next to the trace file' '$O/${N}nobin.txt'"
 
 # damaged records (mkdat.py corrupt: array locations out of their
 # record), which KernelShark loads
 python3 "$REPO/tests/userspace/plugin/mkdat.py" corrupt "$WORK/corrupt.dat"
-ks_gui corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:0
-check "damaged records: KernelShark keeps running, the view says the file is damaged" \
-	bash -c "test -f '$O/corrupt.alive' &&
-		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/corrupt.txt'"
+ks_gui ${N}corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:0
+check "${P}damaged records: KernelShark keeps running, the view says the file is damaged" \
+	bash -c "test -f '$O/${N}corrupt.alive' &&
+		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/${N}corrupt.txt'"
 
 # a file KernelShark cannot read (the data of the fixture overwritten)
 cp "$FIX" "$WORK/unreadable.dat"
@@ -197,10 +205,14 @@ for i in range(len(d) - 6000, len(d) - 200, 7):
     d[i] = 0xff
 open(p, 'wb').write(d)
 PY
-ks_gui unreadable "$WORK/unreadable.dat" syscalls/sys_enter_getppid:0
-check "unreadable file: KernelShark keeps running, the view says no trace is loaded" \
-	bash -c "test -f '$O/unreadable.alive' &&
-		grep -q '^No trace loaded yet' '$O/unreadable.txt'"
+ks_gui ${N}unreadable "$WORK/unreadable.dat" syscalls/sys_enter_getppid:0
+check "${P}unreadable file: KernelShark keeps running, the view says no trace is loaded" \
+	bash -c "test -f '$O/${N}unreadable.alive' &&
+		grep -q '^No trace loaded yet' '$O/${N}unreadable.txt'"
+
+}
+
+gui_checks '' ''
 
 # ---------------------------------------------------- the C part, no GUI
 KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
@@ -215,6 +227,21 @@ for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/cor
 	check "valgrind: the plugin loads, shows every entry's view and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
 		bash -c "KSHARK_STACK_VIEW=1 $VG $KS '$f' >'$WORK/vg.out' 2>'$WORK/vg.err'; [ \$? != 99 ] && grep -q '^--- view' '$WORK/vg.out'"
 done
+
+# ------------------------------------- KernelShark 2.4.0 (KS24=1 only)
+# built from Debian's source by kernelshark/build-ks24.sh (about 6
+# minutes the first time), with the plugin built for it (Qt 6)
+if [ "${KS24:-0}" = 1 ]; then
+	if "$KSDIR/build-ks24.sh" >"$WORK/ks24.env" 2>"$WORK/ks24.err"; then
+		pass=$((pass + 1)); echo "PASS 2.4.0: KernelShark 2.4.0 and the plugin (QT=6) build"
+		eval "$(grep -E '^KS_(BIN|SO)=' "$WORK/ks24.env")"
+		export KS_BIN KS_SO
+		gui_checks "2.4.0: " ks24-
+	else
+		fail=$((fail + 1)); echo "FAIL 2.4.0: KernelShark 2.4.0 and the plugin (QT=6) build"
+		tail -5 "$WORK/ks24.err"
+	fi
+fi
 
 echo "artifacts (screenshots, view texts, KernelShark logs): $ART"
 finish
