@@ -82,6 +82,29 @@ run sfpre sfwork-dlopen 0 env LD_PRELOAD="$WL"/libsframe-preload.so "$WL"/sfwork
 check "whole chain with SFrame" $SC chain "$F" "$M" sfwork-dlopen $CHAIN --min 3 &&
 t_pass
 
+# perf's fp,defer shares the unwinder: the same whole chain, by perf's names
+# (needs perf built by rig/build-perf.sh: FTD_PERF, set by rig/test-all.sh)
+PERF=${FTD_PERF:-}
+perf_chain() { # ARGS...: perf script's first sample, the chain's names only
+	rm -f "$SCRATCH/perf.data"
+	"$PERF" record -q -e syscalls:sys_enter_getppid --call-graph fp,defer \
+		-o "$SCRATCH/perf.data" -- "$WL"/sfwork "$@" getppid 3 > /dev/null 2>&1 &&
+	"$PERF" script -i "$SCRATCH/perf.data" 2>/dev/null |
+		awk -v want="$CHAIN" 'BEGIN { n = split(want, w, ","); for (i = 1; i <= n; i++) in_chain[w[i]] = 1 }
+			/sys_enter_getppid/ { s++; next }
+			s == 1 && NF >= 2 { f = $2; sub(/\+0x[0-9a-f]+$/, "", f); if (f in in_chain) out = out (out ? "," : "") f }
+			END { print out }'
+}
+t_begin sframe-perf-fp-defer
+if [ -z "$PERF" ] || ! [ -x "$PERF" ]; then
+	t_skip "no perf: FTD_PERF='$PERF' (rig/test-all.sh builds it with rig/build-perf.sh)"
+else
+	got=$(perf_chain -r) && lost=$(perf_chain -u)
+	check "perf fp,defer gives the whole chain with SFrame (got '$got')" test "$got" = "$CHAIN" &&
+	check "and loses it without (got '$lost')" test "$lost" != "$CHAIN" &&
+	t_pass
+fi
+
 # gas 2.44 refuses --gsframe for i386: SFrame has no 32-bit x86 ABI
 t_begin sframe-compat32
 t_skip "SFrame has no i386 ABI (as --32 --gsframe: .sframe not supported for target); compat tasks unwind by frame pointers"
