@@ -20,7 +20,8 @@
  *
  * Test hook: KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE"
  * selects the N-th (from 0) entry of the event, writes the view's text to
- * FILE, follows the view's first link and writes FILE.jump, selects the
+ * FILE (and where its menu entry is to FILE.menu), follows the view's first
+ * link and writes FILE.jump, selects the
  * entry again and writes FILE.done (kernelshark/screenshot.sh).
  */
 #include <stdio.h>
@@ -143,6 +144,8 @@ public:
 	QPointer<QTableView>	_table;
 	QPointer<QItemSelectionModel> _sel;
 
+	QString			_menu;	/* where its toggle action is */
+
 private:
 	QString			_first_link;
 };
@@ -182,6 +185,7 @@ StackView::StackView(QMainWindow *mw)
 	for (QMenu *menu : mw->menuBar()->findChildren<QMenu *>()) {
 		if (menu->title().remove('&') == "Tools") {
 			menu->addAction(toggleViewAction());
+			_menu = menu->title().remove('&');
 			break;
 		}
 	}
@@ -419,6 +423,9 @@ static void hook_step(TestHook *h, QTimer *t)
 		break;
 	case 1:
 		head = QString("selected row %1\n").arg(g_view->current_row());
+		hook_write(h->dump + ".menu", QString("%1 > %2\n")
+			   .arg(g_view->_menu,
+				g_view->toggleViewAction()->text()));
 		hook_write(h->dump, head + g_view->text() + "\n");
 		if (!g_view->first_link().isEmpty())
 			Q_EMIT g_view->_text.anchorClicked(g_view->first_link());

@@ -139,6 +139,8 @@ local P=$1 N=$2
 KS_EXTRA="--pid 80" ks_gui ${N}fixture "$FIX" syscalls/sys_enter_getppid:1
 check "${P}KernelShark loads the plugin (-p) and keeps running" \
 	test -f "$O/${N}fixture.alive"
+check "${P}the view has its entry in the Tools menu (to bring it back when closed)" \
+	grep -qx 'Tools > Deferred stack' "$O/${N}fixture.txt.menu"
 check "${P}view: the selected event is the second sys_enter_getppid" \
 	grep -q '^sys_enter_getppid pid 80 CPU 0 ' "$O/${N}fixture.txt"
 check "${P}view: kernel frames first, then the user frames" \
