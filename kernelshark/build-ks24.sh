@@ -26,23 +26,7 @@ tree=$src/kernel-shark-kernelshark-v$VER
 build=$CACHE/build-kernelshark-$VER
 out=$CACHE/kernelshark-$VER-plugin
 mkdir -p "$src"
-if [ ! -f "$tar" ]; then
-	apt_dir=$CACHE/apt-tracecmd
-	private_apt "$apt_dir" "deb-src sid" "deb-src trixie"
-	apt-get "${APT_OPTS[@]}" -q update >&2
-	rec=$(apt-cache "${APT_OPTS[@]}" showsrc kernelshark | awk -v ver=$VER '
-		/^Package:/ { v = d = f = h = ""; insha = 0 }
-		/^Version:/ { v = $2; sub(/-[^-]*$/, "", v) }
-		/^Directory:/ { d = $2 }
-		/^[A-Za-z0-9-]+:/ { insha = ($1 == "Checksums-Sha256:"); next }
-		insha && $3 ~ /\.orig\.tar\./ { h = $1; f = $3 }
-		/^$/ { if (v == ver && d != "" && f != "") { print d, f, h; exit } }')
-	[ -n "$rec" ] || die "no kernelshark $VER source in sid/trixie"
-	read -r dir file sha <<<"$rec"
-	/usr/lib/apt/apt-helper download-file "$(apt_archive_uri)/$dir/$file" \
-		"$tar.part" "SHA256:$sha" >&2
-	mv "$tar.part" "$tar"
-fi
+[ -f "$tar" ] || tar=$(fetch_orig "$CACHE/apt-tracecmd" "sid trixie" kernelshark "$VER" "$src")
 [ -d "$tree" ] || tar -C "$src" -xzf "$tar"
 if [ ! -x "$tree/bin/kernelshark" ]; then
 	mkdir -p "$build"

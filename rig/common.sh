@@ -198,3 +198,44 @@ private_apt() {
 			"${e%% *}" "$archive" "${e#* }"
 	done > "$dir/etc/sources.list"
 }
+
+# fetch_orig APT_DIR 'SUITE...' PKG VER DEST: the orig tarball of upstream
+# version VER of Debian source package PKG (its first source record, any
+# Debian revision) into directory DEST, through the private apt state
+# APT_DIR with deb-src entries for the suites (updated once per APT_DIR
+# in a run).  The Sources index gives the pool directory, the name and
+# the SHA-256, which apt-helper checks.  Only the orig tarball: the
+# archive may lack the .dsc and the packaging, and we want pristine
+# upstream code.  A 404 is final: the archive does not serve every file.
+# Prints the tarball's path.
+fetch_orig() {
+	local apt_dir=$1 suites=$2 pkg=$3 ver=$4 dest=$5 e=() s rec dir file sha uri
+	need_pkgs apt debian-archive-keyring
+	for s in $suites; do e+=("deb-src $s"); done
+	private_apt "$apt_dir" "${e[@]}"
+	if [ "${FTD_APT_UPDATED:-}" != "$apt_dir $suites" ]; then
+		log "apt: updating private source lists ($suites)"
+		apt-get "${APT_OPTS[@]}" -q update >&2 || die "apt-get update of $suites failed"
+		FTD_APT_UPDATED="$apt_dir $suites"
+	fi
+	rec=$(apt-cache "${APT_OPTS[@]}" showsrc "$pkg" 2>/dev/null | awk -v ver="$ver" '
+		/^Package:/ { v = d = f = h = ""; insha = 0 }
+		/^Version:/ { v = $2; sub(/^[0-9]+:/, "", v); sub(/-[^-]*$/, "", v) }
+		/^Directory:/ { d = $2 }
+		/^[A-Za-z0-9-]+:/ { insha = ($1 == "Checksums-Sha256:"); next }
+		insha && $3 ~ /\.orig\.tar\./ { h = $1; f = $3 }
+		/^$/ { if (v == ver && d != "" && f != "") { print d, f, h; exit } }
+		END { if (v == ver && d != "" && f != "") print d, f, h }' | head -1)
+	[ -n "$rec" ] || die "no $pkg $ver source in $suites (apt-cache showsrc $pkg lists: $(apt-cache "${APT_OPTS[@]}" showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { printf "%s ", $2 }'))"
+	read -r dir file sha <<<"$rec"
+	uri=$(apt_archive_uri)/$dir/$file
+	log "fetching $uri"
+	mkdir -p "$dest"
+	rm -f "$dest/$file.part"
+	if ! /usr/lib/apt/apt-helper download-file "$uri" "$dest/$file.part" "SHA256:$sha" >&2; then
+		rm -f "$dest/$file.part"
+		die "cannot fetch $file from $uri (the archive does not serve it: a 404 is final; see the apt message above)"
+	fi
+	mv "$dest/$file.part" "$dest/$file"
+	echo "$dest/$file"
+}

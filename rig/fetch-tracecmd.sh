@@ -35,41 +35,6 @@ mkdir -p "$src"
 # tarball PKG VER: the orig tarball already in $CACHE/src, if any
 tarball() { ls "$src/$1_$2".orig.tar.* 2>/dev/null | head -1 || true; }
 
-updated=
-fetch() {
-	local pkg=$1 ver=$2 rec dir file sha
-	need_pkgs apt debian-archive-keyring
-	if [ -z "$updated" ]; then
-		local e=() s
-		for s in $suites; do e+=("deb-src $s"); done
-		private_apt "$apt_dir" "${e[@]}"
-		log "apt: updating private source lists ($suites)"
-		apt-get "${APT_OPTS[@]}" -q update >&2 || die "apt-get update of $suites failed"
-		updated=1
-	fi
-	# The first source record (any Debian revision) of upstream version
-	# VER: its pool directory and the orig tarball's name and SHA-256.
-	rec=$(apt-cache "${APT_OPTS[@]}" showsrc "$pkg" 2>/dev/null | awk -v ver="$ver" '
-		/^Package:/ { v = d = f = h = ""; insha = 0 }
-		/^Version:/ { v = $2; sub(/^[0-9]+:/, "", v); sub(/-[^-]*$/, "", v) }
-		/^Directory:/ { d = $2 }
-		/^[A-Za-z0-9-]+:/ { insha = ($1 == "Checksums-Sha256:"); next }
-		insha && $3 ~ /\.orig\.tar\./ { h = $1; f = $3 }
-		/^$/ { if (v == ver && d != "" && f != "") { print d, f, h; exit } }
-		END { if (v == ver && d != "" && f != "") print d, f, h }' | head -1)
-	[ -n "$rec" ] || die "no $pkg $ver source in $suites (apt-cache showsrc $pkg lists: $(apt-cache "${APT_OPTS[@]}" showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { printf "%s ", $2 }'))"
-	read -r dir file sha <<<"$rec"
-	local uri
-	uri=$(apt_archive_uri)/$dir/$file
-	log "fetching $uri"
-	rm -f "$src/$file.part"
-	if ! /usr/lib/apt/apt-helper download-file "$uri" "$src/$file.part" "SHA256:$sha" >&2; then
-		rm -f "$src/$file.part"
-		die "cannot fetch $file from $uri (the archive does not serve it: a 404 is final; see the apt message above)"
-	fi
-	mv "$src/$file.part" "$src/$file"
-}
-
 trees=()
 for p in "${pkgs[@]}"; do
 	read -r pkg ver top <<<"$p"
@@ -81,8 +46,7 @@ for p in "${pkgs[@]}"; do
 		continue
 	fi
 	if [ -z "$t" ]; then
-		fetch "$pkg" "$ver"
-		t=$(tarball "$pkg" "$ver")
+		t=$(fetch_orig "$apt_dir" "$suites" "$pkg" "$ver" "$src")
 	fi
 	log "unpacking $t"
 	rm -rf "$tree"
