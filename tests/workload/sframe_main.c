@@ -36,7 +36,11 @@
 #include <unistd.h>
 #endif
 
+#include "insn-marker.h"
 #include "sframe_reg.h"
+
+/* the chain runs between instruction-count markers (bench/sframe.sh) */
+#define INSN_MARKER_SFRAME	62
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -141,7 +145,9 @@ int main(int argc, char **argv)
 	if (getenv("SFWORK_MAPS"))
 		save_maps(getenv("SFWORK_MAPS"));
 	/* a refused section is a test case too: run the chain anyway */
+	INSN_MARK_START(INSN_MARKER_SFRAME);
 	sf_outer(count, depth);
+	INSN_MARK_END(INSN_MARKER_SFRAME);
 	sink++;
 	return reg >= 0 && c.failed ? 3 : 0;
 }
