@@ -11,12 +11,11 @@
 # package binutils 2.44, through a private apt state in $CACHE/apt-binutils
 # (the host's apt sources and state are not touched) with a deb-src entry
 # for trixie (FTD_BU_SUITES) on the archive the machine's own apt uses
-# (apt_archive_uri, rig/common.sh).  The Sources index gives the pool
-# directory and SHA-256; apt-helper checks the hash.  Unpacked into
+# (fetch_orig and apt_archive_uri, rig/common.sh).  Unpacked into
 # $CACHE/src/.  Built out of tree in $CACHE/binutils/build (make all-gas
 # all-ld only, -j$FTD_JOBS, default 2; about 5 minutes on 2 cores), and
 # `as` and `ld` are copied into $CACHE/binutils/bin.  Skipped when
-# $CACHE/binutils/.key (the tarball's name and a hash of this script)
+# $CACHE/binutils/.key (the tarball's name and the recipe's version)
 # matches; --force rebuilds.  Logs go to stderr, make's output to
 # $CACHE/binutils/build.log.
 # Environment:
@@ -41,37 +40,15 @@ mkdir -p "$src" "$top"
 
 tarball() { ls "$src/binutils_$ver".orig.tar.* 2>/dev/null | head -1 || true; }
 
-fetch() {
-	local e=() s rec dir file sha uri
-	need_pkgs apt debian-archive-keyring
-	for s in $suites; do e+=("deb-src $s"); done
-	private_apt "$apt_dir" "${e[@]}"
-	log "apt: updating private source lists ($suites)"
-	apt-get "${APT_OPTS[@]}" -q update >&2 || die "apt-get update of $suites failed"
-	# pool directory, orig tarball name and SHA-256 of upstream version $ver
-	rec=$(apt-cache "${APT_OPTS[@]}" showsrc binutils 2>/dev/null | awk -v ver="$ver" '
-		/^Package:/ { v = d = f = h = ""; insha = 0 }
-		/^Version:/ { v = $2; sub(/^[0-9]+:/, "", v); sub(/-[^-]*$/, "", v) }
-		/^Directory:/ { d = $2 }
-		/^[A-Za-z0-9-]+:/ { insha = ($1 == "Checksums-Sha256:"); next }
-		insha && $3 ~ /\.orig\.tar\./ { h = $1; f = $3 }
-		/^$/ { if (!done && v == ver && d != "" && f != "") { print d, f, h; done = 1 } }
-		END { if (!done && v == ver && d != "" && f != "") print d, f, h }')
-	[ -n "$rec" ] || die "no binutils $ver source in $suites"
-	read -r dir file sha <<<"$rec"
-	uri=$(apt_archive_uri)/$dir/$file
-	log "fetching $uri"
-	rm -f "$src/$file.part"
-	if ! /usr/lib/apt/apt-helper download-file "$uri" "$src/$file.part" "SHA256:$sha" >&2; then
-		rm -f "$src/$file.part"
-		die "cannot fetch $file from $uri"
-	fi
-	mv "$src/$file.part" "$src/$file"
-}
-
 t=$(tarball)
-[ -n "$t" ] || { fetch; t=$(tarball); }
-key="$(basename "$t") $(sha256sum "$0" | cut -c1-16)"
+if [ -z "$t" ]; then
+	need_pkgs apt debian-archive-keyring
+	t=$(fetch_orig "$apt_dir" "$suites" binutils "$ver" "$src")
+fi
+# What decides the build: the tarball and the recipe below (bump it when
+# configure's options or the make targets change)
+recipe=as-ld-1
+key="$(basename "$t") $recipe"
 if [ -z "$force" ] && [ -f "$top/.key" ] && [ "$(cat "$top/.key")" = "$key" ] &&
    [ -x "$bin/as" ] && [ -x "$bin/ld" ]; then
 	echo "$bin"
