@@ -13,7 +13,11 @@
 #  - i386 has no SFrame: gas refuses --gsframe with --32 (the -m32 skip);
 #  - the SFrame workloads (make -C tests/workload sframe): every function
 #    on their chain has an FDE and no frame-pointer setup;
-#  - every kind of corruption of sframe-tool.py changes the file.
+#  - every kind of corruption of sframe-tool.py changes the file;
+#  - sframe-tool.py v3 writes a version 3 copy of libsfwork.so's section
+#    into its .sframe_v3 room that reads back (index entries, attributes)
+#    as the same functions with the same FREs, and each of its kinds
+#    changes what it should.
 . "$(dirname "$0")/lib.sh"
 WL=$REPO/tests/workload
 TOOL="python3 $WL/sframe-tool.py"
@@ -60,6 +64,32 @@ if make -s -C "$WL" sframe >"$T/make.log" 2>&1; then
 		$TOOL corrupt "$WL/libsfwork.so" $k "$T/$k.so" && ! cmp -s "$WL/libsfwork.so" "$T/$k.so" &&
 			pass "corrupt-$k" || fail "corrupt-$k"
 	done
+	# version 3: the same functions, sizes, FRE counts, info bytes and FREs
+	if $TOOL v3 "$WL/libsfwork.so" "$T/v3.so" 2>"$T/v3.log"; then
+		$TOOL dump "$WL/libsfwork.so" | tail -n +2 > "$T/v2.dump"
+		$TOOL dump "$T/v3.so" --section .sframe_v3 > "$T/v3.dump"
+		head -1 "$T/v3.dump" | grep -q 'version=3 flags=0x5 ' &&
+			tail -n +2 "$T/v3.dump" | cmp -s - "$T/v2.dump" &&
+			grep -q sf_lib_middle "$T/v2.dump" &&
+			pass "v3-same-as-v2: $(head -1 "$T/v3.dump")" ||
+			fail v3-same-as-v2 "$(diff "$T/v2.dump" <(tail -n +2 "$T/v3.dump") | head -5; head -1 "$T/v3.dump")"
+	else
+		fail v3-same-as-v2 "$(cat "$T/v3.log")"
+	fi
+	# each kind, as the dump reads it back
+	v3kind() { # KIND PATTERN: the dump of KIND's copy matches PATTERN
+		$TOOL v3 "$WL/libsfwork.so" "$T/v3-$1.so" --kind "$1" &&
+			$TOOL dump "$T/v3-$1.so" --section .sframe_v3 > "$T/v3-$1.dump" 2>&1
+		grep -qE "$2" "$T/v3-$1.dump" && pass "v3-$1" ||
+			fail "v3-$1" "no /$2/ in: $(head -3 "$T/v3-$1.dump")"
+	}
+	v3kind flex 'sf_lib_middle .* type=1 '
+	v3kind bad-flags '^magic=0xdee2 version=3 flags=0x7 '
+	v3kind attr-past-end 'sf_lib_middle .* BAD: attributes past the end$'
+	v3kind fre-past-end 'sf_lib_middle .* fres=16 .* BAD: FREs past the end$'
+	$TOOL v3 "$WL/libsfwork.so" "$T/v3-unsorted.so" --kind unsorted &&
+		$TOOL dump "$T/v3-unsorted.so" --section .sframe_v3 | awk 'NR > 1 { print $1 }' > "$T/v3-starts" &&
+		! sort -c "$T/v3-starts" 2>/dev/null && pass v3-unsorted || fail v3-unsorted "starts still sorted"
 else
 	fail workloads-built "$(tail -5 "$T/make.log")"
 fi

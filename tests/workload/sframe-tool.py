@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Read, check and corrupt the .sframe section of an ELF file (SFrame
-version 2, amd64), written from binutils' SFrame specification.
+"""Read, check, corrupt and rewrite the .sframe section of an ELF file
+(SFrame versions 2 and 3, amd64), written from binutils' SFrame
+specification.
 
-  sframe-tool.py dump FILE
-      the header and every FDE: function start (by name), size, FREs
+  sframe-tool.py dump FILE [--section NAME]
+      the header and every FDE: function start (by name), size, FREs;
+      NAME (default .sframe) may hold version 2 or 3
   sframe-tool.py check FILE FUNC[,FUNC...]
       a PT_GNU_SFRAME segment, version 2, FDEs sorted, and an FDE for
       each FUNC, whose code sets up no frame pointer (no mov %rsp,%rbp)
   sframe-tool.py corrupt FILE KIND OUT
       copy FILE to OUT with its .sframe broken in one way, KIND:
         bad-magic     the magic number is wrong
-        bad-version   version 3 (not decoded by the kernel: refused)
+        bad-version   version 4 (no such version: refused)
         bad-offsets   the FRE sub-section starts past the section's end
         fde-past-end  the FDE table runs past the section's end
         unsorted      two FDEs swapped (the table claims to be sorted)
@@ -21,6 +23,23 @@ version 2, amd64), written from binutils' SFrame specification.
         fre-unsorted  two FREs of one function in descending order
                       (only found when the unwinder reads them)
       the last two hit FUNC's FDE, sf_lib_middle unless --func says
+  sframe-tool.py v3 FILE OUT [--kind KIND] [--func FUNC]
+      copy FILE to OUT with a version 3 copy of its .sframe written into
+      its .sframe_v3 section (room left by the object, see sframe_lib.c):
+      no assembler the rig has writes version 3.  The copy holds the same
+      functions and the same FREs: an FDE index entry (16 bytes, function
+      start relative to the entry), and the FDE's attributes (5 bytes)
+      right before its FREs.  KIND breaks or changes it (FUNC's FDE,
+      sf_lib_middle unless --func says):
+        good          (default) a faithful copy
+        flex          FUNC's FDE is a flexible FDE (FDE type 1): no rule
+                      the kernel follows, that frame falls back
+        bad-flags     SFRAME_F_FRAME_POINTER set: not a version 3 flag
+        unsorted      two index entries swapped
+        attr-past-end FUNC's attributes run past the FRE sub-section
+        fre-past-end  FUNC's attributes are the FRE sub-section's last
+                      bytes: its first FRE starts at the end (only found
+                      when the unwinder reads it)
 """
 import argparse
 import shutil
@@ -30,6 +49,9 @@ import sys
 
 HDR = struct.Struct('<HBBBbbBIIIII')
 FDE = struct.Struct('<iIIIBBH')
+FDI3 = struct.Struct('<qII')        # version 3 FDE index entry
+FDA3 = struct.Struct('<HBBB')       # version 3 FDE attributes
+F_SORTED, F_FRAME_POINTER, F_PCREL = 1, 2, 4
 PT_GNU_SFRAME = 0x6474e554
 
 
@@ -66,8 +88,8 @@ def symbols(path):
 
 
 class SFrame:
-    def __init__(self, data):
-        self.addr, self.off, self.size = sections(data)['.sframe']
+    def __init__(self, data, name='.sframe'):
+        self.addr, self.off, self.size = sections(data)[name]
         h = HDR.unpack_from(data, self.off)
         (self.magic, self.version, self.flags, self.abi, self.fp_fixed,
          self.ra_fixed, self.aux, self.nfdes, self.nfres, self.fre_len,
@@ -77,12 +99,33 @@ class SFrame:
         self.fre_at = base + self.freoff
         self.fdes = []
         for i in range(self.nfdes):
-            at = self.fde_at + i * FDE.size
-            f = list(FDE.unpack_from(data, at))
-            rel = at - self.off if self.flags & 4 else 0
-            start = self.addr + rel + f[0]
-            self.fdes.append(dict(at=at, start=start, size=f[1], freoff=f[2],
-                                  nfres=f[3], info=f[4], rep=f[5]))
+            self.fdes.append(self.fde_v3(data, i) if self.version == 3 else
+                             self.fde_v2(data, i))
+
+    def start(self, at, rel):
+        """function start of the FDE (index entry) at file offset at"""
+        return self.addr + (at - self.off if self.flags & F_PCREL else 0) + rel
+
+    def fde_v2(self, data, i):
+        at = self.fde_at + i * FDE.size
+        f = FDE.unpack_from(data, at)
+        return dict(at=at, start=self.start(at, f[0]), size=f[1],
+                    freoff=f[2], nfres=f[3], info=f[4], info2=0, rep=f[5],
+                    bad='')
+
+    def fde_v3(self, data, i):
+        # freoff is where the FREs start: past the attributes
+        at = self.fde_at + i * FDI3.size
+        f = FDI3.unpack_from(data, at)
+        fde = dict(at=at, start=self.start(at, f[0]), size=f[1],
+                   freoff=f[2] + FDA3.size, nfres=0, info=0, info2=0, rep=0,
+                   bad='')
+        if f[2] + FDA3.size > self.fre_len:
+            fde['bad'] = 'attributes past the end'
+        else:
+            a = FDA3.unpack_from(data, self.fre_at + f[2])
+            fde.update(nfres=a[0], info=a[1], info2=a[2], rep=a[3])
+        return fde
 
     def fde_of(self, addr):
         for f in self.fdes:
@@ -90,11 +133,25 @@ class SFrame:
                 return f
         return None
 
+    def fre_bytes(self, data, fde):
+        """the FREs of an FDE, as they lie in the file"""
+        fres = self.fres(data, fde)
+        if not fres:
+            return b''
+        pos, _, info = fres[-1]
+        end = pos + (1 << (fde['info'] & 0xf)) + 1 + \
+            ((info >> 1) & 0xf) * (1 << ((info >> 5) & 3))
+        return bytes(data[fres[0][0]:end])
+
     def fres(self, data, fde):
-        """[(fre offset in file, start, info)] of an FDE"""
+        """[(fre offset in file, start, info)] of an FDE; it stops at the
+        end of the FRE sub-section, and says so in fde['bad']"""
         pos, out = self.fre_at + fde['freoff'], []
         asz = 1 << (fde['info'] & 0xf)
         for _ in range(fde['nfres']):
+            if pos + asz + 1 > self.fre_at + self.fre_len:
+                fde['bad'] = fde['bad'] or 'FREs past the end'
+                break
             start = int.from_bytes(data[pos:pos + asz], 'little')
             info = data[pos + asz]
             out.append((pos, start, info))
@@ -104,13 +161,16 @@ class SFrame:
 
 def cmd_dump(a):
     data = open(a.file, 'rb').read()
-    s, syms = SFrame(data), symbols(a.file)
+    s, syms = SFrame(data, a.section), symbols(a.file)
     print('magic=%#x version=%d flags=%#x abi=%d ra=%d fdes=%d fres=%d' %
           (s.magic, s.version, s.flags, s.abi, s.ra_fixed, s.nfdes, s.nfres))
     for f in s.fdes:
-        print('  %#x %-24s size=%d fres=%d info=%#x' %
+        # type: the version 3 FDE type (0 default, 1 flexible)
+        fres = s.fre_bytes(data, f).hex()
+        print('  %#x %-24s size=%d fres=%d info=%#x type=%d %s%s' %
               (f['start'], syms.get(f['start'], '?'), f['size'], f['nfres'],
-               f['info']))
+               f['info'], f['info2'] & 0x1f, fres,
+               ' BAD: ' + f['bad'] if f['bad'] else ''))
 
 
 def fail(msg):
@@ -149,7 +209,7 @@ def cmd_corrupt(a):
     if k == 'bad-magic':
         struct.pack_into('<H', data, s.off, 0xbeef)
     elif k == 'bad-version':
-        data[s.off + 2] = 3
+        data[s.off + 2] = 4
     elif k == 'bad-offsets':
         struct.pack_into('<I', data, s.off + 24, s.size + 64)
     elif k == 'fde-past-end':
@@ -179,11 +239,76 @@ def cmd_corrupt(a):
         out.write(data)
 
 
+def v3_section(data, s, addr, kind, func_start):
+    """A version 3 copy of the version 2 section s, to lie at address addr.
+
+    Per the specification: the header as in version 2 (version 3, the
+    flags of version 3); the FDE index, one 16-byte entry per function,
+    sorted, its function start relative to the entry itself
+    (SFRAME_F_FDE_FUNC_START_PCREL); the FRE sub-section, where each
+    function's data starts with its 5 bytes of attributes (FRE count, info
+    byte, second info byte with the FDE type, repetition block size),
+    followed by its FREs, unchanged: default FDEs of amd64 keep version
+    2's FREs (CFA offset, then FP offset; RA at the fixed offset).
+    """
+    flags = F_SORTED | F_PCREL
+    fdes = [dict(f) for f in s.fdes]
+    fres, blob = [], b''
+    for f in fdes:
+        f['attr'] = len(blob)
+        info2 = 1 if kind == 'flex' and f['start'] == func_start else 0
+        blob += FDA3.pack(f['nfres'], f['info'], info2, f['rep'])
+        blob += s.fre_bytes(data, f)
+    if kind == 'fre-past-end':
+        # FUNC's attributes again, as the sub-section's last 5 bytes: its
+        # first FRE would start at the sub-section's end
+        victim = next(f for f in fdes if f['start'] == func_start)
+        victim['attr'] = len(blob)
+        blob += FDA3.pack(victim['nfres'], victim['info'], 0, victim['rep'])
+    if kind == 'attr-past-end':
+        victim = next(f for f in fdes if f['start'] == func_start)
+        victim['attr'] = len(blob) - 2
+    if kind == 'unsorted':
+        fdes[0], fdes[-1] = fdes[-1], fdes[0]
+    if kind == 'bad-flags':
+        flags |= F_FRAME_POINTER
+    out = bytearray(HDR.pack(0xdee2, 3, flags, s.abi, s.fp_fixed,
+                             s.ra_fixed, 0, len(fdes), s.nfres, len(blob),
+                             0, len(fdes) * FDI3.size))
+    for f in fdes:
+        entry = addr + len(out)
+        out += FDI3.pack(f['start'] - entry, f['size'], f['attr'])
+    return bytes(out + blob)
+
+
+def cmd_v3(a):
+    data = bytearray(open(a.file, 'rb').read())
+    s = SFrame(data)
+    if s.version != 2:
+        fail('%s: .sframe is version %d, want 2' % (a.file, s.version))
+    secs = sections(data)
+    if '.sframe_v3' not in secs:
+        fail('%s: no .sframe_v3 section to write into' % a.file)
+    addr, off, size = secs['.sframe_v3']
+    byname = {n: ad for ad, n in symbols(a.file).items()}
+    if a.func not in byname or not s.fde_of(byname[a.func]):
+        fail('%s: no FDE for %s' % (a.file, a.func))
+    v3 = v3_section(data, s, addr, a.kind, byname[a.func])
+    if len(v3) > size:
+        fail('%s: version 3 section of %d bytes, room for %d' %
+             (a.file, len(v3), size))
+    data[off:off + len(v3)] = v3
+    shutil.copy(a.file, a.out)
+    with open(a.out, 'wb') as out:
+        out.write(data)
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest='cmd', required=True)
     s = sub.add_parser('dump')
     s.add_argument('file')
+    s.add_argument('--section', default='.sframe')
     s.set_defaults(fn=cmd_dump)
     s = sub.add_parser('check')
     s.add_argument('file')
@@ -195,6 +320,14 @@ def main():
     s.add_argument('out')
     s.add_argument('--func', default='sf_lib_middle')
     s.set_defaults(fn=cmd_corrupt)
+    s = sub.add_parser('v3')
+    s.add_argument('file')
+    s.add_argument('out')
+    s.add_argument('--kind', default='good',
+                   choices=['good', 'flex', 'bad-flags', 'unsorted',
+                            'attr-past-end', 'fre-past-end'])
+    s.add_argument('--func', default='sf_lib_middle')
+    s.set_defaults(fn=cmd_v3)
     a = p.parse_args()
     a.fn(a)
 

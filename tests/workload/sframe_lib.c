@@ -17,6 +17,16 @@
 #define NOINLINE __attribute__((noinline, noclone))
 #define EXPORT __attribute__((visibility("default")))
 
+/*
+ * Room for a version 3 copy of this object's .sframe.  No assembler the
+ * rig has writes version 3, so tests/workload/sframe-tool.py v3 writes one
+ * into a copy of the built file, from the specification, and sfwork -3
+ * registers it in place of the real section.  A section of its own, so
+ * the tool finds it by name; read-only data, never executed.
+ */
+EXPORT const unsigned char sf_lib_sframe_v3[4096]
+	__attribute__((section(".sframe_v3"), aligned(8))) = { 0 };
+
 volatile long sf_lib_sink;
 
 NOINLINE EXPORT long sf_lib_leaf(long nr)

@@ -11,7 +11,7 @@
  * is static, the library's code linked in; sfwork-dlopen (SF_DLOPEN)
  * dlopen()s libsfwork.so from its own directory after start.
  *
- * Usage: sfwork [-r|-u] [getppid [COUNT [DEPTH]]]
+ * Usage: sfwork [-r|-u|-3] [getppid [COUNT [DEPTH]]]
  *   getppid COUNT   COUNT getppid() from sf_lib_leaf (default 1), with
  *                   DEPTH frames of sf_lib_deep above it (default 0)
  *   -r              first register the .sframe of every loaded object
@@ -20,6 +20,9 @@
  *                   libraries are ours to register)
  *   -u              first unregister every object's .sframe
  *                   (PR_REMOVE_SFRAME): a frame-pointer walk only
+ *   -3              (sfwork only) first register the library's version 3
+ *                   copy of its .sframe (sf_lib_sframe_v3, written by
+ *                   sframe-tool.py v3) for the library's code
  * With SFWORK_MAPS=FILE in the environment, /proc/self/maps is copied to
  * FILE before the chain runs (frames can be named after the process is
  * gone: tests/guest/sframecheck.py).
@@ -54,6 +57,34 @@ static lib_outer_fn lib_outer = sf_lib_outer;
 #endif
 
 static volatile long sink;
+
+#ifndef SF_DLOPEN
+extern const unsigned char sf_lib_sframe_v3[];
+
+/*
+ * -3: the library's version 3 section, at sf_lib_sframe_v3; its length is
+ * the header's (28 bytes) plus the auxiliary header, the FRE sub-section's
+ * offset and its length.
+ */
+static int register_v3(void)
+{
+	const unsigned char *s = sf_lib_sframe_v3;
+	uint32_t freoff, frelen;
+	uintptr_t text, text_end, len;
+
+	if (s[0] != 0xe2 || s[1] != 0xde) {
+		fprintf(stderr, "no version 3 section in the library (sframe-tool.py v3)\n");
+		return -1;
+	}
+	memcpy(&frelen, s + 16, 4);
+	memcpy(&freoff, s + 24, 4);
+	len = 28 + s[7] + (uintptr_t)freoff + frelen;
+	if (sfreg_text_of((const void *)sf_lib_outer, &text, &text_end))
+		return -1;
+	return prctl(PR_ADD_SFRAME, (uintptr_t)s, (uintptr_t)s + len, text,
+		     text_end);
+}
+#endif
 
 NOINLINE void sf_middle(long count, long depth)
 {
@@ -115,15 +146,19 @@ static void save_maps(const char *path)
 int main(int argc, char **argv)
 {
 	long count = 1, depth = 0;
-	int reg = -1, i = 1;
+	int reg = -1, i = 1, v3 = 0;
 	struct sfreg_count c = { 0 };
 
 	if (i < argc && !strcmp(argv[i], "-r"))
 		reg = 1, i++;
 	else if (i < argc && !strcmp(argv[i], "-u"))
 		reg = 0, i++;
+#ifndef SF_DLOPEN
+	else if (i < argc && !strcmp(argv[i], "-3"))
+		v3 = 1, i++;
+#endif
 	if (i < argc && strcmp(argv[i], "getppid")) {
-		fprintf(stderr, "usage: %s [-r|-u] [getppid [COUNT [DEPTH]]]\n",
+		fprintf(stderr, "usage: %s [-r|-u|-3] [getppid [COUNT [DEPTH]]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -142,6 +177,13 @@ int main(int argc, char **argv)
 			c.known, reg ? "there" : "gone", c.failed,
 			c.failed ? ": " : "", c.failed ? strerror(c.err) : "");
 	}
+#ifndef SF_DLOPEN
+	if (v3 && register_v3()) {
+		fprintf(stderr, "%s: version 3 section refused: %s\n", argv[0],
+			strerror(errno));
+		c.failed = 1;
+	}
+#endif
 	if (getenv("SFWORK_MAPS"))
 		save_maps(getenv("SFWORK_MAPS"));
 	/* a refused section is a test case too: run the chain anyway */
@@ -149,5 +191,5 @@ int main(int argc, char **argv)
 	sf_outer(count, depth);
 	INSN_MARK_END(INSN_MARKER_SFRAME);
 	sink++;
-	return reg >= 0 && c.failed ? 3 : 0;
+	return (reg >= 0 || v3) && c.failed ? 3 : 0;
 }

@@ -72,6 +72,50 @@ static int sfreg_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+struct sfreg_text {
+	uintptr_t addr, start, end;
+};
+
+static int sfreg_text_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sfreg_text *t = data;
+	uintptr_t start = UINTPTR_MAX, end = 0;
+	int i, mine = 0;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+			continue;
+		if (a < start)
+			start = a;
+		if (a + p->p_memsz > end)
+			end = a + p->p_memsz;
+		if (t->addr >= a && t->addr < a + p->p_memsz)
+			mine = 1;
+	}
+	if (!mine)
+		return 0;
+	t->start = start;
+	t->end = end;
+	return 1;
+}
+
+/* The code of the object that holds the code at @addr: 0, or -1 */
+static inline int sfreg_text_of(const void *addr, uintptr_t *start,
+				uintptr_t *end)
+{
+	struct sfreg_text t = { .addr = (uintptr_t)addr };
+
+	if (!dl_iterate_phdr(sfreg_text_one, &t))
+		return -1;
+	*start = t.start;
+	*end = t.end;
+	return 0;
+}
+
 /* Register (add = 1) or unregister (add = 0) every loaded object's section */
 static inline struct sfreg_count sfreg_all(int add)
 {
