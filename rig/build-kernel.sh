@@ -53,18 +53,9 @@ tree=$("$here/fetch-kernel.sh")
 gitp() { git -C "$tree" -c user.name=ftd-rig -c user.email=ftd-rig@localhost "$@"; }
 
 # --- 1. the pristine tree becomes a git repo, once ------------------------
-if ! gitp rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
-	ver=$(make -s -C "$tree" kernelversion 2>/dev/null || echo 7.3)
-	log "making $tree a git repo (once; takes a minute or two)"
-	gitp init -q
-	gitp config gc.auto 0
-	gitp config core.untrackedCache true
-	if ! gitp rev-parse -q --verify HEAD >/dev/null; then
-		gitp add -f -A .
-		gitp commit -q -m "pristine $ver"
-	fi
-	gitp tag pristine HEAD
-fi
+# fetch-kernel.sh made it a git repo, with tag pristine
+gitp rev-parse -q --verify refs/tags/pristine >/dev/null ||
+	die "no tag pristine in $tree (rig/fetch-kernel.sh makes it)"
 
 # --- 2. the work tree: pristine + patches/ + our files --------------------
 # FTD_NO_OURS=1 (the stock kernel) has its own work tree and build dirs, so

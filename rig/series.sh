@@ -41,7 +41,7 @@ new_files() {
 # The pristine tree must be a git repo with tag pristine (build-kernel.sh
 # makes it one the first time).
 gitp rev-parse -q --verify refs/tags/pristine >/dev/null ||
-	die "no tag pristine in $tree: run rig/build-kernel.sh --config-only once"
+	die "no tag pristine in $tree: run rig/fetch-kernel.sh once"
 
 check() {
 	local idx p f blob want bad=()
