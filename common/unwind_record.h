@@ -164,6 +164,15 @@ static inline int unwind_rec_dynamic(struct tep_handle *tep,
 /* user_stack_deferred flags */
 #define UNWIND_REC_TRUNCATED		(1U << 0)	/* depth > frames */
 #define UNWIND_REC_LATE			(1U << 1)	/* from the cache */
+/*
+ * The user unwinders that found frames below the topmost one: frame
+ * pointers, SFrame (.sframe sections).  Neither: only the interrupted
+ * address, a failed unwind, or a kernel that does not say.  Readers mark
+ * a stack only when SFrame took part (" [sframe]", " [sframe+fp]"): no
+ * mark means frame pointers, or a kernel that does not say.
+ */
+#define UNWIND_REC_UNWIND_FP		(1U << 2)
+#define UNWIND_REC_UNWIND_SFRAME	(1U << 3)
 
 /*
  * Unreleased versions of the series wrote unwind:user_stack_cookie (the

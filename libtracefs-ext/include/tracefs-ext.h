@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	5
+#define USTACK_VERSION_MINOR	6
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -122,7 +122,24 @@ struct ustack_event {
 	unsigned long long	cookie_offset;	/* its user_stack_cookie */
 	unsigned long long	stack_offset;	/* the user_stack_deferred
 						 * whose frames are user[] */
+	/* since 1.6: USTACK_UNWINDER_* bits, from the user stack record;
+	 * 0 unless the user stack came */
+	unsigned int		unwinder;
 };
+
+/*
+ * ustack_event.unwinder (since 1.6): which user unwinders found frames
+ * below the topmost one, as the kernel says in the user stack record
+ * (its flags UNWIND_FP and UNWIND_SFRAME).  0: only the interrupted
+ * address, a failed unwind, or a kernel that does not say.
+ */
+enum {
+	USTACK_UNWINDER_FP	= 1 << 0,	/* frame pointers */
+	USTACK_UNWINDER_SFRAME	= 1 << 1,	/* .sframe sections */
+};
+
+/* since 1.6: "sframe", "sframe+fp", "fp" or "" (none said) */
+const char *ustack_unwinder_name(unsigned int unwinder);
 
 /* Return 0 to go on, non-zero to stop the source that feeds the join. */
 typedef int (*ustack_join_cb)(const struct ustack_event *ev, void *data);

@@ -170,6 +170,15 @@ const char *ustack_status_name(enum ustack_status status)
 	return "unknown";
 }
 
+const char *ustack_unwinder_name(unsigned int unwinder)
+{
+	if (unwinder & USTACK_UNWINDER_SFRAME)
+		return unwinder & USTACK_UNWINDER_FP ? "sframe+fp" : "sframe";
+	if (unwinder & USTACK_UNWINDER_FP)
+		return "fp";
+	return "";
+}
+
 static inline size_t hash_key(int pid, unsigned long long cookie)
 {
 	unsigned long long h = cookie * 0x9E3779B97F4A7C15ULL;
@@ -400,6 +409,14 @@ static void count_delivery(struct ustack_join_stats *st,
 		st->late++;
 }
 
+/* The user stack record's unwinder flags, in the library's bits. */
+static unsigned int entry_unwinder(const struct entry *t)
+{
+	return (t->flags & UNWIND_REC_UNWIND_FP ? USTACK_UNWINDER_FP : 0) |
+	       (t->flags & UNWIND_REC_UNWIND_SFRAME ?
+		USTACK_UNWINDER_SFRAME : 0);
+}
+
 /*
  * Hand one event to the user and free it.  Events are still freed after a
  * callback asked to stop, they are just not delivered.
@@ -447,6 +464,7 @@ static void deliver(struct ustack_join *join, struct held *h,
 		ev.user = t->frames;
 		ev.depth = t->depth;
 		ev.stack_offset = t->offset;
+		ev.unwinder = entry_unwinder(t);
 	}
 	if (h->has_c)
 		ev.cookie_offset = h->cookie_offset;

@@ -408,6 +408,10 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		printf(",late");
 	if (ev->flags & USTACK_EV_EVICTED)
 		printf(",evicted");
+	/* the unwinder only when SFrame took part: no mark is frame
+	 * pointers, or a kernel that does not say */
+	if (ev->unwinder & USTACK_UNWINDER_SFRAME)
+		printf(",%s", ustack_unwinder_name(ev->unwinder));
 	if (ev->cookie)
 		printf(" cookie=0x%llx", ev->cookie);
 	if (ev->tgid >= 0)

@@ -21,10 +21,13 @@ no other format of the set has.
 
 usage: mktrace.py SCENARIO OUT.dat --formats DIR [--binary PATH]
                   [--libc PATH] [--count N] [--instances]
-SCENARIO: trigger | option | large | instances | never | flags
+SCENARIO: trigger | option | large | instances | never | flags | unwinder
   flags: one kernel entry each of: complete, truncated (depth 300), late
   (the kernel's LATE flag), lost (NO_USER_STACK cookies, no user stack),
   empty (no user frames), and no kernel frames (option, no stacktrace)
+  unwinder: one kernel entry each with the user stack record's unwinder
+  flags: FP, SFRAME, FP|SFRAME, SFRAME truncated, FP|SFRAME late, none,
+  reserved bits only, SFRAME with reserved bits
 """
 import argparse
 import os
@@ -58,6 +61,8 @@ KSYMS = [
 NO_USER_STACK = 1      # user_stack_cookie
 TRUNCATED = 1          # user_stack_deferred
 LATE = 2               # user_stack_deferred
+UNWIND_FP = 4          # user_stack_deferred: frames by frame pointers
+UNWIND_SFRAME = 8      # user_stack_deferred: frames by SFrame
 
 
 def ksym(name, off=0x10):
@@ -359,12 +364,13 @@ class Scenario:
 
     def entry(self, w, pid, tgid, cookie, ts, cpu, ucpu, trigger,
               udelay=5000, ustack=True, truncated=False, late=False,
-              lost=False, nframes=None, kernel=True):
+              lost=False, nframes=None, kernel=True, unwinder=0):
         """One getppid kernel entry: enter and exit events asking (and
         sched_switch, with the option), each followed by its cookie.
         truncated: 2 frames of depth 300; late: the kernel's LATE flag;
         lost: NO_USER_STACK cookies and no user stack; nframes: cut the
-        user frames; kernel: the cookies carry the kernel stacks."""
+        user frames; kernel: the cookies carry the kernel stacks;
+        unwinder: more flags of the user stack record."""
         cflags = NO_USER_STACK if lost else 0
         asks = [(self.ev_enter(pid), self.kstack(True)),
                 (self.ev_exit(pid), self.kstack(False))]
@@ -382,6 +388,7 @@ class Scenario:
             fr, uflags, depth = fr[:2], TRUNCATED, 300
         if late:
             uflags |= LATE
+        uflags |= unwinder
         w.add(ucpu, ts + udelay, self.ustack(pid, tgid, cookie, fr, uflags,
                                             depth))
 
@@ -448,6 +455,17 @@ def main():
                      **kw)
             ts += 10000
         sc.kthread(w, ts, 0)
+    elif a.scenario == "unwinder":
+        sf = UNWIND_SFRAME
+        kinds = [{"unwinder": UNWIND_FP}, {"unwinder": sf},
+                 {"unwinder": sf | UNWIND_FP},
+                 {"unwinder": sf, "truncated": True},
+                 {"unwinder": sf | UNWIND_FP, "late": True}, {},
+                 {"unwinder": 0xfffffff0}, {"unwinder": 0xfffffff0 | sf}]
+        for i, kw in enumerate(kinds):
+            sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, 1 - i % 2, True,
+                     **kw)
+            ts += 10000
     else:
         sys.exit("unknown scenario " + a.scenario)
     pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)

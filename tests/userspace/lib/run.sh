@@ -195,6 +195,7 @@ $MK trigger "$T/trigger.dat" --binary "$W/callchain" ${LIBC:+--libc $LIBC} --cou
 $MK option "$T/option.dat" --binary "$W/callchain" --count 4 &&
 $MK never "$T/never.dat" --binary "$W/callchain" --count 3 &&
 $MK flags "$T/flags.dat" --binary "$W/callchain" &&
+$MK unwinder "$T/unwinder.dat" --binary "$W/callchain" &&
 $MK instances "$T/instances.dat" --binary "$W/callchain" --count 4 &&
 $MK trigger "$T/nopie.dat" --binary "$W/callchain-nopie" --count 2 &&
 $MK trigger "$T/stripped.dat" --binary "$W/callchain" --binname /guest/bin/callchain-stripped --count 2 ||
@@ -347,6 +348,29 @@ if run_tool flags-folded 0 -q -F "$T/flags.dat" &&
 else
 	cat "$B/flags-folded.out"
 	fail "ustack --folded: lost and truncated stacks"
+fi
+# the user stack record's unwinder flags (UNWIND_FP 0x4, UNWIND_SFRAME
+# 0x8): marked after the status only when SFrame took part; frame
+# pointers alone, no flag, reserved bits alone: no mark (since 1.6)
+if run_tool unwinder 0 "$T/unwinder.dat"; then
+	uw=0
+	for want in 'complete cookie=0x10000' 'complete,sframe cookie=0x20000' \
+		'complete,sframe+fp cookie=0x30000' \
+		'truncated,sframe cookie=0x40000 tgid=1234 depth=300' \
+		'complete,late,sframe+fp cookie=0x50000' 'complete cookie=0x60000' \
+		'complete cookie=0x70000' 'complete,sframe cookie=0x80000'; do
+		case $want in *depth=*) ;; *) want="$want tgid=1234" ;; esac
+		n=$(grep -c "status=$want\$" "$B/unwinder.out")
+		[ "$n" = 2 ] || { echo "status=$want: $n lines, want 2"; uw=1; }
+	done
+	if [ $uw = 0 ] && [ "$(grep -c '^callchain-1234 ' "$B/unwinder.out")" = 16 ] &&
+	   chain_ok <(awk -v RS= -v ORS='\n\n' '!/status=truncated/' "$B/unwinder.out") "$CHAIN" &&
+	   [ ! -s "$B/unwinder.err" ]; then
+		pass "ustack: the unwinder flags: ,sframe and ,sframe+fp after the status, no mark for frame pointers, none or reserved bits"
+	else
+		cat "$B/unwinder.out" "$B/unwinder.err"
+		fail "ustack: the unwinder flags"
+	fi
 fi
 if run_tool instances 0 "$T/instances.dat" &&
    run_tool instances2 0 -B second "$T/instances.dat"; then

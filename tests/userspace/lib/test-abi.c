@@ -61,6 +61,9 @@ static int load(void *h, struct fns *f)
 	      dlvsym(h, "ustack_live_open", "LIBTRACEFS_EXT_1.0") &&
 	      dlvsym(h, "ustack_live_open", "LIBTRACEFS_EXT_1.2"),
 	      "ustack_join_alloc, ustack_live_open @1.0/1.2");
+	CHECK(dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.6") &&
+	      !dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.0"),
+	      "ustack_unwinder_name@1.6 only");
 	return f->open && f->close && f->it10 && f->it11 && f->it12 ? 0 : -1;
 }
 

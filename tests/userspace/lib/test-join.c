@@ -40,6 +40,7 @@ struct got {
 	unsigned long long	off;		/* record->offset */
 	unsigned long long	coff;		/* cookie_offset */
 	unsigned long long	soff;		/* stack_offset */
+	unsigned int		unwinder;
 };
 
 struct log {
@@ -78,6 +79,7 @@ static int log_cb(const struct ustack_event *ev, void *data)
 	g->off = ev->record->offset;
 	g->coff = ev->cookie_offset;
 	g->soff = ev->stack_offset;
+	g->unwinder = ev->unwinder;
 	g->event_id = ev->event ? ev->event->id : -1;
 	/* the record copy is readable */
 	if (ev->record->size >= 4)
@@ -572,6 +574,62 @@ static void test_late_flag(void)
 	end();
 }
 
+static void test_unwinder(void)
+{
+	static const struct {
+		unsigned int	flags;		/* the record's */
+		unsigned int	want;
+		const char	*name;
+	} c[] = {
+		{ UNWIND_REC_UNWIND_FP, USTACK_UNWINDER_FP, "fp" },
+		{ UNWIND_REC_UNWIND_SFRAME, USTACK_UNWINDER_SFRAME, "sframe" },
+		{ UNWIND_REC_UNWIND_FP | UNWIND_REC_UNWIND_SFRAME,
+		  USTACK_UNWINDER_FP | USTACK_UNWINDER_SFRAME, "sframe+fp" },
+		{ 0, 0, "" },
+		/* with TRUNCATED, LATE and the reserved bits */
+		{ ~UNWIND_REC_UNWIND_FP, USTACK_UNWINDER_SFRAME, "sframe" },
+		{ ~UNWIND_REC_UNWIND_SFRAME, USTACK_UNWINDER_FP, "fp" },
+		{ ~(UNWIND_REC_UNWIND_FP | UNWIND_REC_UNWIND_SFRAME), 0, "" },
+	};
+	struct ustack_join *j;
+	struct log l;
+	size_t i;
+
+	begin("unwinder (1.6): the record's UNWIND_FP and UNWIND_SFRAME, named");
+	j = new_join(&l);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ev(j, 0, 60 + i, 1);
+		ck(j, 0, 60 + i, 0x100 + i);
+		us(j, 1, 60 + i, 60 + i, 0x100 + i, 3, 0x400000, c[i].flags);
+		CHECK(l.n == (int)i + 1 && l.g[i].unwinder == c[i].want,
+		      "flags 0x%x: unwinder 0x%x, want 0x%x", c[i].flags,
+		      l.n == (int)i + 1 ? l.g[i].unwinder : ~0U, c[i].want);
+		CHECK(!strcmp(ustack_unwinder_name(c[i].want), c[i].name),
+		      "name of 0x%x: \"%s\"", c[i].want,
+		      ustack_unwinder_name(c[i].want));
+	}
+	/* a late request given the entry's stack by the join: its unwinder */
+	ev(j, 0, 61, 2);
+	ck(j, 0, 61, 0x101);
+	CHECK(l.n == (int)i + 1 && (l.g[i].flags & USTACK_EV_LATE) &&
+	      l.g[i].unwinder == USTACK_UNWINDER_SFRAME,
+	      "late request: unwinder 0x%x", l.n > (int)i ? l.g[i].unwinder : ~0U);
+	/* no user stack: 0 */
+	ev(j, 0, 70, 1);
+	ckx(j, 0, 70, 0x200, 1, 0x7000, UNWIND_REC_NO_USER_STACK);
+	ev(j, 0, 71, 1);
+	ck(j, 0, 71, 0x201);
+	ustack_join_flush(j);
+	CHECK(l.n == (int)i + 3 && l.g[i + 1].status == USTACK_LOST &&
+	      !l.g[i + 1].unwinder && l.g[i + 2].status == USTACK_NEVER_ARRIVED &&
+	      !l.g[i + 2].unwinder, "lost, never arrived: not 0");
+	CHECK(!strcmp(ustack_unwinder_name(~0U), "sframe+fp") &&
+	      !strcmp(ustack_unwinder_name(~0U & ~USTACK_UNWINDER_FP), "sframe"),
+	      "other bits of the argument not ignored");
+	ustack_join_free(j);
+	end();
+}
+
 static void test_kthread(void)
 {
 	struct ustack_join *j;
@@ -986,6 +1044,25 @@ static void test_records_good(const char *dir)
 	CHECK(!st.malformed && !st.bad_kernel_frames && !st.bad_user_frames,
 	      "good records counted as damage: %llu malformed, %llu/%llu frames",
 	      st.malformed, st.bad_kernel_frames, st.bad_user_frames);
+	/* since 1.6: the unwinder flags (bits 2 and 3), none above */
+	g = find(&e.l, 1234, ID_ENTER);
+	CHECK(g && !g->unwinder, "no unwinder flag: unwinder 0x%x",
+	      g ? g->unwinder : 0);
+	request(&e, 1240, 0x7, 0, 3, UNWIND_REC_UNWIND_SFRAME, 4, 4);
+	g = find(&e.l, 1240, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE &&
+	      g->unwinder == USTACK_UNWINDER_SFRAME, "UNWIND_SFRAME: 0x%x",
+	      g ? g->unwinder : 0);
+	request(&e, 1241, 0x8, 0, 3, UNWIND_REC_UNWIND_SFRAME |
+		UNWIND_REC_UNWIND_FP | UNWIND_REC_TRUNCATED, 300, 2);
+	g = find(&e.l, 1241, ID_ENTER);
+	CHECK(g && g->status == USTACK_TRUNCATED &&
+	      g->unwinder == (USTACK_UNWINDER_SFRAME | USTACK_UNWINDER_FP),
+	      "UNWIND_SFRAME|UNWIND_FP: 0x%x", g ? g->unwinder : 0);
+	request(&e, 1242, 0x9, 0, 3, UNWIND_REC_UNWIND_FP, 4, 4);
+	g = find(&e.l, 1242, ID_ENTER);
+	CHECK(g && g->unwinder == USTACK_UNWINDER_FP, "UNWIND_FP: 0x%x",
+	      g ? g->unwinder : 0);
 	env_close(&e);
 	end();
 }
@@ -1307,6 +1384,7 @@ int main(int argc, char **argv)
 	test_lost();
 	test_lost_compat();
 	test_late_flag();
+	test_unwinder();
 	test_kthread();
 	test_nested();
 	test_bounded();
