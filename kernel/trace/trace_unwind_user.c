@@ -402,7 +402,8 @@ static void trace_unwind_serve_late(struct trace_unwind_task *rec, int i,
 	struct unwind_cache *cache = current->unwind_info.cache;
 
 	trace_unwind_serve(rec, i, tr, cache ? cache->entries : NULL,
-			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE,
+			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE |
+			   (cache ? trace_unwind_type_flags(cache->types) : 0),
 			   cookie, trace_ctx);
 }
 
@@ -511,6 +512,18 @@ kernel_only:
 				     regs ? 0 : skip + 1, regs);
 }
 
+/* The flags of a user stack record that name the unwinders of @types */
+static unsigned int trace_unwind_type_flags(unsigned int types)
+{
+	unsigned int flags = 0;
+
+	if (types & UNWIND_USER_TYPE_FP)
+		flags |= TRACE_UNWIND_FP;
+	if (types & UNWIND_USER_TYPE_SFRAME)
+		flags |= TRACE_UNWIND_SFRAME;
+	return flags;
+}
+
 /* Every instance that held a slot at the broadcast and is not noted */
 static void trace_unwind_broadcast(struct trace_unwind_task *rec,
 				   struct unwind_stacktrace *trace, u64 cookie,
@@ -524,7 +537,8 @@ static void trace_unwind_broadcast(struct trace_unwind_task *rec,
 		if (!tr || tr->unwind_gen > gen ||
 		    trace_unwind_find(rec, slot) >= 0)
 			continue;
-		trace_unwind_write_stack(tr, trace->entries, trace->nr, 0,
+		trace_unwind_write_stack(tr, trace->entries, trace->nr,
+					 trace_unwind_type_flags(trace->types),
 					 cookie, trace_ctx);
 	}
 }
@@ -566,7 +580,9 @@ static void trace_unwind_callback(struct unwind_work *work,
 		tr = rcu_dereference(trace_unwind_slots[val - 1]);
 		if (tr)
 			trace_unwind_serve(rec, i, tr, trace->entries,
-					   trace->nr, 0, cookie, trace_ctx);
+					   trace->nr,
+					   trace_unwind_type_flags(trace->types),
+					   cookie, trace_ctx);
 	}
 	if (gen)
 		trace_unwind_broadcast(rec, trace, cookie, gen, trace_ctx);
@@ -649,6 +665,17 @@ static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
 		trace_seq_puts(s, " (truncated)");
 	if (field->flags & TRACE_UNWIND_LATE)
 		trace_seq_puts(s, " (late)");
+	switch (field->flags & (TRACE_UNWIND_FP | TRACE_UNWIND_SFRAME)) {
+	case TRACE_UNWIND_FP:
+		trace_seq_puts(s, " unwinder=fp");
+		break;
+	case TRACE_UNWIND_SFRAME:
+		trace_seq_puts(s, " unwinder=sframe");
+		break;
+	case TRACE_UNWIND_FP | TRACE_UNWIND_SFRAME:
+		trace_seq_puts(s, " unwinder=sframe+fp");
+		break;
+	}
 	trace_seq_puts(s, " frames={");
 	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++)
 		trace_seq_printf(s, "%s0x%lx", i ? "," : "", frames[i]);

@@ -212,8 +212,8 @@ static bool sframe_in(unsigned long addr, unsigned long len,
 	return addr >= start && addr <= end && len <= end - addr;
 }
 
-static int sframe_read_fde_v2(const struct sframe_section *sec,
-			      unsigned int i, struct sframe_fde *fde);
+static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
+			   struct sframe_fde *fde);
 
 /* Read and check the header of the section at @sec->sframe_start */
 static int sframe_read_header(struct sframe_section *sec)
@@ -221,6 +221,7 @@ static int sframe_read_header(struct sframe_section *sec)
 	unsigned long size = sec->sframe_end - sec->sframe_start;
 	unsigned long hdr_end, fdes_len;
 	struct sframe_header h;
+	u8 flags;
 
 	if (size < sizeof(h))
 		return -EINVAL;
@@ -231,14 +232,24 @@ static int sframe_read_header(struct sframe_section *sec)
 	    !(h.preamble.flags & SFRAME_F_FDE_SORTED) ||
 	    h.cfa_fixed_ra_offset >= 0 || !h.num_fdes)
 		return -EINVAL;
-	/* Version 3 changes the FDEs: it needs a decoder of its own */
-	if (h.preamble.version != SFRAME_VERSION_2)
+	/* The header is the same in both versions; the FDEs are not */
+	switch (h.preamble.version) {
+	case SFRAME_VERSION_2:
+		sec->fde_size = sizeof(struct sframe_fde_v2);
+		flags = SFRAME_V2_FLAGS;
+		break;
+	case SFRAME_VERSION_3:
+		sec->fde_size = sizeof(struct sframe_fdi_v3);
+		flags = SFRAME_V3_FLAGS;
+		break;
+	default:
 		return -EOPNOTSUPP;
-	if (h.preamble.flags & ~SFRAME_V2_FLAGS)
+	}
+	if (h.preamble.flags & ~flags)
 		return -EINVAL;
 
 	hdr_end = sec->sframe_start + sizeof(h) + h.auxhdr_len;
-	fdes_len = (unsigned long)h.num_fdes * sizeof(struct sframe_fde_v2);
+	fdes_len = (unsigned long)h.num_fdes * sec->fde_size;
 	sec->fdes_start = hdr_end + h.fdes_off;
 	sec->fres_start = hdr_end + h.fres_off;
 	sec->fres_end = sec->fres_start + h.fre_len;
@@ -267,7 +278,7 @@ static int sframe_check_fdes(const struct sframe_section *sec)
 	int ret;
 
 	for (i = 0; i < sec->num_fdes; i++) {
-		ret = sframe_read_fde_v2(sec, i, &fde);
+		ret = sframe_read_fde(sec, i, &fde);
 		if (ret)
 			return ret;
 		if (fde.func_start < prev)
@@ -358,31 +369,22 @@ int sframe_remove_section(unsigned long sframe_start)
 	return sframe_remove_from(current->mm, sframe_start);
 }
 
-/* Version 2 FDE number @i of @sec, decoded and checked */
-static int sframe_read_fde_v2(const struct sframe_section *sec,
-			      unsigned int i, struct sframe_fde *fde)
+/*
+ * What an FDE's function start is relative to: the field itself (the first
+ * of the FDE or FDE index entry at @addr) when the header says so, else
+ * (binutils 2.44 and earlier) the start of the section.
+ */
+static unsigned long sframe_start_base(const struct sframe_section *sec,
+				       unsigned long addr)
 {
-	unsigned long addr = sec->fdes_start + i * sizeof(struct sframe_fde_v2);
-	struct sframe_fde_v2 raw;
-	unsigned long base;
-
-	if (copy_from_user(&raw, (void __user *)addr, sizeof(raw)))
-		return -EFAULT;
-	/*
-	 * The function's start is relative to the FDE itself (the field is
-	 * the FDE's first) when the header says so, else (binutils 2.44 and
-	 * earlier) to the start of the section.
-	 */
-	base = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL ? addr :
+	return sec->flags & SFRAME_F_FDE_FUNC_START_PCREL ? addr :
 							    sec->sframe_start;
-	fde->func_start = base + (long)raw.start_addr;
-	fde->func_size = raw.func_size;
-	fde->fres_start = sec->fres_start + raw.fres_off;
-	fde->fres_num = raw.fres_num;
-	fde->fre_type = SFRAME_FDE_FRE_TYPE(raw.info);
-	fde->fde_type = SFRAME_FDE_TYPE(raw.info);
-	fde->rep_size = raw.rep_size;
+}
 
+/* Checks shared by both versions, on a decoded FDE */
+static int sframe_check_fde(const struct sframe_section *sec,
+			    const struct sframe_fde *fde)
+{
 	if (fde->fre_type > SFRAME_FRE_TYPE_ADDR4 ||
 	    (fde->fde_type == SFRAME_FDE_TYPE_PCMASK && !fde->rep_size) ||
 	    !sframe_in(fde->func_start, fde->func_size, sec->text_start,
@@ -392,17 +394,87 @@ static int sframe_read_fde_v2(const struct sframe_section *sec,
 	return 0;
 }
 
-/* The start address of FDE @i, all a binary search step needs */
-static int sframe_fde_start_v2(const struct sframe_section *sec,
-			       unsigned int i, unsigned long *start)
+/* Version 2 FDE number @i of @sec, decoded and checked */
+static int sframe_read_fde_v2(const struct sframe_section *sec,
+			      unsigned int i, struct sframe_fde *fde)
 {
-	unsigned long addr = sec->fdes_start + i * sizeof(struct sframe_fde_v2);
-	s32 rel;
+	unsigned long addr = sec->fdes_start + i * sec->fde_size;
+	struct sframe_fde_v2 raw;
 
-	if (get_user(rel, (s32 __user *)addr))
+	if (copy_from_user(&raw, (void __user *)addr, sizeof(raw)))
 		return -EFAULT;
-	*start = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL ? addr :
-		  sec->sframe_start) + (long)rel;
+	fde->func_start = sframe_start_base(sec, addr) + (long)raw.start_addr;
+	fde->func_size = raw.func_size;
+	fde->fres_start = sec->fres_start + raw.fres_off;
+	fde->fres_num = raw.fres_num;
+	fde->fre_type = SFRAME_FDE_FRE_TYPE(raw.info);
+	fde->fde_type = SFRAME_FDE_TYPE(raw.info);
+	fde->rep_size = raw.rep_size;
+	fde->no_rule = false;
+	return sframe_check_fde(sec, fde);
+}
+
+/*
+ * Version 3 FDE number @i of @sec: its index entry, then its attributes,
+ * which lie in the FRE sub-section right before its first FRE.
+ */
+static int sframe_read_fde_v3(const struct sframe_section *sec,
+			      unsigned int i, struct sframe_fde *fde)
+{
+	unsigned long addr = sec->fdes_start + i * sec->fde_size, attr_addr;
+	struct sframe_fdi_v3 idx;
+	struct sframe_fda_v3 attr;
+
+	if (copy_from_user(&idx, (void __user *)addr, sizeof(idx)))
+		return -EFAULT;
+	attr_addr = sec->fres_start + idx.fres_off;
+	if (!sframe_in(attr_addr, sizeof(attr), sec->fres_start, sec->fres_end))
+		return -EINVAL;
+	if (copy_from_user(&attr, (void __user *)attr_addr, sizeof(attr)))
+		return -EFAULT;
+	fde->func_start = sframe_start_base(sec, addr) + idx.start_off;
+	fde->func_size = idx.func_size;
+	fde->fres_start = attr_addr + sizeof(attr);
+	fde->fres_num = attr.fres_num;
+	fde->fre_type = SFRAME_FDE_FRE_TYPE(attr.info);
+	fde->fde_type = SFRAME_FDE_TYPE(attr.info);
+	fde->rep_size = attr.rep_size;
+	/*
+	 * A flexible FDE's FREs hold rules beyond "CFA = SP or FP + offset"
+	 * (a CFA loaded from memory, DRAP); later FDE types are not known
+	 * yet; a signal trampoline's caller is not found through its CFA.
+	 * Such a function is described, but not by a rule followed here.
+	 */
+	fde->no_rule = SFRAME_V3_FDE_TYPE(attr.info2) != SFRAME_V3_FDE_TYPE_DEFAULT ||
+		       SFRAME_V3_FDE_SIGNAL(attr.info);
+	return sframe_check_fde(sec, fde);
+}
+
+static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
+			   struct sframe_fde *fde)
+{
+	if (sec->version == SFRAME_VERSION_3)
+		return sframe_read_fde_v3(sec, i, fde);
+	return sframe_read_fde_v2(sec, i, fde);
+}
+
+/* The start address of FDE @i, all a binary search step needs */
+static int sframe_fde_start(const struct sframe_section *sec, unsigned int i,
+			    unsigned long *start)
+{
+	unsigned long addr = sec->fdes_start + i * sec->fde_size;
+	s32 rel2;
+	s64 rel3;
+
+	if (sec->version == SFRAME_VERSION_3) {
+		if (get_user(rel3, (s64 __user *)addr))
+			return -EFAULT;
+	} else {
+		if (get_user(rel2, (s32 __user *)addr))
+			return -EFAULT;
+		rel3 = rel2;
+	}
+	*start = sframe_start_base(sec, addr) + rel3;
 	return 0;
 }
 
@@ -417,7 +489,7 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	/* invariant: FDEs below lo start at or below ip, from hi on above */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		ret = sframe_fde_start_v2(sec, mid, &start);
+		ret = sframe_fde_start(sec, mid, &start);
 		if (ret)
 			return ret;
 		if (start <= ip)
@@ -427,10 +499,11 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	}
 	if (!lo)
 		return -ENOENT;
-	ret = sframe_read_fde_v2(sec, lo - 1, fde);
+	ret = sframe_read_fde(sec, lo - 1, fde);
 	if (ret)
 		return ret;
-	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size)
+	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size ||
+	    fde->no_rule)
 		return -ENOENT;
 	return 0;
 }
@@ -567,7 +640,8 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
  * Reads user memory: call only where faults are allowed.  A section found
  * inconsistent or unreadable is dropped, with a rate-limited message.
  *
- * Return: 0 with @frame set; -ENOENT when no section describes @ip;
+ * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
+ * the one that does has no rule for it that this unwinder follows;
  * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
  */
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame)

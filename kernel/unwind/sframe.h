@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The SFrame stack trace format, as far as the kernel reads it: version 2,
- * described in binutils' libsframe documentation (sframe-spec) and
+ * The SFrame stack trace format, as far as the kernel reads it: versions 2
+ * and 3, described in binutils' libsframe documentation (sframe-spec) and
  * include/sframe.h.  All fields are little endian on the ABIs we accept.
  */
 #ifndef _KERNEL_UNWIND_SFRAME_H
@@ -21,6 +21,9 @@
 #define SFRAME_V2_FLAGS			(SFRAME_F_FDE_SORTED |		\
 					 SFRAME_F_FRAME_POINTER |	\
 					 SFRAME_F_FDE_FUNC_START_PCREL)
+/* Version 3 drops SFRAME_F_FRAME_POINTER */
+#define SFRAME_V3_FLAGS			(SFRAME_F_FDE_SORTED |		\
+					 SFRAME_F_FDE_FUNC_START_PCREL)
 
 #define SFRAME_ABI_AMD64_ENDIAN_LITTLE	3
 
@@ -28,8 +31,13 @@
 #define SFRAME_FRE_TYPE_ADDR2		1
 #define SFRAME_FRE_TYPE_ADDR4		2
 
+/* How an FDE's FRE start addresses are matched: its "PC type" in version 3 */
 #define SFRAME_FDE_TYPE_PCINC		0
 #define SFRAME_FDE_TYPE_PCMASK		1
+
+/* Version 3 FDE types: how the data words of the FREs are read */
+#define SFRAME_V3_FDE_TYPE_DEFAULT	0
+#define SFRAME_V3_FDE_TYPE_FLEX		1
 
 #define SFRAME_BASE_REG_FP		0
 #define SFRAME_BASE_REG_SP		1
@@ -64,9 +72,33 @@ struct sframe_fde_v2 {
 	u16	padding;
 } __packed;
 
-/* sframe_fde_v2.info: FRE type in bits 0-3, FDE type in bit 4 */
+/*
+ * A function descriptor of version 3 comes in two parts.  The index entry,
+ * of fixed size, is what the binary search reads; the attributes sit at
+ * the start of the function's FRE data, right before its first FRE.
+ */
+struct sframe_fdi_v3 {
+	s64	start_off;
+	u32	func_size;
+	u32	fres_off;
+} __packed;
+
+struct sframe_fda_v3 {
+	u16	fres_num;
+	u8	info;
+	u8	info2;
+	u8	rep_size;
+} __packed;
+
+/*
+ * sframe_fde_v2.info and sframe_fda_v3.info: FRE type in bits 0-3, PC type
+ * in bit 4; version 3 marks a signal trampoline in bit 7.
+ */
 #define SFRAME_FDE_FRE_TYPE(info)	((info) & 0xf)
 #define SFRAME_FDE_TYPE(info)		(((info) >> 4) & 0x1)
+#define SFRAME_V3_FDE_SIGNAL(info)	(((info) >> 7) & 0x1)
+/* sframe_fda_v3.info2: the FDE type in bits 0-4 */
+#define SFRAME_V3_FDE_TYPE(info2)	((info2) & 0x1f)
 
 /*
  * The info byte of a frame row entry (FRE): CFA base register in bit 0,
@@ -89,6 +121,7 @@ struct sframe_fde_v2 {
  * @fres_start:		user address of the FRE sub-section
  * @fres_end:		end of the FRE sub-section
  * @num_fdes:		number of FDEs
+ * @fde_size:		size of an FDE (version 2) or FDE index entry (3)
  * @ra_off:		fixed offset of the return address from the CFA
  * @version:		SFrame version
  * @flags:		flags of the header
@@ -107,6 +140,7 @@ struct sframe_section {
 	unsigned long		fres_start;
 	unsigned long		fres_end;
 	unsigned int		num_fdes;
+	unsigned int		fde_size;
 	s8			ra_off;
 	u8			version;
 	u8			flags;
@@ -121,6 +155,9 @@ struct sframe_section {
  * @fre_type:	SFRAME_FRE_TYPE_ADDR*: size of the FREs' start addresses
  * @fde_type:	SFRAME_FDE_TYPE_PCINC or SFRAME_FDE_TYPE_PCMASK
  * @rep_size:	size of the repeated block of a PCMASK FDE
+ * @no_rule:	its FREs hold no rule this unwinder follows (a version 3
+ *		flexible FDE, an FDE type not known yet, a signal trampoline):
+ *		the frame is unwound some other way
  *
  * One decoder per version fills it; the FRE walk is shared.
  */
@@ -132,6 +169,7 @@ struct sframe_fde {
 	u8		fre_type;
 	u8		fde_type;
 	u8		rep_size;
+	bool		no_rule;
 };
 
 #endif /* _KERNEL_UNWIND_SFRAME_H */

@@ -24,6 +24,9 @@
 /* user_stack_deferred flags */
 #define TRACE_UNWIND_TRUNCATED		BIT(0)	/* more frames than fit */
 #define TRACE_UNWIND_LATE		BIT(1)	/* asked after the callback */
+/* the unwinders that found its frames (none: only the first, or none) */
+#define TRACE_UNWIND_FP			BIT(2)	/* frame pointers */
+#define TRACE_UNWIND_SFRAME		BIT(3)	/* .sframe sections */
 
 /*
  * user_stack_cookie - an event asked for the deferred user stack
