@@ -30,6 +30,12 @@ run() {
 	F=$(save "$name" "$name") M=$TRACES/$name.maps
 }
 
+# unwinders FILE: the unwinder= words of FILE's user stacks, sorted, unique
+# (flags bits 2 and 3 of user_stack_deferred: which unwinders found frames)
+unwinders() {
+	grep ' user_stack_deferred: ' "$1" | grep -o ' unwinder=[a-z+]*' | sort -u | tr -d ' ' | tr '\n' ' '
+}
+
 # A kernel without CONFIG_UNWIND_USER_SFRAME refuses the prctl: say so once
 t_begin sframe-kernel-support
 if "$WL"/sfwork -r getppid 1 2>&1 | grep -q 'failed: Invalid argument'; then
@@ -42,6 +48,8 @@ t_pass
 t_begin sframe-dynamic-whole-chain
 run sfdyn sfwork 0 "$WL"/sfwork -r getppid 3 &&
 check "whole chain with SFrame" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
+check "the stacks say SFrame and frame pointers (libc has no .sframe): '$(unwinders "$F")'" \
+	test "$(unwinders "$F")" = "unwinder=sframe+fp " &&
 t_pass
 
 # The library is not registered: the unwind starts in it, frame pointers
@@ -53,6 +61,15 @@ t_pass
 t_begin sframe-dynamic-frame-pointers-lose
 run sffp sfwork 0 "$WL"/sfwork -u getppid 3 &&
 check "chain lost by frame pointers" $SC lost "$F" "$M" sfwork $CHAIN --min 3 &&
+check "no stack says SFrame: '$(unwinders "$F")'" \
+	bash -c "! grep -q 'unwinder=[a-z+]*sframe' '$F'" &&
+t_pass
+
+# A program with frame pointers and no .sframe: its stacks say fp
+t_begin sframe-unwinder-fp-program
+run fpprog callchain 0 "$WL"/callchain getppid 2 &&
+check "the stacks say frame pointers: '$(unwinders "$F")'" \
+	test "$(unwinders "$F")" = "unwinder=fp " &&
 t_pass
 
 # Registered by exec alone, no prctl
@@ -137,6 +154,47 @@ corrupt fde-past-end 3
 corrupt unsorted 3
 corrupt fre-past-end 0 corrupt
 corrupt fre-unsorted 0 corrupt
+
+# SFrame version 3, the format of binutils 2.46 and later.  No assembler the
+# rig has writes it, so sframe-tool.py v3 writes a version 3 copy of the
+# library's .sframe (same functions, same FREs) into the room the library
+# leaves for it (.sframe_v3), from the specification; sfwork -3 registers
+# that copy for the library's code.  The executable keeps its version 2
+# section, registered at exec: both versions serve one stack.
+# v3 KIND WANT_RC HOW [WHY]: HOW is chain (whole chain), lost (chain lost)
+# or cut (the stack stops right after the function whose FDE KIND changed:
+# that frame fell back to frame pointers); WHY as for corrupt
+v3() {
+	local kind=$1 want=$2 how=$3 why=${4:-} d=$SCRATCH/v3-$1 n0
+	t_begin "sframe-v3-$kind"
+	mkdir -p "$d" && cp "$WL"/sfwork "$d"/ &&
+	$TOOL v3 "$WL"/libsfwork.so "$d"/libsfwork.so --kind "$kind" || { t_fail "generator"; return; }
+	n0=$(dmesg | grep -c 'sframe: ')
+	run "sf3-$kind" sfwork "$want" "$d"/sfwork -3 getppid 2 || return
+	case $how in
+	chain) check "whole chain with SFrame v3" $SC chain "$F" "$M" sfwork $CHAIN --min 2 &&
+		check "the stacks say SFrame: '$(unwinders "$F")'" test "$(unwinders "$F")" = "unwinder=sframe+fp " ;;
+	lost) check "falls back, chain lost" $SC lost "$F" "$M" sfwork $CHAIN --min 2 ;;
+	cut) check "SFrame v3 up to sf_lib_middle" $SC chain "$F" "$M" sfwork sf_lib_leaf,sf_lib_middle --min 2 &&
+		check "then frame pointers: chain lost" $SC lost "$F" "$M" sfwork $CHAIN --min 2 ;;
+	esac || return
+	if [ "$want" = 3 ]; then
+		check "prctl refused it" grep -q "version 3 section refused: Invalid argument" "$TRACES/sf3-$kind.err" || return
+	fi
+	if [ -n "$why" ]; then
+		check "dropped, once, with a message" test "$(dmesg | grep -c "sframe: sfwork.*dropping .sframe.*$why")" = $((n0 + 1)) || return
+	else
+		check "no kernel message" test "$(dmesg | grep -c 'sframe: ')" = "$n0" || return
+	fi
+	check "no warning in the kernel log" bash -c "! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection'" &&
+	t_pass
+}
+v3 good 0 chain
+v3 flex 0 cut
+v3 bad-flags 3 lost
+v3 unsorted 3 lost
+v3 attr-past-end 3 lost
+v3 fre-past-end 0 lost corrupt
 
 rm -rf "$SCRATCH"
 reset_tracing
