@@ -19,7 +19,7 @@
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
 # one failure more.  --debug also boots the lockdep/KASAN kernel and runs
-# the lifetime and concurrency tests on it.
+# the lifetime and concurrency tests and the SFrame tests (t-97) on it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -128,7 +128,7 @@ suite guest-vanilla vanilla_suite --timeout 600 \
 	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
-		--cmd "$REPO/tests/guest/run-all.sh lifetime"
+		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
 fi
 suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"

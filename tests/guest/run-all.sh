@@ -2,7 +2,7 @@
 # Run every tests/guest/t-*.sh (sorted) in the guest, each in its own bash
 # with a time limit, and print the total "N passed, N failed[, N skipped]".
 #
-#   run-all.sh [PATTERN]     only the scripts whose name contains PATTERN
+#   run-all.sh [PATTERN...]  only the scripts whose name contains a PATTERN
 #
 # Environment: T_TIMEOUT (seconds per script; default 900, 1800 with
 # FTD_DEBUG=1).  A script that exits non-zero without recording a FAIL, or
@@ -10,7 +10,16 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-pattern=${1:-}
+patterns=("$@")
+# wanted NAME: no pattern, or NAME contains one of them
+wanted() {
+	local p
+	[ ${#patterns[@]} = 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		[[ $1 == *"$p"* ]] && return 0
+	done
+	return 1
+}
 if [ "${FTD_DEBUG:-0}" = 1 ]; then tmo=${T_TIMEOUT:-1800}; else tmo=${T_TIMEOUT:-900}; fi
 
 : >> "$T_RESULTS"
@@ -20,7 +29,7 @@ echo "run-all: kernel $(uname -r), $(nproc) CPUs, results in $T_RESULTS"
 for t in "$here"/t-*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	[ -n "$pattern" ] && [[ $name != *"$pattern"* ]] && continue
+	wanted "$name" || continue
 	f0=$(count FAIL)
 	echo "=== $name"
 	start=$SECONDS
