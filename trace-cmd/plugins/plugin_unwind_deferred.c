@@ -16,8 +16,12 @@
  *                                unsigned int depth;
  *                                __data_loc unsigned long[] frames;
  *
- * (flags bit 0: truncated, bit 1: late; depth: the frames the unwinder
+ * (flags bit 0: truncated, bit 1: late, bit 2: frames by frame
+ * pointers, bit 3: frames by SFrame; depth: the frames the unwinder
  * found).  Documentation/contract.md, section 2, is the reference.
+ * The unwinder is shown only when SFrame took part (" [sframe]",
+ * " [sframe+fp]"): no mark is frame pointers, or a kernel that does not
+ * say.
  *
  * This plugin prints both records readably and, for a reader that goes
  * front to back (trace-cmd report), prints at each user_stack_deferred
@@ -156,6 +160,7 @@ struct ud_del {
 	enum ustack_status	status;
 	unsigned int		flags;
 	unsigned int		depth;
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
 	int			nr_k;
 	int			nr_u;
 	unsigned long long	*frames;	/* nr_k kernel, then nr_u user */
@@ -360,6 +365,7 @@ static int ud_deliver(const struct ustack_event *ev, void *data)
 	d->status = ev->status;
 	d->flags = ev->flags;
 	d->depth = ev->depth;
+	d->unwinder = ev->unwinder;
 	d->nr_k = ev->nr_kernel;
 	d->nr_u = ev->nr_user;
 	st->nr_dels++;
@@ -693,6 +699,16 @@ static void print_uaddr(struct trace_seq *s, struct ustack_syms *syms,
 }
 
 /*
+ * Which user unwinder took the stack, only when SFrame took part: no mark
+ * is frame pointers, or a kernel that does not say.
+ */
+static void put_unwinder(struct trace_seq *s, unsigned int unwinder)
+{
+	if (unwinder & USTACK_UNWINDER_SFRAME)
+		trace_seq_printf(s, " [%s]", ustack_unwinder_name(unwinder));
+}
+
+/*
  * One delivered event, in the layout of trace-cmd report with the
  * series: a line naming the event (it was printed before: the user stack
  * comes after it), its kernel stack, then its user stack with a one-word
@@ -721,6 +737,7 @@ static void print_del(struct ud_state *st, struct trace_seq *s,
 		trace_seq_printf(s, " truncated (%u frames found)", d->depth);
 	else if (d->status != USTACK_COMPLETE)
 		trace_seq_printf(s, " %s", ustack_status_name(d->status));
+	put_unwinder(s, d->unwinder);
 	trace_seq_putc(s, '\n');
 	for (j = 0; j < d->nr_u; j++)
 		print_uaddr(s, syms, d->tgid, d->frames[d->nr_k + j]);
@@ -891,6 +908,9 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		trace_seq_puts(s, " (late)");
 	if (!nr)
 		trace_seq_puts(s, " empty (user unwind failed)");
+	put_unwinder(s, (flags & UNWIND_REC_UNWIND_FP ? USTACK_UNWINDER_FP : 0) |
+		     (flags & UNWIND_REC_UNWIND_SFRAME ?
+		      USTACK_UNWINDER_SFRAME : 0));
 
 	if (c)
 		n = count_dels(st);

@@ -15,7 +15,10 @@ the event, " <kernel stack>" and its kernel frames (the same addresses as
 its cookie record printed), then " <user stack>" (a status word after it
 when the stack did not come complete) and the user frames (nr of them,
 the same in every block; raw " => 0xADDR" when the binaries are not
-found).  A cookie record that says
+found).  When SFrame took part in the user unwind, " [sframe]" or
+" [sframe+fp]" ends the " <user stack>" line of each block and the
+user_stack_deferred line before " events=N"; the two must agree (no mark:
+frame pointers, or a kernel that does not say).  A cookie record that says
 "(no user stack)" or "(after its user stack)" prints its one block at
 once.
 
@@ -31,6 +34,8 @@ ADDR_PAREN = re.compile(r"\(([0-9a-f]+)\)\s*$")
 EVENT_HDR = re.compile(r"^ (\S.*?) \[(\d+)\] (\d+\.\d+)$")
 HDR_DEF = re.compile(r"cookie=0x([0-9a-f]+) tgid=(-?\d+) nr=(\d+)")
 HDR_COOKIE = re.compile(r"cookie=0x([0-9a-f]+) kernel=(\d+)")
+UNWINDER = re.compile(r"^(.*?)\s*\[(sframe|sframe\+fp)\]$")
+HDR_UNWINDER = re.compile(r" \[(sframe|sframe\+fp)\](?: events=\d+)?$")
 PRERELEASE = "pre-release unwind:* record format: record the trace again"
 NOT_SEEN = "(event not seen)"
 
@@ -92,7 +97,7 @@ def blocks_of(r, c, errors):
         h = EVENT_HDR.match(ln)
         if h:
             blocks.append({"name": h.group(1), "hdr": ln, "k": [], "u": [],
-                           "status": None, "lost": False})
+                           "status": None, "lost": False, "unwinder": ""})
             part = None
         elif not blocks:
             continue
@@ -103,7 +108,11 @@ def blocks_of(r, c, errors):
         elif ln.startswith(" <user stack>"):
             b = blocks[-1]
             part = "user"
-            b["status"] = ln[len(" <user stack>"):].strip() or "complete"
+            st = ln[len(" <user stack>"):].strip()
+            m = UNWINDER.match(st)
+            if m:
+                st, b["unwinder"] = m.group(1), m.group(2)
+            b["status"] = st or "complete"
             b["lost"] = b["status"] == "lost"
         elif ln.startswith(" => "):
             b = blocks[-1]
@@ -143,6 +152,8 @@ def check_block(b, e, c, nr, user, stats, errors):
     if user is not None and b["u"] != user:
         errors.append("cookie %x: user frames differ" % c)
     stats["user_frames_checked"] += len(b["u"])
+    if b["unwinder"]:
+        stats[b["unwinder"].replace("+", "_") + "_blocks"] += 1
     if b["name"] == NOT_SEEN:
         stats["unseen_events"] += 1
     elif e["name"] is not None and b["name"] != e["name"]:
@@ -166,7 +177,8 @@ def check(recs):
              "unseen_events": 0, "no_pending": 0, "evictions": 0,
              "kernel_frames_checked": 0, "user_frames_checked": 0,
              "late_merged": 0, "lost": 0, "prerelease_lines": 0,
-             "prerelease_records": 0}
+             "prerelease_records": 0, "sframe_blocks": 0,
+             "sframe_fp_blocks": 0}
     done = {}           # (pid, cookie) -> user frames already printed
     last = {}           # cpu -> recent records on that cpu
     pending = {}        # (pid, cookie) -> [expected askers]
@@ -259,8 +271,14 @@ def check(recs):
             if len(exp) != nev:
                 errors.append("cookie %x: %d cookie records, events=%d"
                               % (c, len(exp), nev))
+            mu = HDR_UNWINDER.search(r["info"])
             first_u = None
             for b, e in zip(blocks, exp):
+                if b["unwinder"] != (mu.group(1) if mu else ""):
+                    errors.append("cookie %x: unwinder [%s] in a block, "
+                                  "[%s] in the record"
+                                  % (c, b["unwinder"],
+                                     mu.group(1) if mu else ""))
                 if first_u is None:
                     first_u = b["u"]
                 elif b["u"] != first_u:

@@ -43,6 +43,8 @@ ID_OLD_DEFER = 1501
 COOKIE_NO_USER_STACK = 0x1
 DEFERRED_TRUNCATED = 0x1
 DEFERRED_LATE = 0x2
+DEFERRED_UNWIND_FP = 0x4
+DEFERRED_UNWIND_SFRAME = 0x8
 
 COMMON_FIELDS = (
     b"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -360,6 +362,21 @@ def sc_truncated():
     return r, {1234: "callchain"}
 
 
+def sc_unwinder():
+    """The unwinder flags of user stacks: frame pointers only, SFrame
+    only, both, SFrame in a truncated stack, none."""
+    fp, sf = DEFERRED_UNWIND_FP, DEFERRED_UNWIND_SFRAME
+    r = []
+    for i, (flags, depth) in enumerate(((fp, None), (sf, None),
+                                        (sf | fp, None),
+                                        (sf | DEFERRED_TRUNCATED, 300),
+                                        (0, None))):
+        ts = T0 + i * 10000
+        r += syscall(0, ts, 1234, 0xd00001 + i, ustack_ts=ts + 5000,
+                     flags=flags, depth=depth)
+    return r, {1234: "callchain"}
+
+
 def sc_many():
     """300 entries of 3 tasks whose stacks come late and interleaved
     (for the eviction test with a small max_pending)."""
@@ -442,6 +459,7 @@ SCENARIOS = {
     "missing": sc_missing,
     "lost": sc_lost,
     "truncated": sc_truncated,
+    "unwinder": sc_unwinder,
     "many": sc_many,
     "late": sc_late,
     "corrupt": sc_corrupt,

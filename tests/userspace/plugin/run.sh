@@ -72,7 +72,7 @@ check "tep_harness builds" \
 	       \$(pkg-config --libs libtraceevent)"
 
 # ---------------------------------------------------------- synthetic
-SCENARIOS="basic crosscpu firstcpus kstack missing lost truncated many late corrupt badformat prerelease"
+SCENARIOS="basic crosscpu firstcpus kstack missing lost truncated unwinder many late corrupt badformat prerelease"
 for s in $SCENARIOS; do
 	python3 "$HERE/mkdat.py" $s "$WORK/$s.dat" ||
 		not_ok "mkdat.py $s"
@@ -144,6 +144,22 @@ check "truncated/empty user stacks are marked (flags, depth)" \
 	       grep -q '^ <user stack> truncated (300 frames found)\$' '$WORK/r.out' &&
 	       grep -q 'nr=0 empty (user unwind failed) events=2' '$WORK/r.out' &&
 	       grep -q '^ <user stack> empty\$' '$WORK/r.out'"
+check "unwinder: [sframe] and [sframe+fp] after <user stack> and on the record line; frame pointers, none: no mark" \
+	bash -c "checked '$WORK/unwinder.dat' --expect-merged-deferred 5 \
+		--expect-merged-events 10 --expect-sframe-blocks 4 \
+		--expect-sframe-fp-blocks 2 &&
+	       grep -q 'cookie=0xd00001 tgid=1234 nr=5 events=2\$' '$WORK/r.out' &&
+	       grep -q 'cookie=0xd00002 tgid=1234 nr=5 \[sframe\] events=2\$' '$WORK/r.out' &&
+	       grep -q 'cookie=0xd00003 tgid=1234 nr=5 \[sframe+fp\] events=2\$' '$WORK/r.out' &&
+	       grep -q 'cookie=0xd00004 tgid=1234 nr=5 depth=300 (truncated) \[sframe\] events=2\$' '$WORK/r.out' &&
+	       grep -q 'cookie=0xd00005 tgid=1234 nr=5 events=2\$' '$WORK/r.out' &&
+	       test \$(grep -c '^ <user stack>\$' '$WORK/r.out') = 4 &&
+	       test \$(grep -c '^ <user stack> \[sframe\]\$' '$WORK/r.out') = 2 &&
+	       test \$(grep -c '^ <user stack> \[sframe+fp\]\$' '$WORK/r.out') = 2 &&
+	       test \$(grep -c '^ <user stack> truncated (300 frames found) \[sframe\]\$' '$WORK/r.out') = 2 &&
+	       report '$WORK/unwinder.dat' -O unwind_deferred:merge=0 &&
+	       grep -q 'cookie=0xd00002 tgid=1234 nr=5 \[sframe\]\$' '$WORK/r.out' &&
+	       grep -q 'cookie=0xd00001 tgid=1234 nr=5\$' '$WORK/r.out'"
 check "many: 300 interleaved cookies all merged with the defaults" \
 	checked "$WORK/many.dat" --expect-merged-events 300 \
 		--expect-evictions 0
