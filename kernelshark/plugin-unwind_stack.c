@@ -24,6 +24,13 @@
  *    for any entry (asking event, its cookie record, or a
  *    user_stack_deferred, which lists every event it completes).
  *
+ * The unwinder of a user stack (the join's ev->unwinder, from the
+ * record's UNWIND_FP and UNWIND_SFRAME flags) is shown only when SFrame
+ * took part: "[sframe]" or "[sframe+fp]" on the view's user stack line,
+ * ", sframe" in the Info column, "(user stack: sframe)" in the text of
+ * kshark_unwind_stack_text(); no mark is frame pointers, or a kernel
+ * that does not say.
+ *
  * A trace of the pre-release series (unwind:* records) is not read: the
  * plugin says so on stderr and stays out of the way.
  *
@@ -76,6 +83,7 @@ struct us_req {
 					 * stack, in delivery order; -1 */
 	uint64_t	cookie;
 	unsigned char	status;		/* enum ustack_status */
+	unsigned char	unwinder;	/* USTACK_UNWINDER_* (1.6) */
 };
 
 /* offset -> request: open addressing, key -1 is a free slot */
@@ -275,6 +283,7 @@ static int note_request(const struct ustack_event *ev, void *data)
 	r->next = -1;
 	r->cookie = ev->cookie;
 	r->status = ev->status;
+	r->unwinder = ev->unwinder;
 	ctx->n_reqs++;
 
 	slot_add(ctx, r->ev_off, n);
@@ -476,6 +485,17 @@ static void kframe(struct buf *b, struct tep_handle *tep,
 	}
 }
 
+/*
+ * The unwinder of a request's user stack, shown only when SFrame took
+ * part ("sframe", "sframe+fp"); NULL for frame pointers alone, or a
+ * kernel that does not say.
+ */
+static const char *sframe_word(const struct us_req *q)
+{
+	return q->unwinder & USTACK_UNWINDER_SFRAME ?
+		ustack_unwinder_name(q->unwinder) : NULL;
+}
+
 /* one request's merged stack */
 static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct buf *b, int oneline)
@@ -531,6 +551,9 @@ static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	else if (trunc)
 		bprintf(b, "   (user stack cut short: %llu frames found)\n",
 			depth);
+	if (q->stack_off >= 0 && nr > 0 && sframe_word(q))
+		bprintf(b, oneline ? " [%s]" : "   (user stack: %s)\n",
+			sframe_word(q));
 	if (oneline)
 		bprintf(b, "]");
 }
@@ -804,8 +827,11 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	}
 	ts_str(t2, sizeof(t2), sts);
 	vline(v, 'J', q->stack_off,
-	      "User stack (%d frame%s): in the user_stack_deferred row at %s, CPU %d (click to go there)",
-	      nr > 0 ? nr : 0, nr == 1 ? "" : "s", t2, scpu);
+	      "User stack (%d frame%s)%s%s%s: in the user_stack_deferred row at %s, CPU %d (click to go there)",
+	      nr > 0 ? nr : 0, nr == 1 ? "" : "s",
+	      nr > 0 && sframe_word(q) ? " [" : "",
+	      nr > 0 && sframe_word(q) ? sframe_word(q) : "",
+	      nr > 0 && sframe_word(q) ? "]" : "", t2, scpu);
 	if (nr < 0) {
 		vline(v, 'W', -1, "Bad user stack record (damaged file)");
 		return;
@@ -978,8 +1004,9 @@ static char *short_info(struct plugin_unwind_ctx *ctx,
 					     sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "0x%llx", fr[0]);
 	pthread_mutex_unlock(&ctx->syms_lock);
-	if (asprintf(&out, " [ustack: %s%s]", name, trunc ? ", cut short" :
-		     "") < 0)
+	if (asprintf(&out, " [ustack: %s%s%s%s]", name,
+		     trunc ? ", cut short" : "", sframe_word(q) ? ", " : "",
+		     sframe_word(q) ? sframe_word(q) : "") < 0)
 		out = NULL;
 	return out;
 }

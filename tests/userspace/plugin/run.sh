@@ -405,6 +405,19 @@ check "KernelShark: truncated/empty stacks are marked" \
 	bash -c "ks_run '$WORK/truncated.dat' &&
 	       grep -q '(user stack cut short: 300 frames found)' '$WORK/ks.out' &&
 	       grep -q '(no user frames: unwind failed)' '$WORK/ks.out'"
+check "KernelShark: the unwinder next to the status when SFrame took part (Info column, text, view); frame pointers, none: no mark" \
+	bash -c "ks_run '$WORK/unwinder.dat' syscalls/sys_enter_getppid &&
+	       test \$(grep -c ':  \[ustack: 0x55555555513a\]\$' '$WORK/ks.out') = 2 &&
+	       grep -q ':  \[ustack: 0x55555555513a, sframe\]\$' '$WORK/ks.out' &&
+	       grep -q ':  \[ustack: 0x55555555513a, sframe+fp\]\$' '$WORK/ks.out' &&
+	       grep -q ':  \[ustack: 0x55555555513a, cut short, sframe\]\$' '$WORK/ks.out' &&
+	       test \$(grep -c '^   (user stack: sframe)\$' '$WORK/ks.out') = 2 &&
+	       test \$(grep -c '^   (user stack: sframe+fp)\$' '$WORK/ks.out') = 1 &&
+	       grep -A11 'cookie=0xd00004\$' '$WORK/ks.out' | tail -2 | head -1 | grep -q '(user stack cut short: 300 frames found)' &&
+	       KSHARK_STACK_VIEW=1 ks_run '$WORK/unwinder.dat' syscalls/sys_enter_getppid &&
+	       test \$(grep -c '^J [0-9]* User stack (5 frames): in the ' '$WORK/ks.out') = 2 &&
+	       test \$(grep -c '^J [0-9]* User stack (5 frames) \[sframe\]: in the ' '$WORK/ks.out') = 2 &&
+	       test \$(grep -c '^J [0-9]* User stack (5 frames) \[sframe+fp\]: in the ' '$WORK/ks.out') = 1"
 check "KernelShark: corrupt records and unknown formats, no crash" \
 	bash -c "ks_run '$WORK/corrupt.dat'; [ \$? -lt 2 ] && ks_run '$WORK/badformat.dat'; [ \$? -lt 2 ]"
 check "KernelShark: not applicable to a trace without the unwind events" \
