@@ -197,6 +197,17 @@ check "${P}damaged records: KernelShark keeps running, the view says the file is
 	bash -c "test -f '$O/${N}corrupt.alive' &&
 		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/${N}corrupt.txt'"
 
+# the unwinder (mkdat.py unwinder: 0xd00001 frame pointers, 0xd00002
+# SFrame, ...): marked in the view only when SFrame took part
+python3 "$REPO/tests/userspace/plugin/mkdat.py" unwinder "$WORK/unwinder.dat"
+ks_gui ${N}sframe "$WORK/unwinder.dat" syscalls/sys_enter_getppid:1
+ks_gui ${N}fp "$WORK/unwinder.dat" syscalls/sys_enter_getppid:0
+check "${P}view: [sframe] on the user stack's line of an SFrame stack, no mark on a frame-pointer one" \
+	bash -c "grep -q '^cookie 0xd00002\$' '$O/${N}sframe.txt' &&
+		grep -q '^User stack (5 frames) \[sframe\]: in the user_stack_deferred row at ' '$O/${N}sframe.txt' &&
+		grep -q '^cookie 0xd00001\$' '$O/${N}fp.txt' &&
+		grep -q '^User stack (5 frames): in the user_stack_deferred row at ' '$O/${N}fp.txt'"
+
 # a file KernelShark cannot read (the data of the fixture overwritten)
 cp "$FIX" "$WORK/unreadable.dat"
 python3 - "$WORK/unreadable.dat" <<'PY'
