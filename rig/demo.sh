@@ -29,3 +29,30 @@ echo "# on the host: trace-cmd report $out/demo.dat"
 echo "# (trace-cmd 3.4 with our series: each event, under it its kernel stack and its user"
 echo "#  stack, named from the maps record -T saved and the workload's symbols)"
 "$tc" report "$out/demo.dat" 2>/dev/null | head -40
+
+# SFrame: the same report for sfwork, a program built without frame
+# pointers, once with its .sframe sections and once without
+echo
+echo "# SFrame: sfwork is built -O2 -fomit-frame-pointer -Wa,--gsframe, no frame pointer on"
+echo "#  main -> sf_outer -> sf_middle -> sf_lib_outer -> sf_lib_middle -> sf_lib_leaf -> getppid"
+echo "# on the host: trace-cmd report $out/demo-sframe.dat"
+echo "# (sfwork -r: the kernel walks the whole chain with the .sframe sections)"
+sf=$("$tc" report "$out/demo-sframe.dat" 2>/dev/null)
+head -20 <<< "$sf"
+echo
+echo "# on the host: trace-cmd report $out/demo-sframe-fp.dat"
+echo "# (sfwork -u: sections unregistered, frame pointers only: the chain is cut after the leaf)"
+fp=$("$tc" report "$out/demo-sframe-fp.dat" 2>/dev/null)
+head -20 <<< "$fp"
+# The demo fails when the SFrame stack is not the whole chain, named and
+# in order, or when the frame-pointer one is (then it shows nothing).
+# chain TEXT: the chain's frames in TEXT, innermost first
+chain() {
+	printf '%s\n' "$1" | sed -n 's/^ *=> \([A-Za-z_][A-Za-z0-9_]*\)+0x.*/\1/p' |
+		grep -E '^(sf_|main$)' | tr '\n' ' '
+}
+want="sf_lib_leaf sf_lib_middle sf_lib_outer sf_middle sf_outer main "
+[ "$(chain "$sf")" = "$want" ] ||
+	die "the SFrame stack of $out/demo-sframe.dat is not the whole chain: $(chain "$sf")"
+[ "$(chain "$fp")" != "$want" ] ||
+	die "the frame-pointer stack of $out/demo-sframe-fp.dat has the whole chain too"

@@ -30,4 +30,23 @@ cd "$FTD_RESULTS" &&
 echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $WL/callchain getppid 2" &&
 "${FTD_TRACECMD:-trace-cmd}" record -q -o demo.dat -T -e syscalls:sys_enter_getppid \
 	-F "$WL"/callchain getppid 2 > /dev/null &&
-echo "# recorded demo.dat with trace-cmd record -T"
+echo "# recorded demo.dat with trace-cmd record -T" || exit 1
+
+# SFrame: sfwork is built -O2 -fomit-frame-pointer -Wa,--gsframe (binutils
+# 2.44), so nothing on its chain keeps a frame pointer.  -r registers the
+# .sframe of libsfwork.so (the kernel registered the executable's at exec);
+# -u unregisters every section, leaving the frame-pointer walk alone.
+# Copies of the two binaries go next to the .dat files, where the host's
+# trace-cmd report looks first (by build ID: the build that ran).
+chain="main -> sf_outer -> sf_middle -> sf_lib_outer -> sf_lib_middle -> sf_lib_leaf -> getppid"
+cd "$FTD_RESULTS" &&
+echo "# $WL/sfwork: built without frame pointers, with .sframe ($chain)" &&
+echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $WL/sfwork -r getppid 1" &&
+"${FTD_TRACECMD:-trace-cmd}" record -q -o demo-sframe.dat -T -e syscalls:sys_enter_getppid \
+	-F "$WL"/sfwork -r getppid 1 > /dev/null 2>&1 &&
+echo "# recorded demo-sframe.dat (-r: the library's .sframe registered with prctl)" &&
+echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $WL/sfwork -u getppid 1" &&
+"${FTD_TRACECMD:-trace-cmd}" record -q -o demo-sframe-fp.dat -T -e syscalls:sys_enter_getppid \
+	-F "$WL"/sfwork -u getppid 1 > /dev/null 2>&1 &&
+echo "# recorded demo-sframe-fp.dat (-u: every .sframe unregistered, frame pointers only)" &&
+cp "$WL"/sfwork "$WL"/libsfwork.so "$FTD_RESULTS"/
