@@ -37,6 +37,14 @@
  *               runs between the instruction-count markers of
  *               insn-marker.h (ID 63), NOPs unless QEMU counts with
  *               bench/tcg-plugin/insn-count.c
+ *   bench-main N
+ *               the same N getppid calls with bench_deep called from
+ *               main directly, for bench/sframe.sh; prints nothing.  The
+ *               loop runs in bench_deep(0) under bench_deep(1): -O1
+ *               sets up no frame in bench_deep(0), so a frame-pointer
+ *               walk from it goes on at its caller's caller, and the
+ *               user stack is 3 frames (bench_deep, main,
+ *               __libc_start_call_main), as "bench N 1" gives 6
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +248,10 @@ int main(int argc, char **argv)
 		xu_comm[0] = 'x';
 		work_padded();
 		return 1;
+	}
+	if (!strcmp(mode, "bench-main")) {
+		bench_deep(1);
+		return 0;
 	}
 	if (!strcmp(mode, "spin")) {
 		spin(count);
