@@ -1,7 +1,7 @@
 #!/bin/bash
 # Instructions per deferred user stack, SFrame against frame pointers, at
-# two user depths, in one boot under the TCG instruction counter
-# (tests/guest/bench-sframe.sh; Documentation/sframe.md).
+# three user depths (3, 7/6, 40/39), in one boot under the TCG
+# instruction counter (tests/guest/bench-sframe.sh; Documentation/sframe.md).
 #
 #   bench/sframe.sh [run-guest.sh options]     (BENCH_N, BENCH_CPU)
 set -euo pipefail

@@ -1,18 +1,19 @@
 #!/bin/bash
 # Instructions per deferred user stack, SFrame against frame pointers, at
-# two user depths, side by side in one boot (bench/sframe.sh boots it with
+# three user depths, side by side in one boot (bench/sframe.sh boots it with
 # the TCG plugin bench/tcg-plugin/insn-count.c, whose log is
 # $FTD_RESULTS/insn-count.log).
 #
 # SFrame: tests/workload/sfwork -r (everything on the chain frameless, with
-# .sframe), marker ID 62 around its chain.  Frame pointers:
+# .sframe), marker ID 62 around its chain; the shallow row sfwork-shallow
+# -r (main calls the library's leaf: 3 frames).  Frame pointers:
 # tests/workload/callchain bench (built -fno-omit-frame-pointer), marker
-# ID 63 around its loop.  Each runs N getppid (one kernel entry, one
-# deferred stack each) untraced and with stacktrace:defer on getppid; the
-# difference over N is the cost of one stack (trigger, kernel stack,
-# cookie, deferred walk, record).  The depth printed is the mean nr of the
-# user stacks recorded.  All on one CPU (taskset), so both markers count
-# the same vCPU.
+# ID 63 around its loop; the shallow row callchain bench-main (3 frames).
+# Each runs N getppid (one kernel entry, one deferred stack each) untraced
+# and with stacktrace:defer on getppid; the difference over N is the cost
+# of one stack (trigger, kernel stack, cookie, deferred walk, record).
+# The depth printed is the mean nr of the user stacks recorded.  All on
+# one CPU (taskset), so both markers count the same vCPU.
 #   BENCH_N (default 400), BENCH_CPU (default the last CPU)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
@@ -44,11 +45,16 @@ one() {
 }
 
 printf '%-14s %6s %8s %14s\n' unwinder depth stacks insns/stack
-for d in 0 33; do
-	# sfwork: 7 user frames + DEPTH; callchain bench: 6 + DEPTH
+for d in shallow 0 33; do
+	# sfwork-shallow, callchain bench-main: 3 user frames; sfwork: 7 +
+	# DEPTH; callchain bench: 6 + DEPTH
 	for u in sframe fp; do
-		if [ $u = sframe ]; then
+		if [ $u = sframe ] && [ $d = shallow ]; then
+			args=("$WL"/sfwork-shallow -r "$N"); comm=sfwork-shallow id=62
+		elif [ $u = sframe ]; then
 			args=("$WL"/sfwork -r getppid "$N" "$d"); comm=sfwork id=62
+		elif [ $d = shallow ]; then
+			args=("$WL"/callchain bench-main "$N"); comm=callchain id=63
 		else
 			args=("$WL"/callchain bench "$N" $((d + 1))); comm=callchain id=63
 		fi
