@@ -296,6 +296,18 @@ trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
 		ftrace_stack_put(token);
 }
 
+/* The flags of a user stack record that name the unwinders of @types */
+static unsigned int trace_unwind_type_flags(unsigned int types)
+{
+	unsigned int flags = 0;
+
+	if (types & UNWIND_USER_TYPE_FP)
+		flags |= TRACE_UNWIND_FP;
+	if (types & UNWIND_USER_TYPE_SFRAME)
+		flags |= TRACE_UNWIND_SFRAME;
+	return flags;
+}
+
 /* Returns false when @tr cannot record now: nothing was written */
 static bool trace_unwind_write_stack(struct trace_array *tr,
 				     const unsigned long *frames,
@@ -510,18 +522,6 @@ kernel_only:
 	if (kernel_stack)
 		__ftrace_trace_stack(tr, tr->array_buffer.buffer, trace_ctx,
 				     regs ? 0 : skip + 1, regs);
-}
-
-/* The flags of a user stack record that name the unwinders of @types */
-static unsigned int trace_unwind_type_flags(unsigned int types)
-{
-	unsigned int flags = 0;
-
-	if (types & UNWIND_USER_TYPE_FP)
-		flags |= TRACE_UNWIND_FP;
-	if (types & UNWIND_USER_TYPE_SFRAME)
-		flags |= TRACE_UNWIND_SFRAME;
-	return flags;
 }
 
 /* Every instance that held a slot at the broadcast and is not noted */

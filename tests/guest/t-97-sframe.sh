@@ -48,7 +48,17 @@ t_pass
 t_begin sframe-dynamic-whole-chain
 run sfdyn sfwork 0 "$WL"/sfwork -r getppid 3 &&
 check "whole chain with SFrame" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
-check "the stacks say SFrame and frame pointers (libc has no .sframe): '$(unwinders "$F")'" \
+check "the stacks say SFrame: '$(unwinders "$F")'" \
+	test "$(unwinders "$F")" = "unwinder=sframe " &&
+t_pass
+
+# Both unwinders in one stack: an executable with frame pointers and no
+# .sframe (sfwork-fp) calls the SFrame library: SFrame up to sf_lib_outer,
+# frame pointers from sf_middle on
+t_begin sframe-mixed-whole-chain
+run sfmix sfwork-fp 0 "$WL"/sfwork-fp -r getppid 3 &&
+check "whole chain, SFrame then frame pointers" $SC chain "$F" "$M" sfwork-fp $CHAIN --min 3 &&
+check "the stacks say both: '$(unwinders "$F")'" \
 	test "$(unwinders "$F")" = "unwinder=sframe+fp " &&
 t_pass
 
@@ -173,7 +183,7 @@ v3() {
 	run "sf3-$kind" sfwork "$want" "$d"/sfwork -3 getppid 2 || return
 	case $how in
 	chain) check "whole chain with SFrame v3" $SC chain "$F" "$M" sfwork $CHAIN --min 2 &&
-		check "the stacks say SFrame: '$(unwinders "$F")'" test "$(unwinders "$F")" = "unwinder=sframe+fp " ;;
+		check "the stacks say SFrame: '$(unwinders "$F")'" test "$(unwinders "$F")" = "unwinder=sframe " ;;
 	lost) check "falls back, chain lost" $SC lost "$F" "$M" sfwork $CHAIN --min 2 ;;
 	cut) check "SFrame v3 up to sf_lib_middle" $SC chain "$F" "$M" sfwork sf_lib_leaf,sf_lib_middle --min 2 &&
 		check "then frame pointers: chain lost" $SC lost "$F" "$M" sfwork $CHAIN --min 2 ;;

@@ -24,8 +24,19 @@
  * registers it in place of the real section.  A section of its own, so
  * the tool finds it by name; read-only data, never executed.
  */
-EXPORT const unsigned char sf_lib_sframe_v3[4096]
-	__attribute__((section(".sframe_v3"), aligned(8))) = { 0 };
+static const unsigned char sf_lib_sframe_v3[4096]
+	__attribute__((used, section(".sframe_v3"), aligned(8))) = { 0 };
+
+/*
+ * Where the room is, in this object: the executable cannot take the
+ * array's address itself, since a non-PIE executable gets a copy of an
+ * exported array (a copy relocation) and the addresses in the section are
+ * relative to the original.
+ */
+EXPORT const unsigned char *sf_lib_sframe_v3_room(void)
+{
+	return sf_lib_sframe_v3;
+}
 
 volatile long sf_lib_sink;
 

@@ -59,16 +59,16 @@ static lib_outer_fn lib_outer = sf_lib_outer;
 static volatile long sink;
 
 #ifndef SF_DLOPEN
-extern const unsigned char sf_lib_sframe_v3[];
+const unsigned char *sf_lib_sframe_v3_room(void);
 
 /*
- * -3: the library's version 3 section, at sf_lib_sframe_v3; its length is
+ * -3: the library's version 3 section, in its room; its length is
  * the header's (28 bytes) plus the auxiliary header, the FRE sub-section's
  * offset and its length.
  */
 static int register_v3(void)
 {
-	const unsigned char *s = sf_lib_sframe_v3;
+	const unsigned char *s = sf_lib_sframe_v3_room();
 	uint32_t freoff, frelen;
 	uintptr_t text, text_end, len;
 
@@ -79,7 +79,7 @@ static int register_v3(void)
 	memcpy(&frelen, s + 16, 4);
 	memcpy(&freoff, s + 24, 4);
 	len = 28 + s[7] + (uintptr_t)freoff + frelen;
-	if (sfreg_text_of((const void *)sf_lib_outer, &text, &text_end))
+	if (sfreg_text_of(s, &text, &text_end))
 		return -1;
 	return prctl(PR_ADD_SFRAME, (uintptr_t)s, (uintptr_t)s + len, text,
 		     text_end);

@@ -87,14 +87,16 @@ static int sfreg_text_one(struct dl_phdr_info *info, size_t size, void *data)
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		uintptr_t a = info->dlpi_addr + p->p_vaddr;
 
-		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (t->addr >= a && t->addr < a + p->p_memsz)
+			mine = 1;
+		if (!(p->p_flags & PF_X))
 			continue;
 		if (a < start)
 			start = a;
 		if (a + p->p_memsz > end)
 			end = a + p->p_memsz;
-		if (t->addr >= a && t->addr < a + p->p_memsz)
-			mine = 1;
 	}
 	if (!mine)
 		return 0;
@@ -103,7 +105,7 @@ static int sfreg_text_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-/* The code of the object that holds the code at @addr: 0, or -1 */
+/* The code of the object that holds @addr (code or data): 0, or -1 */
 static inline int sfreg_text_of(const void *addr, uintptr_t *start,
 				uintptr_t *end)
 {
