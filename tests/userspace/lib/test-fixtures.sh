@@ -154,6 +154,18 @@ for f in "$FIX"/*.dat; do
 		check "$name" '[ "$never" = 0 ] && [ "$complete" -ge 2 ] && grep -q "signal:signal_deliver status=complete" "$B/$name.out"' \
 			"signal_deliver after the callback gets the entry's user stack (late=$late)"
 		;;
+	sframe)
+		# sfwork, built without frame pointers, its library's .sframe
+		# registered (-r): each of its 3 getppid events has the whole
+		# chain by name, and is marked as unwound with SFrame
+		marked=$(grep -c '^sfwork-[0-9]* .*sys_enter_getppid status=complete,sframe ' "$B/$name.out")
+		whole=$(awk '/^sfwork-/ { if (ev) print s; ev = 1; s = ""; next }
+			ev && /^  u / { f = $2; sub(/\+.*/, "", f); s = s (s ? "," : "") f }
+			END { if (ev) print s }' "$B/$name.out" |
+			grep -c '^sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main')
+		check "$name" '[ "$marked" = 3 ] && [ "$whole" = 3 ]' \
+			"SFrame: 3 stacks marked sframe ($marked), each with the whole chain sf_lib_leaf..main by name ($whole)"
+		;;
 	*)
 		check "$name" '[ "$events" = 0 ] || [ "$complete" -ge 1 ]' "read ($events workload events)"
 		;;

@@ -105,6 +105,26 @@ fixture_count() { # fixture_count FILE MERGED NOT_SEEN
 [ -f "$FIXTURES/trigger-getppid.dat" ] &&
 	check "fixture trigger-getppid.dat: enter+exit share a cookie, kernel frames through do_syscall_64, >= 4 user frames" \
 		fixture_trigger
+# sframe.dat: sfwork, built without frame pointers, its library's .sframe
+# registered: 3 merged stacks, each marked [sframe] after <user stack>,
+# each with the whole chain by name (the plugin names frames from the
+# saved maps and the binaries next to the file)
+fixture_sframe() {
+	new_format "$1" || return 1
+	local marked whole
+	marked=$(grep -c '^ <user stack> \[sframe\]$' "$WORK/r.out")
+	whole=$(awk '/^ <user stack>/ { u = 1; s = ""; next }
+		u && /^ => / { f = $2; sub(/\+.*/, "", f); s = s (s ? "," : "") f; next }
+		u { print s; u = 0 }
+		END { if (u) print s }' "$WORK/r.out" |
+		grep -c '^sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main')
+	echo "marked $marked, whole chain $whole (want 3, 3)"
+	[ "$marked" = 3 ] && [ "$whole" = 3 ]
+}
+export -f fixture_sframe
+[ -f "$FIXTURES/sframe.dat" ] &&
+	check "fixture sframe.dat: 3 stacks marked [sframe], whole chain sf_lib_leaf..main by name" \
+		fixture_sframe "$FIXTURES/sframe.dat"
 [ -f "$FIXTURES/option-T.dat" ] &&
 	check "fixture option-T.dat: events merged with their kernel stacks" \
 		fixture_option_T
