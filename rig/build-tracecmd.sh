@@ -183,6 +183,10 @@ run "libtccompat.a" ar rcs "$D/compat/libtccompat.a" "$D/compat/tc-compat.o"
 # 3. libtracefs-ext's join and symbols, static, for report (the series'
 # optional libtracefs-ext; without it report prints stack records as is)
 U=$D/ustack
+# from scratch: objects made from another checkout (another clone using
+# the same cache) may be newer than this one's sources, and make would
+# keep them
+rm -rf "$U"
 [ $stock = 0 ] && run "libtracefs-ext: libustack-join.a" \
 	make -C "$REPO/libtracefs-ext" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" join-archive
 uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libtracefs-ext/Makefile")

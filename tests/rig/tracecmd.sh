@@ -207,6 +207,27 @@ for dat in "$F"/*.dat; do
 	fi
 done
 
+# Stacks unwound with SFrame are marked (patch 0009); frame-pointer ones not
+sf=$F/sframe.dat
+if [ -f "$sf" ]; then
+	"$tc" report "$sf" > "$T/sf.out" 2>/dev/null
+	"$tc" report "$F/trigger-getppid.dat" > "$T/fp.out" 2>/dev/null
+	marked=$(grep -c '^ <user stack> \[sframe\]$' "$T/sf.out")
+	whole=$(awk '/^ <user stack>/ { u = 1; s = ""; next }
+		u && /^ => / { f = $2; sub(/\+.*/, "", f); s = s (s ? "," : "") f; next }
+		u { print s; u = 0 }
+		END { if (u) print s }' "$T/sf.out" |
+		grep -c '^sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main')
+	if [ "$marked" = 3 ] && [ "$whole" = 3 ] &&
+	   grep -q '^ <user stack>$' "$T/fp.out" && ! grep -q '^ <user stack>.*\[' "$T/fp.out"; then
+		pass "tracecmd-sframe-mark: 3 stacks [sframe] with the whole chain; none on frame-pointer stacks"
+	else
+		fail tracecmd-sframe-mark "marked $marked, whole chain $whole (want 3, 3), or a mark on trigger-getppid.dat"
+	fi
+else
+	fail tracecmd-sframe-mark "no $sf"
+fi
+
 # --stack-records: the records are back, as stock prints them
 d=$F/trigger-getppid.dat
 "$tc" report --stack-records "$d" > "$T/recs" 2>/dev/null
