@@ -115,7 +115,9 @@ def stacks(lines, i):
             k.append(named_kframe(lines[i][4:]))
             i += 1
     if i < len(lines) and lines[i].startswith(" <user stack>"):
-        rest = lines[i][len(" <user stack>"):].split()
+        # the unwinder's mark ([sframe], [sframe+fp]) is not a status
+        rest = [w for w in lines[i][len(" <user stack>"):].split()
+                if not re.fullmatch(r"\[sframe(\+fp)?\]", w)]
         status = rest[0] if rest else "complete"
         i += 1
         while i < len(lines) and lines[i].startswith(" => "):
