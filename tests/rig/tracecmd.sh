@@ -213,10 +213,7 @@ if [ -f "$sf" ]; then
 	"$tc" report "$sf" > "$T/sf.out" 2>/dev/null
 	"$tc" report "$F/trigger-getppid.dat" > "$T/fp.out" 2>/dev/null
 	marked=$(grep -c '^ <user stack> \[sframe\]$' "$T/sf.out")
-	whole=$(awk '/^ <user stack>/ { u = 1; s = ""; next }
-		u && /^ => / { f = $2; sub(/\+.*/, "", f); s = s (s ? "," : "") f; next }
-		u { print s; u = 0 }
-		END { if (u) print s }' "$T/sf.out" |
+	whole=$(awk -f "$REPO/tests/userspace/plugin/user-chains.awk" "$T/sf.out" |
 		grep -c '^sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main')
 	if [ "$marked" = 3 ] && [ "$whole" = 3 ] &&
 	   grep -q '^ <user stack>$' "$T/fp.out" && ! grep -q '^ <user stack>.*\[' "$T/fp.out"; then

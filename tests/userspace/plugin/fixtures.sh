@@ -113,10 +113,7 @@ fixture_sframe() {
 	new_format "$1" || return 1
 	local marked whole
 	marked=$(grep -c '^ <user stack> \[sframe\]$' "$WORK/r.out")
-	whole=$(awk '/^ <user stack>/ { u = 1; s = ""; next }
-		u && /^ => / { f = $2; sub(/\+.*/, "", f); s = s (s ? "," : "") f; next }
-		u { print s; u = 0 }
-		END { if (u) print s }' "$WORK/r.out" |
+	whole=$(awk -f "$REPO/tests/userspace/plugin/user-chains.awk" "$WORK/r.out" |
 		grep -c '^sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main')
 	echo "marked $marked, whole chain $whole (want 3, 3)"
 	[ "$marked" = 3 ] && [ "$whole" = 3 ]
