@@ -55,6 +55,7 @@ if make -s -C "$WL" sframe >"$T/make.log" 2>&1; then
 	lib=sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_lib_deep
 	for c in "libsfwork.so $lib" "sfwork main,sf_outer,sf_middle" \
 		 "sfwork-dlopen main,sf_outer,sf_middle" \
+		 "sfwork-shallow main" \
 		 "sfwork-static main,sf_outer,sf_middle,$lib" \
 		 "libsframe-preload.so dlopen"; do
 		set -- $c
