@@ -136,16 +136,12 @@ class SFrame:
     def fre_bytes(self, data, fde):
         """the FREs of an FDE, as they lie in the file"""
         fres = self.fres(data, fde)
-        if not fres:
-            return b''
-        pos, _, info = fres[-1]
-        end = pos + (1 << (fde['info'] & 0xf)) + 1 + \
-            ((info >> 1) & 0xf) * (1 << ((info >> 5) & 3))
-        return bytes(data[fres[0][0]:end])
+        return bytes(data[fres[0][0]:fde['fres_end']]) if fres else b''
 
     def fres(self, data, fde):
         """[(fre offset in file, start, info)] of an FDE; it stops at the
-        end of the FRE sub-section, and says so in fde['bad']"""
+        end of the FRE sub-section, and says so in fde['bad'];
+        fde['fres_end'] is where the FREs read end"""
         pos, out = self.fre_at + fde['freoff'], []
         asz = 1 << (fde['info'] & 0xf)
         for _ in range(fde['nfres']):
@@ -156,6 +152,7 @@ class SFrame:
             info = data[pos + asz]
             out.append((pos, start, info))
             pos += asz + 1 + ((info >> 1) & 0xf) * (1 << ((info >> 5) & 3))
+        fde['fres_end'] = pos
         return out
 
 
