@@ -1,0 +1,150 @@
+#!/bin/bash
+# The SFrame registrar (sframe-gen/build/libsframe-register.so) on the host:
+# its cache and its promise never to change what a program does.  The
+# host kernel has no PR_ADD_SFRAME, so every prctl fails here with EINVAL;
+# everything before it (headers, build IDs, generation, the cache,
+# relocation) runs as in the guest, where tests/guest/t-98-stock.sh checks
+# the stacks themselves against eu-stack.
+#   tests/userspace/sframe-gen/register.sh     (ends "N passed, N failed")
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$here/../../.." && pwd)
+B=${SFGEN_BUILD:-$REPO/sframe-gen/build}
+REG=$B/libsframe-register.so
+pass=0 fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1 # $2"; fail=$((fail + 1)); }
+W=$(mktemp -d)
+trap 'chmod -R u+w "$W"; rm -rf "$W"' EXIT
+C=$W/cache
+
+# reg ENV... CMD...: run with the registrar as LD_AUDIT, debug lines on
+reg() { env SFREG_DEBUG=1 SFREG_CACHE_DIR="$C" LD_AUDIT="$REG" "$@"; }
+# build_id FILE: its GNU build ID by binutils' readelf (not our reader)
+build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+LS=$(readlink -f /bin/ls)
+
+# 1. cold: one file per object, named by the build ID readelf reads
+reg /bin/ls / > /dev/null 2> "$W/cold.err"
+n_gen=$(grep -c ': generated section' "$W/cold.err")
+if [ -f "$C/$(build_id "$LIBC").sframe" ] && [ -f "$C/$(build_id "$LS").sframe" ] &&
+   [ "$n_gen" -ge 4 ]; then
+	ok cache-cold-files-by-build-id
+else
+	bad cache-cold-files-by-build-id "$n_gen generated; $(ls "$C" 2>&1 | tr '\n' ' '); $(head -5 "$W/cold.err")"
+fi
+
+# 2. warm: every object from the cache, nothing generated
+reg /bin/ls / > /dev/null 2> "$W/warm.err"
+if ! grep -q ': generated section' "$W/warm.err" &&
+   [ "$(grep -c ': cached section' "$W/warm.err")" = "$n_gen" ]; then
+	ok cache-warm-maps-every-object
+else
+	bad cache-warm-maps-every-object "$(cat "$W/warm.err")"
+fi
+
+# 3-5. a damaged, a foreign and a cut file are not used, and are replaced
+f=$C/$(build_id "$LIBC").sframe
+libc_sum=$(sha256sum < "$f")
+damage() { # KIND: break libc's cache file one way
+	case $1 in
+	flip) printf '\xff\xff\xff\xff' | dd of="$f" bs=1 seek=$(( $(stat -c %s "$f") - 40 )) conv=notrunc status=none ;;
+	foreign) cp "$C/$(build_id "$LS").sframe" "$f" ;;
+	cut) truncate -s $(( $(stat -c %s "$f") / 2 )) "$f" ;;
+	empty) : > "$f" ;;
+	esac
+}
+for kind in flip foreign cut empty; do
+	damage $kind
+	reg /bin/true 2> "$W/$kind.err"
+	if grep -q "libc.so.6: generated section" "$W/$kind.err" &&
+	   [ "$(sha256sum < "$f")" = "$libc_sum" ]; then
+		ok "cache-$kind-file-regenerated"
+	else
+		bad "cache-$kind-file-regenerated" "$(grep libc "$W/$kind.err")"
+	fi
+done
+
+# 6. a cache directory others can write to is not used
+chmod 777 "$C"
+before=$(ls "$C" | wc -l)
+rm -f "$C/$(build_id "$(readlink -f /bin/true)").sframe"
+reg /bin/true 2> "$W/perm.err"
+if [ "$(ls "$C" | wc -l)" = $((before - 1)) ] && ! grep -q ': cached section' "$W/perm.err"; then
+	ok cache-dir-writable-by-others-unused
+else
+	bad cache-dir-writable-by-others-unused "$(cat "$W/perm.err")"
+fi
+chmod 700 "$C"
+
+# 7. the program's output, exit status and open files are its own
+same() { # NAME CMD...: stdout, stderr and status equal with and without
+	local name=$1
+	shift
+	"$@" > "$W/a.out" 2> "$W/a.err" < /dev/null; local ra=$?
+	env SFREG_CACHE_DIR="$C" LD_AUDIT="$REG" "$@" > "$W/b.out" 2> "$W/b.err" < /dev/null; local rb=$?
+	if [ $ra = $rb ] && cmp -s "$W/a.out" "$W/b.out" && cmp -s "$W/a.err" "$W/b.err"; then
+		ok "$name"
+	else
+		bad "$name" "status $ra/$rb; $(diff "$W/a.out" "$W/b.out" | head -3) $(diff "$W/a.err" "$W/b.err" | head -3)"
+	fi
+}
+same unchanged-ls-output /bin/ls -la /usr/lib
+same unchanged-exit-status /bin/sh -c 'exit 7'
+same unchanged-stderr /bin/ls /nonexistent
+same unchanged-open-files /bin/ls /proc/self/fd/
+same unchanged-python3 /usr/bin/python3 -c 'import ctypes, json; print(json.dumps([1, 2]))'
+
+# 8. silent without SFREG_DEBUG, even when it cannot do anything
+mkdir -p "$W/alone" && cp "$REG" "$W/alone/"
+out=$(env SFREG_CACHE_DIR="$W/c2" LD_AUDIT="$W/alone/libsframe-register.so" /bin/true 2>&1)
+rc=$?
+if [ $rc = 0 ] && [ -z "$out" ]; then
+	ok silent-without-generator
+else
+	bad silent-without-generator "rc $rc, '$out'"
+fi
+# and with SFREG_DEBUG it says why
+out=$(env SFREG_DEBUG=1 SFREG_CACHE_DIR="$W/c2" LD_AUDIT="$W/alone/libsframe-register.so" /bin/true 2>&1)
+grep -q 'no generator' <<< "$out" && ok debug-says-no-generator ||
+	bad debug-says-no-generator "'$out'"
+
+# 9. SFREG_DISABLE: nothing read, nothing written
+env SFREG_DISABLE=1 SFREG_DEBUG=1 SFREG_CACHE_DIR="$W/c3" LD_AUDIT="$REG" /bin/true 2> "$W/dis.err"
+if [ ! -e "$W/c3" ] && [ ! -s "$W/dis.err" ]; then
+	ok disable-does-nothing
+else
+	bad disable-does-nothing "$(cat "$W/dis.err")"
+fi
+
+# 10. LD_AUDIT sees dlopen(): python3's ctypes loads _ctypes and libffi late
+reg /usr/bin/python3 -c 'import ctypes' 2> "$W/dl.err"
+grep -q 'libffi.so[.0-9]*: ' "$W/dl.err" && ok audit-sees-dlopen ||
+	bad audit-sees-dlopen "$(cat "$W/dl.err")"
+# as LD_PRELOAD it takes the objects loaded at start only (documented)
+env SFREG_DEBUG=1 SFREG_CACHE_DIR="$C" LD_PRELOAD="$REG" /usr/bin/python3 -c 'import ctypes' 2> "$W/pre.err"
+if grep -q 'libc.so.6: ' "$W/pre.err" && ! grep -q 'libffi' "$W/pre.err"; then
+	ok preload-start-objects-only
+else
+	bad preload-start-objects-only "$(cat "$W/pre.err")"
+fi
+
+# 11. valgrind: no error in the registrar (as LD_PRELOAD, cold then warm)
+if command -v valgrind > /dev/null; then
+	for run in cold warm; do
+		[ $run = cold ] && rm -rf "$W/vg"
+		if valgrind -q --trace-children=yes --error-exitcode=9 --leak-check=no \
+			env SFREG_CACHE_DIR="$W/vg" LD_PRELOAD="$REG" /bin/true > "$W/vg.out" 2>&1; then
+			ok "valgrind-clean-$run"
+		else
+			bad "valgrind-clean-$run" "$(head -20 "$W/vg.out")"
+		fi
+	done
+else
+	bad valgrind-clean "valgrind is not installed"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
