@@ -14,7 +14,9 @@
 # on a kernel without the option), plugin (tests/userspace/plugin/run.sh),
 # lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
 # kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
-# $CACHE/test-all/kernelshark/).
+# $CACHE/test-all/kernelshark/), sframe-register (tests/userspace/
+# sframe-gen/register.sh: the SFrame registrar's cache and its promise to
+# leave programs as they are).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -87,6 +89,9 @@ guest_suite() {
 }
 
 make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
+# the SFrame generator and registrar: the guest's stock-program tests (t-98)
+{ "$REPO/sframe-gen/deps.sh" && make -s -C "$REPO/sframe-gen"; } >&2 ||
+	die "cannot build sframe-gen"
 # the guest suite runs the ustack tool live (t-25)
 { "$REPO/libtracefs-ext/deps.sh" && make -s -C "$REPO/libtracefs-ext"; } >&2 ||
 	die "cannot build libtracefs-ext"
@@ -130,6 +135,7 @@ if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
 fi
+suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
 suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"
 suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \

@@ -14,11 +14,10 @@ whose `trace` is FILE must have a `stacktrace:defer` trigger on that
 syscall's entry event matching the task, set by the caller: the task's
 user stack when it entered the syscall is the stack eu-stack sees.
 
---want same: every user_stack_deferred of that task must equal eu-stack's
+--want same: the task's user stack for that blocked call must equal eu-stack's
 frames, address by address, from the innermost frame to the outermost
 (eu-stack's last frame, _start or the thread start).  --want short: the
-negative twin, at least one frame of eu-stack's is missing from every
-stack.  Exits 0 when the check holds, 1 with the reason.
+negative twin, at least one frame of eu-stack's is missing from it.  Exits 0 when the check holds, 1 with the reason.
 """
 import argparse
 import os
@@ -72,12 +71,26 @@ def eu_stack(pid):
 
 
 def deferred(trace, tid):
-    """The user stacks of the cookies tid asked for: [[addr...]]"""
+    """The user stacks of the cookies tid asked for, in order: [[addr...]]"""
     recs = tracecheck.parse(trace)
     mine = {r.field('cookie') for r in recs
             if r.event == 'user_stack_cookie' and r.pid == tid}
     return [r.frames() for r in recs
             if r.event == 'user_stack_deferred' and r.field('cookie') in mine]
+
+
+def blocked_stack(trace, tid, timeout=10):
+    """The user stack of the syscall tid sleeps in: the last one delivered
+    by the time eu-stack is done.  eu-stack's ptrace interrupt makes the
+    task run its pending task work (the deferred unwind) before it stops,
+    with the registers of the blocked call; the call is then restarted,
+    and what the task does once let go is not this stack."""
+    end = time.time() + timeout
+    while True:
+        got = deferred(trace, tid)
+        if got or time.time() > end:
+            return got[-1:]
+        time.sleep(0.2)
 
 
 def fmt(frames, names):
@@ -115,6 +128,7 @@ def main():
                  % (cmd[0], a.syscall, a.fd, p.poll()))
     try:
         eu, text = eu_stack(p.pid)
+        got = blocked_stack(a.trace, tid)
     finally:
         # let it go: give it its line, or drain what it writes
         if a.stdin:
@@ -132,7 +146,6 @@ def main():
         sys.exit('eu-stack has no stack for task %d' % tid)
     want = [addr for addr, _ in eu[tid]]
     names = {addr: name for addr, name in eu[tid]}
-    got = deferred(a.trace, tid)
     if not got:
         sys.exit('no deferred user stack for task %d in %s' % (tid, a.trace))
     if a.want == 'same':
@@ -149,8 +162,9 @@ def main():
         if long:
             sys.exit('a stack has all %d frames of eu-stack: %s'
                      % (len(want), fmt(long[0], names)))
-        print('%d stacks of task %d: %s frames, eu-stack %d'
-              % (len(got), tid, '/'.join(str(len(g)) for g in got), len(want)))
+        sizes = sorted(set(len(g) for g in got))
+        print('%d stacks of task %d, of %s frames; eu-stack %d'
+              % (len(got), tid, '/'.join(map(str, sizes)), len(want)))
 
 
 if __name__ == '__main__':
