@@ -121,8 +121,20 @@ key=$( {
 	for p in "${patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done
 } | sha256sum | cut -c1-16)
 
+# The SFrame registrar that the series' record -T runs a command with
+# (trace-cmd patch 0010): $P/lib/sframe, with the generator beside it.
+# Installed on every run, not part of the key: it is this checkout's.
+install_sframe_register() {
+	[ $stock = 0 ] || return 0
+	make -s -C "$REPO/sframe-gen" >&2 || die "cannot build sframe-gen"
+	mkdir -p "$P/lib/sframe"
+	install -m 644 "$REPO/sframe-gen/build/libsframe-register.so" \
+		"$REPO/sframe-gen/build/libsframe-gen.so" "$P/lib/sframe/"
+}
+
 if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" ]; then
 	log "trace-cmd up to date ($key)"
+	install_sframe_register
 	echo "$bin"
 	exit 0
 fi
@@ -235,6 +247,7 @@ case $ver in
 *"version 3.4"*) ;;
 *) die "$bin does not run or is not 3.4: '$ver' (ldd: $(ldd "$bin" 2>&1 | tr '\n' ' '))" ;;
 esac
+install_sframe_register
 echo "$key" > "$D/.key"
 log "trace-cmd built in $(elapsed "$t0"): $ver"
 

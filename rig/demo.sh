@@ -56,3 +56,26 @@ want="sf_lib_leaf sf_lib_middle sf_lib_outer sf_middle sf_outer main "
 	die "the SFrame stack of $out/demo-sframe.dat is not the whole chain: $(chain "$sf")"
 [ "$(chain "$fp")" != "$want" ] ||
 	die "the frame-pointer stack of $out/demo-sframe-fp.dat has the whole chain too"
+
+# Stock programs: Debian's python3, recorded with and without the SFrame
+# registrar that the series' record -T runs its command with
+echo
+echo "# Stock Debian python3 (no frame pointers, no .sframe): trace-cmd record -T runs it"
+echo "# with the SFrame registrar (sections made from .eh_frame, Documentation/sframe.md)"
+echo "# on the host: trace-cmd report $out/demo-python3.dat"
+py=$("$tc" report "$out/demo-python3.dat" 2>/dev/null)
+sed -n '/<user stack>/,/^[^ ]/p' <<< "$py" | head -40
+echo
+echo "# on the host: trace-cmd report $out/demo-python3-fp.dat   (--no-sframe-register)"
+pyfp=$("$tc" report "$out/demo-python3-fp.dat" 2>/dev/null)
+sed -n '/<user stack>/,/^[^ ]/p' <<< "$pyfp" | head -10
+# user_frames TEXT: the frames of the first user stack in TEXT
+user_frames() {
+	printf '%s\n' "$1" | awk '/<user stack>/ { u = 1; next } u && /^ *=> / { print $2; next } u { exit }'
+}
+pyf=$(user_frames "$py") pyfpf=$(user_frames "$pyfp")
+grep -qx 'Py_BytesMain+0x[0-9a-f]*' <<< "$pyf" && grep -qx '_start+0x[0-9a-f]*' <<< "$pyf" ||
+	die "the python3 stack with the registrar does not reach Py_BytesMain and _start: $(echo $pyf)"
+[ "$(wc -l <<< "$pyfpf")" -le 2 ] ||
+	die "the python3 stack without the registrar is not cut: $(echo $pyfpf)"
+echo "# python3: $(wc -l <<< "$pyf") user frames with the registrar, $(wc -l <<< "$pyfpf") without"

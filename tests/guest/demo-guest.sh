@@ -50,3 +50,20 @@ echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $WL/sfwork -u getpp
 	-F "$WL"/sfwork -u getppid 1 > /dev/null 2>&1 &&
 echo "# recorded demo-sframe-fp.dat (-u: every .sframe unregistered, frame pointers only)" &&
 cp "$WL"/sfwork "$WL"/libsfwork.so "$FTD_RESULTS"/
+
+# Stock programs: Debian's own python3 has neither frame pointers nor
+# .sframe.  The series' record -T runs its command with the SFrame
+# registrar (libsframe-register.so, installed beside trace-cmd by
+# rig/build-tracecmd.sh): SFrame sections made from each object's
+# .eh_frame.  --no-sframe-register records the same without it.
+py="/usr/bin/python3 -c 'import os; os.getppid()'"
+cd "$FTD_RESULTS" &&
+echo "# stock Debian python3 (no frame pointers, no .sframe)" &&
+echo "# trace-cmd record -T -e syscalls:sys_enter_getppid -F $py" &&
+"${FTD_TRACECMD:-trace-cmd}" record -q -o demo-python3.dat -T -e syscalls:sys_enter_getppid \
+	-F /usr/bin/python3 -c 'import os; os.getppid()' > /dev/null 2>&1 &&
+echo "# recorded demo-python3.dat (with the SFrame registrar)" &&
+echo "# trace-cmd record -T --no-sframe-register -e syscalls:sys_enter_getppid -F $py" &&
+"${FTD_TRACECMD:-trace-cmd}" record -q -o demo-python3-fp.dat -T --no-sframe-register \
+	-e syscalls:sys_enter_getppid -F /usr/bin/python3 -c 'import os; os.getppid()' > /dev/null 2>&1 &&
+echo "# recorded demo-python3-fp.dat (without it: frame pointers only)"
