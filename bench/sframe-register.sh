@@ -7,7 +7,9 @@
 # object) and as LD_PRELOAD (objects loaded at start), against the same
 # program without it.  Wall time of fork+exec+exit, N runs each,
 # interleaved so that machine noise hits every mode alike; min, median and
-# max in ms, and the median's excess over no registrar.
+# max in ms, and the median's excess over no registrar.  Then the
+# instructions of each warm start, counted by callgrind (deterministic,
+# unlike the times on a shared machine).
 #
 #   bench/sframe-register.sh [N]        (default 200)
 #
@@ -44,7 +46,9 @@ for name, cmd in progs.items():
         d = os.path.join(cache, 'cold-%s-%d' % (name, i))
         cold.append(run(cmd, dict(base, LD_AUDIT=reg, SFREG_CACHE_DIR=d)))
     warm_dir = os.path.join(cache, 'warm')
+    # warm for both ways in (as LD_PRELOAD the registrar is an object too)
     run(cmd, dict(base, LD_AUDIT=reg, SFREG_CACHE_DIR=warm_dir))
+    run(cmd, dict(base, LD_PRELOAD=reg, SFREG_CACHE_DIR=warm_dir))
     modes = {'none': base,
              'LD_AUDIT, warm cache': dict(base, LD_AUDIT=reg,
                                           SFREG_CACHE_DIR=warm_dir),
@@ -62,4 +66,27 @@ for name, cmd in progs.items():
             name, m, min(t), med, max(t), med - ref))
 print('(ms per fork+exec+exit; %d runs, cold %d; excess = median - median of none)'
       % (n, min(n, 20)))
+
+# Instructions of the program's process (valgrind's callgrind counts them
+# exactly; page faults and system calls are not in them), warm cache
+print()
+print('%-8s %-12s %12s %12s %7s' % ('program', 'mode', 'instructions',
+                                    'excess', 'ratio'))
+for name, cmd in progs.items():
+    ir = {}
+    for m in ('none', 'LD_AUDIT', 'LD_PRELOAD'):
+        env = dict(base, SFREG_CACHE_DIR=os.path.join(cache, 'warm'))
+        if m != 'none':
+            env[m] = reg
+        out = subprocess.run(['valgrind', '--tool=callgrind',
+                              '--callgrind-out-file=/dev/null'] + cmd, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True).stderr
+        if 'Collected' not in out:
+            sys.exit('valgrind failed: ' + out[-800:])
+        ir[m] = int([l for l in out.splitlines()
+                     if 'Collected' in l][-1].split()[-1])
+        print('%-8s %-12s %12d %+12d %6.2fx' % (name, m, ir[m],
+                                               ir[m] - ir['none'],
+                                               ir[m] / ir['none']))
 EOF

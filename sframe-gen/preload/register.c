@@ -366,17 +366,30 @@ SFREG_API unsigned int la_objclose(uintptr_t *cookie)
 
 /* LD_PRELOAD: the objects loaded at start */
 
+struct sfreg_start {
+	int nr;
+	struct {
+		const char *path;	/* the loader's string: lives on */
+		uintptr_t base;
+	} obj[SFREG_MAX_OBJS];
+};
+
+/*
+ * Only list them here: registering may dlopen() the generator, and the
+ * objects that brings in are not the program's.
+ */
 static int preload_one(struct dl_phdr_info *info, size_t size, void *data)
 {
+	struct sfreg_start *s = data;
 	const char *path;
-	int *first = data;
 
 	(void)size;
-	path = *first ? "/proc/self/exe" :
+	path = !s->nr ? "/proc/self/exe" :
 			object_path(info->dlpi_name, info->dlpi_addr);
-	*first = 0;
-	if (path)
-		register_object(path, info->dlpi_addr);
+	if (path && s->nr < SFREG_MAX_OBJS) {
+		s->obj[s->nr].path = path;
+		s->obj[s->nr++].base = info->dlpi_addr;
+	}
 	return 0;
 }
 
@@ -395,7 +408,8 @@ static int in_base_namespace(void)
 
 __attribute__((constructor)) static void sfreg_init(void)
 {
-	int first = 1;
+	struct sfreg_start *start;
+	int i;
 
 	/*
 	 * An audit module has a namespace of its own, and its constructor
@@ -404,6 +418,13 @@ __attribute__((constructor)) static void sfreg_init(void)
 	if (audit_mode || !in_base_namespace())
 		return;
 	read_env();
-	if (!disabled)
-		dl_iterate_phdr(preload_one, &first);
+	if (disabled)
+		return;
+	start = calloc(1, sizeof(*start));
+	if (!start)
+		return;
+	dl_iterate_phdr(preload_one, start);
+	for (i = 0; i < start->nr; i++)
+		register_object(start->obj[i].path, start->obj[i].base);
+	free(start);
 }
