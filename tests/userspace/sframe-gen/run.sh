@@ -62,6 +62,18 @@ else
 	pass "sframe.o needs no libdw or libelf"
 fi
 
+# every public function has its man page (in the NAME and, bold, in the SYNOPSIS)
+missing=
+for fn in $(sed -n 's/^[a-z].*\b\(sfgen_[a-z_]*\)(.*/\1/p' "$SG/include/sframe-gen.h" | sort -u); do
+	grep -q "^\(.*[ ,]\)\?$fn\([ ,]\|$\)" "$SG"/Documentation/*.txt &&
+		grep -q "\*$fn\*(" "$SG"/Documentation/*.txt || missing="$missing $fn"
+done
+if [ -z "$missing" ]; then
+	pass "every sfgen_ function of sframe-gen.h has a man page"
+else
+	fail "no man page for:$missing"
+fi
+
 # ---- the oracle: readelf ----
 for f in "${NAMED[@]}"; do
 	if [ ! -e "$f" ]; then
