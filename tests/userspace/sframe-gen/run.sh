@@ -6,6 +6,9 @@
 #     binutils' readelf --debug-dump=frames-interp at that address, and
 #     each row it leaves out is one it names a reason for (compare.py);
 #   - --check (the kernel's rules) passes on the same objects;
+#   - live stacks of python3.11, bash, cat and sleep blocked in a system
+#     call, walked as the kernel would with the generated sections of
+#     every object they map, equal eu-stack's (unwind.py);
 #   - sfgen_check() refuses broken sections, each for its reason, and
 #     survives random corruption (test-check.c, under ASan + UBSan);
 #   - walk: every x86-64 ET_EXEC/ET_DYN with .eh_frame under
@@ -105,6 +108,16 @@ if "$TOOL" "$L" -o "$B/libc.sframe" && "$TOOL" "$L" >"$B/libc.stdout" &&
 	pass "-o writes the section (magic 0xdee2, version 3, FDE_SORTED), same bytes as stdout"
 else
 	fail "-o and stdout differ, or the header is not e2 de 03 01"
+fi
+
+# ---- live stacks: the kernel's walk with the generated sections vs eu-stack ----
+python3 "$HERE/unwind.py" "$TOOL" >"$B/unwind.out" 2>&1
+rc=$?
+cat "$B/unwind.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$B/unwind.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$B/unwind.out")))
+if [ "$rc" != 0 ] && ! grep -q '^FAIL:' "$B/unwind.out"; then
+	fail "unwind.py exited $rc"
 fi
 
 # ---- broken sections ----
