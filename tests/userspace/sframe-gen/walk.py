@@ -89,7 +89,7 @@ def main():
         r = os.path.realpath(n)
         if r not in pick:
             pick.append(r)
-    print('walk: %d ELF objects with .eh_frame under %s; checking %d (every %d-th, plus %d named)'
+    print('walk: %d ELF objects with .eh_frame under %s; checking %d (1 in %d, plus %d named)'
           % (len(files), ' '.join(dirs), len(pick), step, len(named)))
     passed = failed = empty = 0
     text = covered = rows = norule = fdes = 0
