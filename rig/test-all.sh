@@ -11,7 +11,9 @@
 # for on its command line, tests/guest/boot-params.sh), guest-vanilla (the
 # pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh when
 # missing, booted with tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T
-# on a kernel without the option), plugin (tests/userspace/plugin/run.sh),
+# on a kernel without the option), sframe-gen (tests/userspace/sframe-gen/
+# run.sh: SFrame generated from .eh_frame, checked against readelf and the
+# kernel's rules), plugin (tests/userspace/plugin/run.sh),
 # lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
 # kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
 # $CACHE/test-all/kernelshark/), sframe-register (tests/userspace/
@@ -135,6 +137,7 @@ if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
 fi
+suite sframe-gen "$REPO/tests/userspace/sframe-gen/run.sh"
 suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
 suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"
