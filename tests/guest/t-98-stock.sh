@@ -105,6 +105,22 @@ else
 	t_pass
 fi
 
+# A sample of generated sections through the kernel's own checks: every
+# object python3 maps importing these modules (its extension modules and
+# the libraries they bring: libssl, libcrypto, libsqlite3, libffi, libz,
+# liblzma, libbz2, libexpat...) is registered, none refused
+t_begin stock-many-objects-registered
+mods="ssl, sqlite3, ctypes, lzma, bz2, zlib, decimal, json, hashlib, xml.parsers.expat, select, mmap, socket, curses, readline, uuid"
+"${WITH[@]}" SFREG_DEBUG=1 $PY -c "import $mods" 2> "$TRACES/many.err"
+n=$(grep -c ': generated section registered\|: cached section registered' "$TRACES/many.err")
+bad=$(grep -v ' registered$' "$TRACES/many.err" | head -5)
+if [ "$n" -ge 20 ] && [ -z "$bad" ]; then
+	echo "  ok: $n objects registered"
+	t_pass
+else
+	t_fail "$n objects registered; not: $bad"
+fi
+
 t_begin stock-registrar-quiet
 out=$("${WITH[@]}" /bin/true 2>&1) && [ -z "$out" ] && t_pass ||
 	t_fail "the registrar printed '$out' or /bin/true failed"
