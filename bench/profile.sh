@@ -26,7 +26,10 @@ log_file=${PROF_LOG:-}
 if [ -z "$log_file" ]; then
 	out=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-profile-$$
 	mkdir -p "$out"
-	BENCH_PROF=1 BENCH_ROUNDS=1 BENCH_PERF=0 BENCH_N=$N \
+	# one depth, the 4-event set, no short runs: one count per mode,
+	# in the order of $modes
+	BENCH_PROF=1 BENCH_ROUNDS=1 BENCH_PERF=0 BENCH_N=$N BENCH_EVENTS=4 \
+		BENCH_BYTES=0 BENCH_DEPTHS="${BENCH_DEPTH:-0}" \
 		BENCH_MODES="$modes" "$here/bench/kernel.sh" --out "$out" "$@" |
 		tee "$out/bench.txt" >&2
 	log_file=$out/prof.log
