@@ -104,6 +104,12 @@ insns() { # LINES: the plugin's count of the loop, written after line LINES
 	esac
 }
 
+# keep FILE MODE K DEPTH: the stacks a short run recorded, for whoever
+# checks the frames column (its last 300 lines: the loop's records)
+STACKS=${FTD_RESULTS:-/tmp}/bench-stacks
+mkdir -p "$STACKS"
+keep() { tail -n 300 "$1" > "$STACKS/$2-$3ev-depth$4.txt"; }
+
 # One run prints "cost bytes lost" (lost: - or a reason without spaces)
 # and, with DEPTHFILE set, writes the frames it saw there.
 
@@ -149,7 +155,9 @@ run_ftrace() { # MODE K LOOP DEPTH
 	if [ -n "${DEPTHFILE:-}" ]; then
 		case $m in
 		off|none|stacktrace) echo - > "$DEPTHFILE" ;;
-		*) $TOOL ftrace-depth $d/trace $BIN $FUNC > "$DEPTHFILE" ;;
+		*) cat $d/trace > $TMP/trace
+		   $TOOL ftrace-depth $TMP/trace $BIN $FUNC > "$DEPTHFILE"
+		   keep $TMP/trace $m $k $depth ;;
 		esac
 	fi
 	[ $insn = 1 ] && ns=$i
@@ -192,8 +200,9 @@ run_perf() { # MODE K LOOP DEPTH
 	if [ -n "${DEPTHFILE:-}" ]; then
 		case $m in
 		perf-none) echo - > "$DEPTHFILE" ;;
-		*) "$PERF" script -i $data -F comm,event,ip,sym 2>/dev/null > $TMP/script
-		   $TOOL perf-depth $TMP/script $BIN $FUNC > "$DEPTHFILE" ;;
+		*) "$PERF" script -i $data --no-inline -F comm,event,ip,sym 2>/dev/null > $TMP/script
+		   $TOOL perf-depth $TMP/script $BIN $FUNC > "$DEPTHFILE"
+		   keep $TMP/script $m $k $depth ;;
 		esac
 	fi
 	[ $insn = 1 ] && ns=$i
@@ -339,7 +348,7 @@ for dp in $DEPTHS; do
 	done
 done
 echo
-echo "frames: the user stacks recorded in the short runs (stacks whose innermost frame is $FUNC; most common length; the names of one, by nm)"
+echo "frames: the user stacks recorded in the short runs (stacks whose innermost frame is $FUNC; most common length; the names of one, by nm; their last records in bench-stacks/)"
 for dp in $DEPTHS; do
 	for k in $KS; do
 		for m in $(modes_of $k); do
