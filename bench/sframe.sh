@@ -10,7 +10,7 @@
 #
 #   bench/sframe.sh [run-guest.sh options]
 #   BENCH_N (default 1000), BENCH_ROUNDS (default 3), BENCH_DEPTHS
-#   (default "0 34"), BENCH_CPU
+#   (default "0 34"), BENCH_CPU, BENCH_PROF=1 (profile, see below)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
@@ -35,6 +35,11 @@ export FTD_ACCEL=tcg
 env=("BENCH_N=${BENCH_N:-1000}" "BENCH_ROUNDS=${BENCH_ROUNDS:-3}")
 [ -n "${BENCH_DEPTHS:-}" ] && env+=("BENCH_DEPTHS='$BENCH_DEPTHS'")
 [ -n "${BENCH_CPU:-}" ] && env+=("BENCH_CPU=$BENCH_CPU")
+# BENCH_PROF=1: the plugin also writes where the instructions went
+# (bench/profile.sh PROF_LOG=... maps it; the counts come per round,
+# depth, unwinder sframe then fp, untraced then traced)
+popt=
+[ "${BENCH_PROF:-0}" = 1 ] && popt=",prof=$out/prof.log" && rm -f "$out/prof.log"
 exec "$here/rig/run-guest.sh" "${extra[@]}" "$@" --timeout "${BENCH_TIMEOUT:-1800}" \
-	--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log" \
+	--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log$popt" \
 	--cmd "${env[*]} $here/tests/guest/bench-sframe.sh"
