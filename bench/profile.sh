@@ -10,23 +10,35 @@
 #
 #   bench/profile.sh [rig/run-guest.sh options, e.g. --no-build]
 #
-# BENCH_N (default 10000), BENCH_DEPTH and BENCH_CPU as for
-# bench/kernel.sh; PROF_TOP (default 25) rows per table; PROF_MAP the
-# System.map (default the one of the kernel build the rig boots).
+# BENCH_N (default 10000; perf's loops too), BENCH_DEPTH and BENCH_CPU as
+# for bench/kernel.sh; PROF_MODES (default "off none stacktrace defer
+# defer-first"; perf-* modes use rig/build-perf.sh's perf or BENCH_PERF),
+# PROF_EVENTS (asking events per entry, default 4), PROF_DIFFS (pairs
+# A:B, default "defer:stacktrace defer:defer-first stacktrace:none");
+# PROF_TOP (default 25) rows per table; PROF_MAP the System.map (default
+# the one of the kernel build the rig boots).
 # With PROF_LOG=FILE PROF_N=N, only maps an existing profile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 ensure_cache
 
-modes="off none stacktrace defer defer-first"
+modes=${PROF_MODES:-"off none stacktrace defer defer-first"}
+events=${PROF_EVENTS:-4}
+diffs=${PROF_DIFFS:-"defer:stacktrace defer:defer-first stacktrace:none"}
 N=${BENCH_N:-10000}
+perf=0
+case " $modes " in *" perf-"*) perf=${BENCH_PERF:-} ;; esac
 map=${PROF_MAP:-$CACHE/build/System.map}
 log_file=${PROF_LOG:-}
 if [ -z "$log_file" ]; then
 	out=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-profile-$$
 	mkdir -p "$out"
-	BENCH_PROF=1 BENCH_ROUNDS=1 BENCH_PERF=0 BENCH_N=$N \
+	# one depth, the 4-event set, no short runs: one count per mode,
+	# in the order of $modes
+	BENCH_PROF=1 BENCH_ROUNDS=1 BENCH_PERF=$perf BENCH_N=$N BENCH_PERF_N=$N \
+		BENCH_EVENTS=$events \
+		BENCH_BYTES=0 BENCH_DEPTHS="${BENCH_DEPTH:-0}" \
 		BENCH_MODES="$modes" "$here/bench/kernel.sh" --out "$out" "$@" |
 		tee "$out/bench.txt" >&2
 	log_file=$out/prof.log
@@ -35,11 +47,12 @@ else
 fi
 [ -s "$log_file" ] || die "no profile in $log_file"
 [ -f "$map" ] || die "no System.map at $map"
-python3 - "$log_file" "$map" "$N" "$modes" "${PROF_TOP:-25}" <<'EOF'
+python3 - "$log_file" "$map" "$N" "$modes" "${PROF_TOP:-25}" "$events" "$diffs" <<'EOF'
 import bisect, sys
 
 log, mapf, n, modes, top = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
 	sys.argv[4].split(), int(sys.argv[5])
+events, diffs = int(sys.argv[6]), [d.split(':') for d in sys.argv[7].split()]
 addrs, names = [], []
 for line in open(mapf):
 	a, t, name = line.split()[:3]
@@ -71,7 +84,7 @@ if len(profiles) < len(modes):
 		 % (len(profiles), ' '.join(modes)))
 # one round: the counts come in the order of the modes
 prof = dict(zip(modes, profiles[-len(modes):]))
-ev = 4 * n	# four traced events per syscall
+ev = events * n	# traced events per syscall, times the loop
 
 def per_event(m, s):
 	return prof[m].get(s, 0) / ev
@@ -96,7 +109,6 @@ def diff(a, b):
 		print('  %+9.1f  %s' % (v, s))
 	print()
 
-diff('defer', 'stacktrace')
-diff('defer', 'defer-first')
-diff('stacktrace', 'none')
+for a, b in diffs:
+	diff(a, b)
 EOF

@@ -1,230 +1,424 @@
 #!/bin/bash
-# In-guest half of bench/kernel.sh: the cost of stack traces per event,
-# measured side by side in one boot.  A getppid() loop; four events fire
-# per syscall (sys_enter_getppid, sys_exit_getppid, raw_syscalls
-# sys_enter and sys_exit), only for the benchmark's own pid.
+# In-guest half of bench/kernel.sh: what a stack costs per asking event
+# and per kernel entry, ftrace and perf given the same work, in one boot.
 #
-# Modes: off (no event enabled), none (the events, no stacks),
-# stacktrace, userstacktrace (stacktrace plus the in-place option),
-# defer (stacktrace:defer), and defer-first (stacktrace:defer on the
-# first event of each syscall, stacktrace on the other three: the cost of
-# one request per kernel entry).  Rounds interleave the modes.
+# The workload: `callchain bench N DEPTH`, a loop of N getppid() between
+# the instruction-count markers of ID 63, DEPTH frames below work_inner.
+# Every getppid is one kernel entry.  Per event set (BENCH_EVENTS, the
+# number of asking events per kernel entry):
+#   1   raw_syscalls:sys_enter
+#   2   raw_syscalls:sys_enter, raw_syscalls:sys_exit
+#   4   those and syscalls:sys_enter_getppid, syscalls:sys_exit_getppid
+# ftrace and perf trace the same tracepoints, and every one of them asks
+# for a stack in the modes that take stacks:
+#   off             nothing enabled (the loop alone; one row per depth)
+#   none            the events, no stacks
+#   stacktrace      the stacktrace trigger on each (kernel stack)
+#   userstacktrace  stacktrace plus the in-place userstacktrace option
+#   defer           stacktrace:defer on each
+#   defer-first     (4 events only; not in the default set) stacktrace:defer
+#                   on raw_syscalls:sys_enter, stacktrace on the others
+#   perf-none       perf record -c 1 on the same tracepoints, no callchain
+#   perf-fp         --call-graph fp
+#   perf-fpdefer    --call-graph fp,defer
+#   perf-dwarf      --call-graph dwarf
 #
-# Columns:
-#   ns/event     (ns/syscall - off) / 4: what one traced event costs
-#   ratio        ns/event / ns/event of stacktrace
-#   stack-ns     (ns/syscall - none) / 4: the stack part of an event
-#   stack-ratio  stack-ns / stack-ns of stacktrace
+# Per row: frames (the user stack, counted from what the run recorded:
+# the nr of ftrace's user_stack_deferred records, the in-place blocks,
+# perf script's user frames; the most common count among the stacks whose
+# innermost frame is bench_deep), insn/entry (instructions per kernel
+# entry above `off`, median of BENCH_ROUNDS rounds), insn/event (that /
+# events), x-st (per event, to ftrace stacktrace), x-perf (per event, to
+# perf fp,defer), stack/entry (above the same events without stacks:
+# none or perf-none), B/entry and B/event (bytes of the ring buffer or of
+# perf.data's sample and deferred callchain records, from two runs of
+# different loop lengths: (bytes(N) - bytes(N/4)) / (N - N/4), so what
+# the process does outside the loop cancels).
 #
-# Every run is pinned to one CPU (BENCH_CPU, default the last) with
-# taskset.  callchain's loop runs between two instruction-count markers
-# (tests/workload/insn-marker.h).  When QEMU runs the TCG plugin
-# bench/tcg-plugin/insn-count.c with its log at
-# $FTD_RESULTS/insn-count.log (bench/kernel.sh does that), a second table
-# gives instructions instead of ns: the plugin counts all that CPU
-# executes between the markers (the loop's user and kernel code, and
-# interrupts that land in it):
-#   insn/syscall  instructions of the loop / N, median over rounds
-#   insn/event    (insn/syscall - that of off) / 4
-#   ratio         insn/event / insn/event of stacktrace
-#   stack-insn    (insn/syscall - that of none) / 4, and its ratio
-# Without the plugin's log the second table is left out.
+# A run that lost data gives no row: ftrace overrun, commit overrun or
+# dropped events, perf lost samples (LOST or LOST_SAMPLES records) or
+# throttling; the row says why, and the script exits 1.  perf's ring
+# buffer is sized to hold the whole run (BENCH_PERF_MMAP, dwarf
+# BENCH_PERF_MMAP_DWARF) and throttling is turned off
+# (perf_cpu_time_max_percent 0).  ftrace's pid filter is written before
+# the events are enabled; the workload waits on a FIFO until then.
 #
-# With perf (BENCH_PERF, the perf of rig/build-perf.sh), the perf modes
-# sample the two raw_syscalls tracepoints of the same loop, every event
-# (-c 1), pinned to the same CPU, with perf itself on another one:
-# perf-none (no callchain), perf-fp, perf-fpdefer (fp,defer) and
-# perf-dwarf.  A perf row's events are 2 per syscall, and its loop runs
-# BENCH_PERF_N syscalls (default N / 10: dwarf copies 8 KiB per sample);
-# its B/event counts the sample records (and the deferred callchain
-# records) in perf.data, read with perf report -D.
+# Instructions come from the QEMU TCG plugin bench/tcg-plugin/insn-count.c
+# (its log $FTD_RESULTS/insn-count.log, bench/kernel.sh sets it up); all
+# that the workload's CPU runs between the markers.  Without the log the
+# cost is ns (wall time under TCG: a 2x swing with the host's load).
 #
-# BENCH_DEPTH: the loop runs that many frames deeper (callchain bench N
-# DEPTH); the user stack is DEPTH + 6 frames deep.
+# Environment: BENCH_N (ftrace loop, default 10000), BENCH_PERF_N (perf
+# loop, default 1000), BENCH_ROUNDS (default 3), BENCH_DEPTHS (default
+# "0 34"; BENCH_DEPTH=D for one), BENCH_EVENTS (default "1 4"),
+# BENCH_MODES (default all but defer-first), BENCH_CPU (the CPU the
+# workload is pinned to, default the last; perf runs on CPU 0),
+# BENCH_PERF (perf binary; none: no perf rows), BENCH_BYTES=0 (no short
+# runs: no byte columns; bench/profile.sh), BENCH_FTRACE_KB (the
+# instance's buffer_size_kb, default 65536), BENCH_PERF_MMAP and
+# BENCH_PERF_MMAP_DWARF (perf record -m, default 16M and 128M).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
-N=${BENCH_N:-20000}
-ROUNDS=${BENCH_ROUNDS:-5}
-DEPTH=${BENCH_DEPTH:-0}
+N=${BENCH_N:-10000}
+NP=${BENCH_PERF_N:-1000}
+ROUNDS=${BENCH_ROUNDS:-3}
+DEPTHS=${BENCH_DEPTHS:-${BENCH_DEPTH:-0 34}}
+KS=${BENCH_EVENTS:-1 4}
 PERF=${BENCH_PERF:-}
-NP=${BENCH_PERF_N:-$((N / 10))}
-EVENTS="syscalls/sys_enter_getppid syscalls/sys_exit_getppid raw_syscalls/sys_enter raw_syscalls/sys_exit"
-MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer defer-first"}
+BYTES=${BENCH_BYTES:-1}
+MMAP=${BENCH_PERF_MMAP:-16M}
+FTRACE_KB=${BENCH_FTRACE_KB:-65536}
+MMAP_DWARF=${BENCH_PERF_MMAP_DWARF:-128M}
+TOOL="python3 $REPO/bench/benchtool.py"
+BIN=$WL/callchain
+FUNC=bench_deep
+MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer"}
 if [ -n "$PERF" ] && [ -z "${BENCH_MODES:-}" ]; then
 	MODES+=" perf-none perf-fp perf-fpdefer perf-dwarf"
 fi
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 ICLOG=${BENCH_INSN_LOG:-${FTD_RESULTS:-/results}/insn-count.log}
 MARK_ID=63	# INSN_MARKER_BENCH in tests/workload/insn-marker.h
+TMP=/tmp/bench.$$
+mkdir -p $TMP
 insn=0
 [ -f "$ICLOG" ] && insn=1
+unit=ns
+[ $insn = 1 ] && unit=insn
 
-setup() { # MODE
-	local d=$TRACEFS/instances/bench e
-	reset_tracing >/dev/null
-	mkdir $d && echo 65536 > $d/buffer_size_kb
-	[ $1 = off ] && return 0
-	for e in $EVENTS; do
-		echo 1 > $d/events/$e/enable
-		case $1 in
-		stacktrace|userstacktrace) echo stacktrace > $d/events/$e/trigger ;;
-		defer) echo stacktrace:defer > $d/events/$e/trigger ;;
-		defer-first)
-			# the first event of the entry asks, the others take
-			# kernel stacks only: the cost of one request per entry
-			if [ $e = raw_syscalls/sys_enter ]; then
-				echo stacktrace:defer > $d/events/$e/trigger
-			else
-				echo stacktrace > $d/events/$e/trigger
-			fi ;;
-		esac
-	done
-	[ $1 = userstacktrace ] && echo 1 > $d/options/userstacktrace
-	return 0
+events() { # K: the tracepoints of an event set
+	case $1 in
+	1) echo raw_syscalls/sys_enter ;;
+	2) echo raw_syscalls/sys_enter raw_syscalls/sys_exit ;;
+	4) echo syscalls/sys_enter_getppid syscalls/sys_exit_getppid raw_syscalls/sys_enter raw_syscalls/sys_exit ;;
+	*) echo "bench: no event set of $1 events" >&2; return 1 ;;
+	esac
 }
 
 insns() { # LINES: the plugin's count of the loop, written after line LINES
 	local l
-	l=$(tail -n +$(($1 + 1)) "$ICLOG")
+	l=$(tail -n +$(($1 + 1)) "$ICLOG" | grep -m1 "id=$MARK_ID ")
 	case $l in
 	"insn-count vcpu=$CPU id=$MARK_ID insns="*) echo "${l##*insns=}" ;;
-	*) echo "warning: no instruction count for the loop: '$l'" >&2; echo - ;;
+	*) echo "bench: no instruction count for the loop: '$l'" >&2; echo - ;;
 	esac
 }
 
-# perf_bytes DATA: bytes of sample and deferred callchain records per
-# sample, and the frames of the last sample's callchain(s)
-perf_bytes() {
-	"$PERF" report -D -i "$1" 2>/dev/null | awk '
-		# mawk has no strtonum
-		function hex(h,  i, v) {
-			v = 0
-			for (i = 3; i <= length(h); i++)
-				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-			return v
-		}
-		/PERF_RECORD_SAMPLE|PERF_RECORD_CALLCHAIN_DEFERRED/ {
-			if (match($0, /\[0x[0-9a-f]+\]/))
-				b += hex(substr($0, RSTART + 1, RLENGTH - 2))
-			if (/PERF_RECORD_SAMPLE/) n++
-		}
-		END { printf "%d\n", n ? b / n : 0 }'
+# keep FILE MODE K DEPTH: the stacks a short run recorded, for whoever
+# checks the frames column (its last 300 lines: the loop's records)
+STACKS=${FTD_RESULTS:-/tmp}/bench-stacks
+mkdir -p "$STACKS"
+keep() { tail -n 300 "$1" > "$STACKS/$2-$3ev-depth$4.txt"; }
+
+# One run prints "cost bytes lost" (lost: - or a reason without spaces)
+# and, with DEPTHFILE set, writes the frames it saw there.
+
+run_ftrace() { # MODE K LOOP DEPTH
+	local m=$1 k=$2 n=$3 depth=$4 d=$TRACEFS/instances/bench e t i=- ns l pid
+	local lost=- st by ov co dr
+	reset_tracing >/dev/null
+	mkdir $d && echo $FTRACE_KB > $d/buffer_size_kb
+	rm -f $TMP/go && mkfifo $TMP/go
+	taskset -c $CPU sh -c "read x < $TMP/go; exec $BIN bench $n $depth" > $TMP/ns &
+	pid=$!
+	# the filter first, then the events: only the workload is traced
+	echo $pid > $d/set_event_pid
+	[ $m = userstacktrace ] && echo 1 > $d/options/userstacktrace
+	if [ $m != off ]; then
+		for e in $(events $k); do
+			case $m in
+			none) t= ;;
+			stacktrace|userstacktrace) t=stacktrace ;;
+			defer) t=stacktrace:defer ;;
+			defer-first)
+				t=stacktrace
+				[ $e = raw_syscalls/sys_enter ] && t=stacktrace:defer ;;
+			esac
+			[ -n "$t" ] && echo $t > $d/events/$e/trigger
+			echo 1 > $d/events/$e/enable
+		done
+	fi
+	[ $insn = 1 ] && l=$(wc -l < "$ICLOG")
+	echo go > $TMP/go
+	wait $pid || lost=workload-exit-$?
+	ns=$(cat $TMP/ns)
+	[ $insn = 1 ] && i=$(insns $l)
+	echo 0 > $d/tracing_on
+	st=$(cat $d/per_cpu/cpu*/stats | awk '
+		/^overrun:/ { o += $2 } /^commit overrun:/ { c += $3 }
+		/^dropped events:/ { x += $3 } /^bytes:/ { b += $2 }
+		END { printf "%d %d %d %d\n", b, o, c, x }')
+	read -r by ov co dr <<< "$st"
+	[ "$ov" = 0 ] || lost=ftrace-overrun-$ov
+	[ "$co" = 0 ] || lost=ftrace-commit-overrun-$co
+	[ "$dr" = 0 ] || lost=ftrace-dropped-$dr
+	if [ -n "${DEPTHFILE:-}" ]; then
+		case $m in
+		off|none|stacktrace) echo - > "$DEPTHFILE" ;;
+		*) cat $d/trace > $TMP/trace
+		   $TOOL ftrace-depth $TMP/trace $BIN $FUNC > "$DEPTHFILE"
+		   keep $TMP/trace $m $k $depth ;;
+		esac
+	fi
+	[ $insn = 1 ] && ns=$i
+	echo "${ns:--} $by $lost"
 }
 
-run_perf() { # MODE -> as run(), per syscall of its own loop of NP
-	local data=/tmp/bench-perf.data ns l i=- cg=() b
-	case $1 in
+run_perf() { # MODE K LOOP DEPTH
+	local m=$1 k=$2 n=$3 depth=$4 data=$TMP/perf.data cg=() ev=() e i=- ns l
+	local mm=$MMAP lost=- c bytes=0 nl nls nth
+	case $m in
 	perf-fp) cg=(--call-graph fp) ;;
 	perf-fpdefer) cg=(--call-graph fp,defer) ;;
-	perf-dwarf) cg=(--call-graph dwarf) ;;
+	perf-dwarf) cg=(--call-graph dwarf) mm=$MMAP_DWARF ;;
 	esac
+	for e in $(events $k); do ev+=(-e ${e/\//:}); done
 	reset_tracing >/dev/null
 	rm -f $data
 	[ $insn = 1 ] && l=$(wc -l < "$ICLOG")
-	ns=$(taskset -c 0 "$PERF" record -q -o $data -c 1 \
-		-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit "${cg[@]}" \
-		-- taskset -c $CPU $WL/callchain bench $NP $DEPTH 2>/dev/null)
+	if ! taskset -c 0 "$PERF" record -o $data -c 1 -m $mm --no-buildid \
+		"${ev[@]}" "${cg[@]}" -- taskset -c $CPU $BIN bench $n $depth \
+		> $TMP/ns 2> $TMP/perf.err; then
+		lost=perf-record-failed
+		sed 's/^/  perf: /' $TMP/perf.err >&2
+	fi
+	ns=$(cat $TMP/ns)
 	[ $insn = 1 ] && i=$(insns $l)
-	b=$(perf_bytes $data)
-	# bytes per syscall: 2 events
-	echo "$ns $((b * 2)) $i"
+	if c=$($TOOL perfdata $data); then
+		# samples=N deferred=N lost=N lost_samples=N throttle=N bytes=N
+		read -r nl nls nth bytes < <(tr ' =' '\n ' <<< "$c" | awk '
+			{ v[$1] = $2 }
+			END { print v["lost"], v["lost_samples"], v["throttle"], v["bytes"] }')
+		[ "$nl" = 0 ] || lost=perf-lost-$nl
+		[ "$nls" = 0 ] || lost=perf-lost-samples-$nls
+		[ "$nth" = 0 ] || lost=perf-throttled-$nth
+	else
+		lost=perf-data-unreadable
+	fi
+	# perf's own word: a warning about lost or throttled events
+	grep -qi 'lost\|throttl' $TMP/perf.err && [ $lost = - ] && lost=perf-warned
+	if [ -n "${DEPTHFILE:-}" ]; then
+		case $m in
+		perf-none) echo - > "$DEPTHFILE" ;;
+		*) "$PERF" script -i $data --no-inline -F comm,event,ip,sym 2>/dev/null > $TMP/script
+		   $TOOL perf-depth $TMP/script $BIN $FUNC > "$DEPTHFILE"
+		   keep $TMP/script $m $k $depth ;;
+		esac
+	fi
+	[ $insn = 1 ] && ns=$i
+	echo "${ns:--} ${bytes:-0} $lost"
 }
 
-run() { # MODE -> prints "ns_per_syscall bytes_per_syscall insns_of_the_loop"
-	local d=$TRACEFS/instances/bench ns bytes overrun l i=-
-	case $1 in perf-*) run_perf $1; return ;; esac
-	setup $1
-	[ $insn = 1 ] && l=$(wc -l < "$ICLOG")
-	ns=$(taskset -c $CPU sh -c "echo \$\$ > $d/set_event_pid; exec $WL/callchain bench $N $DEPTH")
-	[ $insn = 1 ] && i=$(insns $l)
-	bytes=$(cat $d/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s }')
-	overrun=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s }')
-	[ "$overrun" = 0 ] || echo "warning: $1 overran the buffer ($overrun)" >&2
-	echo "$ns $((bytes / N)) $i"
+run() { # MODE K LOOP DEPTH
+	case $1 in
+	perf-*) run_perf "$@" ;;
+	*) run_ftrace "$@" ;;
+	esac
 }
 
-declare -A samples bytes isamples
-for r in $(seq 1 $ROUNDS); do
+# the loop length of a mode, and its short one for the bytes
+loop() { case $1 in perf-*) echo $NP ;; *) echo $N ;; esac; }
+short() { echo $(( $(loop $1) / 4 )); }
+
+modes_of() { # K: the modes of that event set (off has its own row)
+	local m
 	for m in $MODES; do
-		read -r ns b i < <(run $m)
-		samples[$m]+="$ns "
-		isamples[$m]+="$i "
-		bytes[$m]=$b
+		[ $m = off ] && continue
+		[ $m = defer-first ] && [ $1 != 4 ] && continue
+		case $m in perf-*) [ -n "$PERF" ] || continue ;; esac
+		echo $m
+	done
+}
+
+if [ -n "$PERF" ]; then
+	# no throttling of perf's samples: every event is a sample
+	echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent 2>/dev/null || true
+	echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || true
+fi
+
+declare -A cost bytes sbytes frames why
+failed=0
+note_lost() { # KEY REASON
+	why[$1]=${why[$1]:-}${why[$1]:+,}$2
+	failed=1
+}
+
+# the short runs first: bytes at N/4 and the frames the walk returns
+if [ "$BYTES" = 1 ]; then
+	for dp in $DEPTHS; do
+		for k in $KS; do
+			for m in $(modes_of $k); do
+				key=$dp.$k.$m
+				read -r c b lost < <(DEPTHFILE=$TMP/depth run $m $k $(short $m) $dp)
+				sbytes[$key]=$b
+				frames[$key]=$(cat $TMP/depth)
+				[ "$lost" = - ] || note_lost $key "$lost(short-run)"
+				# every stack asked for is there: one per entry
+				# (defer), one per event (in place, perf)
+				want=0
+				case $m in
+				defer) want=$(short $m) ;;
+				userstacktrace|perf-fp|perf-fpdefer|perf-dwarf)
+					want=$(( $(short $m) * k )) ;;
+				esac
+				got=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/depth)
+				[ "${got:-0}" -ge $want ] ||
+					note_lost $key "stacks-missing-${got:-0}-of-$want(short-run)"
+			done
+		done
+	done
+fi
+for r in $(seq 1 $ROUNDS); do
+	for dp in $DEPTHS; do
+		if [[ " $MODES " = *" off "* ]]; then
+			read -r c b lost < <(run off 1 $N $dp)
+			cost[$dp.off]+="$c "
+			[ "$lost" = - ] || note_lost $dp.off "$lost"
+		fi
+		for k in $KS; do
+			for m in $(modes_of $k); do
+				key=$dp.$k.$m
+				read -r c b lost < <(run $m $k $(loop $m) $dp)
+				cost[$key]+="$c "
+				bytes[$key]=$b
+				[ "$lost" = - ] || note_lost $key "$lost"
+			done
+		done
 	done
 done
 reset_tracing >/dev/null
+rm -rf $TMP
 
-median() { tr ' ' '\n' | grep -x '[0-9-]*[0-9]' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-declare -A med
-for m in $MODES; do med[$m]=$(echo ${samples[$m]} | median); done
-off=${med[off]} none=${med[none]} st=${med[stacktrace]}
-ratio() { awk -v a=$1 -v b=$2 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-# per mode: traced events per syscall, syscalls per loop, the mode the
-# stack columns subtract (the same events without stacks)
-nev() { case $1 in perf-*) echo 2 ;; *) echo 4 ;; esac; }
-nloop() { case $1 in perf-*) echo $NP ;; *) echo $N ;; esac; }
-base() { case $1 in perf-*) echo perf-none ;; *) echo none ;; esac; }
-echo "deferred user stack benchmark: getppid() loop, $N syscalls x 4 traced events ($NP x 2 for perf), user stack $((DEPTH + 6)) frames deep, median of $ROUNDS rounds, $(nproc) CPUs, pinned to CPU $CPU"
-printf '%-14s %10s %9s %6s %9s %11s %8s\n' mode ns/syscall ns/event ratio stack-ns stack-ratio B/event
-for m in $MODES; do
-	k=$(nev $m) b=$(base $m)
-	ev=$(( (${med[$m]} - off) / k ))
-	stk=$(( (${med[$m]} - ${med[$b]:-$none}) / k ))
-	[ $m = off ] && stk=0
-	printf '%-14s %10d %9d %6s %9d %11s %8d\n' $m ${med[$m]} $ev \
-		$(ratio $ev $(( (st - off) / 4 ))) $stk $(ratio $stk $(( (st - none) / 4 ))) \
-		$(( ${bytes[$m]} / k ))
+median() { tr ' ' '\n' | grep -x '[0-9]*' | grep . | sort -n |
+	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+fnum() { # KEY: the frames a row measured, or -
+	local f=${frames[$1]:-}
+	case $f in *frames=[0-9]*) f=${f#*frames=}; echo ${f%% *} ;; *) echo - ;; esac
+}
+
+perfdesc=none
+[ -n "$PERF" ] && perfdesc="$PERF record -c 1 -m $MMAP (dwarf $MMAP_DWARF), perf on CPU 0"
+echo "deferred user stack benchmark: callchain bench N DEPTH (getppid loop, one kernel entry per call)"
+echo "  ftrace loop N=$N, perf loop N=$NP, bytes from loops of N and N/4; median of $ROUNDS rounds; cost in $unit"
+echo "  $(nproc) CPUs, workload pinned to CPU $CPU; kernel $(uname -r) $(uname -v)"
+echo "  perf: $perfdesc"
+declare -A pe pentry pstack pb
+for dp in $DEPTHS; do
+	off=$(echo ${cost[$dp.off]:-} | median)
+	echo
+	echo "== callchain bench N $dp: off (loop alone) $(awk -v o=$off -v n=$N 'BEGIN { if (o == "-") print "-"; else printf "%.1f", o / n }') $unit/syscall${why[$dp.off]:+ REFUSED: ${why[$dp.off]}}"
+	for k in $KS; do
+		echo "-- $k asking event(s) per kernel entry: $(events $k | sed 's/\//:/g')"
+		printf '%-14s %6s %11s %10s %6s %6s %11s %8s %7s\n' mode frames \
+			$unit/entry $unit/event x-st x-perf stack/entry B/entry B/event
+		for m in $(modes_of $k); do
+			key=$dp.$k.$m
+			pentry[$key]=$(echo ${cost[$key]:-} | median)
+		done
+		for m in $(modes_of $k); do
+			key=$dp.$k.$m
+			if [ -n "${why[$key]:-}" ]; then
+				printf '%-14s REFUSED: %s\n' $m "${why[$key]}"
+				continue
+			fi
+			b=none
+			case $m in perf-*) b=perf-none ;; esac
+			line=$(awk -v m=$m -v k=$k -v c=${pentry[$key]} -v off=$off \
+				-v n=$(loop $m) -v sn=$(short $m) -v b=${bytes[$key]:-0} \
+				-v sb=${sbytes[$key]:--} -v base=${pentry[$dp.$k.$b]:--} \
+				-v bn=$(loop $b) -v st=${pentry[$dp.$k.stacktrace]:--} \
+				-v pf=${pentry[$dp.$k.perf-fpdefer]:--} -v stn=$N -v pfn=$NP \
+				-v fr=$(fnum $key) '
+				function per(x, len) { return x / len - off / stn }
+				BEGIN {
+					if (c == "-" || off == "-") { print m, "-"; exit }
+					e = per(c, n); ev = e / k
+					xst = (st != "-") ? sprintf("%.2f", ev / (per(st, stn) / k)) : "-"
+					xp = (pf != "-") ? sprintf("%.2f", ev / (per(pf, pfn) / k)) : "-"
+					sk = (base != "-") ? sprintf("%.1f", c / n - base / bn) : "-"
+					if (sb != "-" && n > sn) { be = (b - sb) / (n - sn); bev = be / k }
+					else { be = "-"; bev = "-" }
+					printf "%-14s %6s %11.1f %10.1f %6s %6s %11s %8s %7s\n", m, fr, e, ev, xst, xp, sk,
+						(be == "-") ? "-" : sprintf("%.1f", be), (bev == "-") ? "-" : sprintf("%.1f", bev)
+				}')
+			echo "$line"
+			set -- $line
+			pe[$key]=$4 pstack[$key]=$7 pb[$key]=$9
+		done
+	done
 done
-echo "samples (ns/syscall):"
-for m in $MODES; do echo "  $m: ${samples[$m]}"; done
-
-[ $insn = 1 ] || exit 0
-declare -A imed
-for m in $MODES; do imed[$m]=$(echo ${isamples[$m]} | median); done
-if [ -z "${imed[off]:-}" ] || [ -z "${imed[none]:-}" ] || [ -z "${imed[stacktrace]:-}" ]; then
-	echo "instruction counts incomplete (see warnings); no instruction table"
-	exit 0
-fi
-# awk: the counts go past 2^31 and the ratios want decimals.  Every
-# count is taken per syscall of its own loop first.
-declare -A iev
 echo
-echo "instructions (TCG plugin insn-count, CPU $CPU; median of $ROUNDS rounds; per event = (insn/syscall - off) / events per syscall):"
-printf '%-14s %12s %10s %6s %10s %11s %8s\n' mode insn/syscall insn/event ratio stack-insn stack-ratio B/event
-for m in $MODES; do
-	b=$(base $m)
-	line=$(awk -v m=$m -v n=$(nloop $m) -v k=$(nev $m) -v i=${imed[$m]} \
-	    -v off=${imed[off]} -v N=$N -v none=${imed[none]} \
-	    -v bn=$(nloop $b) -v bi=${imed[$b]:-0} -v st=${imed[stacktrace]} \
-	    -v bytes=$(( ${bytes[$m]} / $(nev $m) )) 'BEGIN {
-		o = off / N; ev = (i / n - o) / k
-		stk = (m == "off") ? 0 : (i / n - bi / bn) / k
-		stev = (st / N - o) / 4; ststk = (st - none) / N / 4
-		r = (stev > 0) ? ev / stev : 0; sr = (ststk > 0) ? stk / ststk : 0
-		printf "%-14s %12.1f %10.1f %6.2f %10.1f %11.2f %8d\n", m, i / n, ev, r, stk, sr, bytes
-	}')
-	echo "$line"
-	iev[$m]=$(awk '{ print $3 }' <<< "$line")
+echo "frames: the user stacks recorded in the short runs (stacks whose innermost frame is $FUNC; most common length; the names of one, by nm; their last records in bench-stacks/)"
+for dp in $DEPTHS; do
+	for k in $KS; do
+		for m in $(modes_of $k); do
+			f=${frames[$dp.$k.$m]:-}
+			[ -n "$f" ] && [ "$f" != - ] && echo "  depth $dp, $k events, $m: $f"
+		done
+	done
 done
-echo "samples (instructions of a loop):"
-for m in $MODES; do echo "  $m: ${isamples[$m]}"; done
+echo "samples ($unit per loop):"
+for dp in $DEPTHS; do
+	echo "  $dp off: ${cost[$dp.off]:-}"
+	for k in $KS; do
+		for m in $(modes_of $k); do echo "  $dp $k $m: ${cost[$dp.$k.$m]:-}"; done
+	done
+done
 
-# The goals of the kernel series (issue 7), checked on this run's numbers
-goal() { # DESCRIPTION A OP B: "met" or "missed" with the numbers
+# The goals of issue 23, checked on this run's numbers
+goal() { # DESCRIPTION A OP B: met / missed / no data
 	local v
+	if [ -z "$2" ] || [ "$2" = - ] || [ -z "$4" ] || [ "$4" = - ]; then
+		printf '  %-66s no data\n' "$1"
+		return
+	fi
 	v=$(awk -v a=$2 -v b=$4 -v op="$3" 'BEGIN {
 		ok = (op == "<=") ? a <= b : a >= b; print ok ? "met" : "missed" }')
-	printf '  %-58s %s: %s, wanted %s %s\n' "$1" $v $2 "$3" $4
+	printf '  %-66s %s: %s, wanted %s %s\n' "$1" $v $2 "$3" $4
 }
-echo
-echo "goals:"
-[ -n "${iev[defer]:-}" ] &&
-	goal "defer insn/event within 1.15x of stacktrace" \
-		"$(ratio ${iev[defer]%.*} ${iev[stacktrace]%.*})" "<=" 1.15
-if [ -n "${iev[perf-fpdefer]:-}" ] && [ -n "${iev[defer]:-}" ]; then
-	goal "defer insn/event <= perf fp,defer insn/sample" ${iev[defer]} "<=" ${iev[perf-fpdefer]}
-	goal "defer B/event <= perf fp,defer B/sample" $((bytes[defer] / 4)) "<=" $((bytes[perf-fpdefer] / 2))
-	[ -n "${bytes[perf-dwarf]:-}" ] &&
-		goal "perf dwarf B/sample / defer B/event >= 20" \
-			"$(ratio $((bytes[perf-dwarf] / 2)) $((bytes[defer] / 4)))" ">=" 20
+rat() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 <= 0) print "-"; else printf "%.2f", a / b }'; }
+if [ $insn = 1 ] && [ -n "$PERF" ]; then
+	echo
+	echo "goals (issue 23):"
+	for dp in $DEPTHS; do
+		for k in $KS; do
+			key=$dp.$k
+			fr=$(fnum $key.defer)
+			goal "defer/perf fp,defer insn per event, $fr frames, $k events" \
+				"$(rat "${pe[$key.defer]:-}" "${pe[$key.perf-fpdefer]:-}")" "<=" 0.75
+		done
+	done
+	set -- $DEPTHS
+	if [ $# -ge 2 ]; then
+		lo=$1 hi=${!#}
+		for k in $KS; do
+			for m in defer perf-fpdefer; do
+				flo=$(fnum $lo.$k.$m) fhi=$(fnum $hi.$k.$m)
+				s=$(awk -v a="${pstack[$lo.$k.$m]:--}" -v b="${pstack[$hi.$k.$m]:--}" \
+					-v fa=$flo -v fb=$fhi 'BEGIN {
+					if (a == "-" || b == "-" || fa == "-" || fb == "-" || fb == fa) print "-"
+					else printf "%.1f", (b - a) / (fb - fa) }')
+				if [ $m = defer ]; then
+					goal "defer fp walk insn/frame ($flo to $fhi frames, $k events)" "$s" "<=" 60
+				else
+					echo "  (perf fp,defer, the same slope: $s insn/frame)"
+				fi
+			done
+		done
+	fi
+	for dp in $DEPTHS; do
+		for k in $KS; do
+			key=$dp.$k
+			fr=$(fnum $key.defer)
+			goal "defer/perf fp,defer bytes per event, $fr frames, $k events" \
+				"$(rat "${pb[$key.defer]:-}" "${pb[$key.perf-fpdefer]:-}")" "<=" 0.8
+			goal "perf dwarf/defer bytes per event, $fr frames, $k events" \
+				"$(rat "${pb[$key.perf-dwarf]:-}" "${pb[$key.defer]:-}")" ">=" 25
+		done
+	done
 fi
+if [ $failed = 1 ]; then
+	echo "bench: some runs lost data; their rows are refused (REFUSED above)"
+	exit 1
+fi
+exit 0

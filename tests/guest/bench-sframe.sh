@@ -1,67 +1,161 @@
 #!/bin/bash
-# Instructions per deferred user stack, SFrame against frame pointers, at
-# three user depths, side by side in one boot (bench/sframe.sh boots it with
-# the TCG plugin bench/tcg-plugin/insn-count.c, whose log is
-# $FTD_RESULTS/insn-count.log).
+# In-guest half of bench/sframe.sh: instructions per deferred user stack,
+# SFrame against frame pointers, on one binary.
 #
-# SFrame: tests/workload/sfwork -r (everything on the chain frameless, with
-# .sframe), marker ID 62 around its chain; the shallow row sfwork-shallow
-# -r (main calls the library's leaf: 3 frames).  Frame pointers:
-# tests/workload/callchain bench (built -fno-omit-frame-pointer), marker
-# ID 63 around its loop; the shallow row callchain bench-main (3 frames).
-# Each runs N getppid (one kernel entry, one deferred stack each) untraced
-# and with stacktrace:defer on getppid; the difference over N is the cost
-# of one stack (trigger, kernel stack, cookie, deferred walk, record).
-# The depth printed is the mean nr of the user stacks recorded.  All on
-# one CPU (taskset), so both markers count the same vCPU.
-#   BENCH_N (default 400), BENCH_CPU (default the last CPU)
+# tests/workload/callchain-sframe is callchain built with frame pointers
+# and -Wa,--gsframe; `callchain-sframe bench N DEPTH` runs N getppid()
+# between the markers of ID 63, DEPTH frames below work_inner.  It runs
+# with its .sframe sections registered (LD_PRELOAD=libsframe-preload.so;
+# the kernel tries SFrame first) and unregistered
+# (LD_PRELOAD=libsframe-unreg.so: frame pointers alone), each untraced and
+# with stacktrace:defer on syscalls:sys_enter_getppid (one asking event,
+# one deferred stack per kernel entry), at each depth of BENCH_DEPTHS
+# (default "0 34"), BENCH_ROUNDS times (default 3), interleaved.  One
+# stack costs (median traced - median untraced) / N: trigger, kernel
+# stack, cookie record, deferred walk, user stack record.
+#
+# Every traced run is checked: N stacks whose innermost frame is
+# bench_deep (counted from the instance's trace), the unwinder the records
+# name (sframe or sframe+fp registered, fp unregistered), no ring buffer
+# overrun or dropped event; a run that fails a check gives no row, and
+# the script exits 1.  The frames printed are those the walk returned
+# (the most common nr), the slopes per frame come from two depths:
+# (cost at the deeper - cost at the shallower) / (their frame difference).
+#   BENCH_N (default 1000), BENCH_CPU (default the last CPU)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
-N=${BENCH_N:-400}
+N=${BENCH_N:-1000}
+ROUNDS=${BENCH_ROUNDS:-3}
+DEPTHS=${BENCH_DEPTHS:-0 34}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
-LOG=$FTD_RESULTS/insn-count.log
-[ -f "$LOG" ] || { echo "no $LOG: boot with the TCG plugin (bench/sframe.sh)"; exit 1; }
-reset_tracing
+ICLOG=${BENCH_INSN_LOG:-$FTD_RESULTS/insn-count.log}
+BIN=$WL/callchain-sframe
+TOOL="python3 $REPO/bench/benchtool.py"
+MARK_ID=63
+TMP=/tmp/bench-sframe.$$
+mkdir -p $TMP
+[ -f "$ICLOG" ] || { echo "no $ICLOG: boot with the TCG plugin (bench/sframe.sh)"; exit 1; }
+for f in $BIN $WL/libsframe-preload.so $WL/libsframe-unreg.so; do
+	[ -f $f ] || { echo "no $f: make -C tests/workload sframe"; exit 1; }
+done
 
-# last_count ID: the insns of the newest count of marker ID
-last_count() { grep "id=$1 insns=" "$LOG" | tail -1 | sed 's/.*insns=//'; }
+preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
 
-# one LABEL COMM ID TRACE CMD...: print the insn count of one run
+# one UNWINDER DEPTH TRACED: prints "insns check" (check: ok, or why the
+# run is refused); a traced run writes what its stacks were to $TMP/stacks
 one() {
-	local comm=$2 id=$3 trace=$4 before
-	shift 4
-	reset_tracing
-	if [ "$trace" = 1 ]; then
-		mkinst bsf && trig bsf syscalls/sys_enter_getppid "stacktrace:defer if comm == \"$comm\"" || return 1
+	local u=$1 dp=$2 traced=$3 d=$TRACEFS/instances/bsf pid l i st ok=ok
+	reset_tracing >/dev/null
+	mkdir $d && echo 8192 > $d/buffer_size_kb
+	rm -f $TMP/go && mkfifo $TMP/go
+	taskset -c $CPU env LD_PRELOAD=$(preload $u) sh -c "read x < $TMP/go; exec $BIN bench $N $dp" > /dev/null &
+	pid=$!
+	echo $pid > $d/set_event_pid
+	[ $traced = 1 ] && echo stacktrace:defer > $d/events/syscalls/sys_enter_getppid/trigger
+	l=$(wc -l < "$ICLOG")
+	echo go > $TMP/go
+	wait $pid || ok=workload-exit-$?
+	i=$(tail -n +$((l + 1)) "$ICLOG" | grep -m1 "id=$MARK_ID ")
+	case $i in
+	"insn-count vcpu=$CPU id=$MARK_ID insns="*) i=${i##*insns=} ;;
+	*) i=- ok=no-instruction-count ;;
+	esac
+	echo 0 > $d/tracing_on
+	st=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { o += $2 }
+		/^commit overrun:/ { o += $3 } /^dropped events:/ { o += $3 }
+		END { print o + 0 }')
+	[ "$st" = 0 ] || ok=ftrace-lost-$st
+	if [ $traced = 1 ]; then
+		$TOOL ftrace-depth $d/trace $BIN bench_deep > $TMP/stacks
+		local n
+		n=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/stacks)
+		[ "${n:-0}" -ge $N ] || ok=stacks-missing-${n:-0}-of-$N
+		case $u in
+		sframe) grep -q 'unwinder=.*sframe' $TMP/stacks || ok=no-sframe-walk ;;
+		fp) grep -q 'unwinder=fp:[0-9]*$' $TMP/stacks || ok=not-fp-alone ;;
+		esac
 	fi
-	before=$(grep -c "id=$id insns=" "$LOG")
-	taskset -c "$CPU" "$@" > /dev/null 2>&1
-	wait_for -t 5 test "$(grep -c "id=$id insns=" "$LOG")" -gt "$before" || { echo "no count for $comm"; return 1; }
-	if [ "$trace" = 1 ]; then
-		awk '/user_stack_deferred:/ { if (match($0, /nr=[0-9]+/)) { n++; s += substr($0, RSTART + 3, RLENGTH - 3) } }
-			END { printf "%.1f\n", n ? s / n : 0 }' "$(idir bsf)/trace" > "$FTD_RESULTS/bench-sframe-depth"
-	fi
-	last_count "$id"
+	echo "$i $ok"
 }
 
-printf '%-14s %6s %8s %14s\n' unwinder depth stacks insns/stack
-for d in shallow 0 33; do
-	# sfwork-shallow, callchain bench-main: 3 user frames; sfwork: 7 +
-	# DEPTH; callchain bench: 6 + DEPTH
-	for u in sframe fp; do
-		if [ $u = sframe ] && [ $d = shallow ]; then
-			args=("$WL"/sfwork-shallow -r "$N"); comm=sfwork-shallow id=62
-		elif [ $u = sframe ]; then
-			args=("$WL"/sfwork -r getppid "$N" "$d"); comm=sfwork id=62
-		elif [ $d = shallow ]; then
-			args=("$WL"/callchain bench-main "$N"); comm=callchain id=63
-		else
-			args=("$WL"/callchain bench "$N" $((d + 1))); comm=callchain id=63
-		fi
-		base=$(one $u $comm $id 0 "${args[@]}") || exit 1
-		traced=$(one $u $comm $id 1 "${args[@]}") || exit 1
-		depth=$(cat "$FTD_RESULTS/bench-sframe-depth")
-		printf '%-14s %6s %8s %14s\n' $u "$depth" "$N" $(((traced - base) / N))
+median() { tr ' ' '\n' | grep -x '[0-9][0-9]*' | sort -n |
+	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+
+declare -A base traced why stacks
+failed=0
+for r in $(seq 1 $ROUNDS); do
+	for dp in $DEPTHS; do
+		for u in sframe fp; do
+			for t in 0 1; do
+				read -r i ok < <(one $u $dp $t)
+				if [ $t = 0 ]; then base[$u.$dp]+="$i "; else traced[$u.$dp]+="$i "; fi
+				[ $t = 1 ] && [ $r = 1 ] && stacks[$u.$dp]=$(cat $TMP/stacks)
+				if [ "$ok" != ok ]; then
+					why[$u.$dp]=${why[$u.$dp]:-}${why[$u.$dp]:+,}$ok
+					failed=1
+				fi
+			done
+		done
 	done
 done
-reset_tracing
+reset_tracing >/dev/null
+rm -rf $TMP
+
+echo "deferred user stacks, SFrame against frame pointers: $BIN bench $N DEPTH"
+echo "  (-O1, frame pointers and .sframe), registered (libsframe-preload.so) and unregistered (libsframe-unreg.so);"
+echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds; instructions (TCG plugin), CPU $CPU"
+printf '%-8s %6s %7s %8s %14s %12s  %s\n' unwinder DEPTH frames stacks insns/stack x-fp unwinders
+declare -A cost fr
+for dp in $DEPTHS; do
+	for u in fp sframe; do
+		k=$u.$dp
+		if [ -n "${why[$k]:-}" ]; then
+			printf '%-8s %6s REFUSED: %s\n' $u $dp "${why[$k]}"
+			continue
+		fi
+		b=$(echo ${base[$k]} | median) t=$(echo ${traced[$k]} | median)
+		cost[$k]=$(( (t - b) / N ))
+		s=${stacks[$k]}
+		fr[$k]=$(sed -n 's/.* frames=\([0-9]*\) .*/\1/p' <<< "$s")
+		x=-
+		[ -n "${cost[fp.$dp]:-}" ] && x=$(awk -v a=${cost[$k]} -v b=${cost[fp.$dp]} 'BEGIN { printf "%.2f", a / b }')
+		printf '%-8s %6s %7s %8s %14s %12s  %s\n' $u $dp "${fr[$k]}" \
+			"$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' <<< "$s")" ${cost[$k]} $x \
+			"$(sed -n 's/.* unwinder=\(.*\)/\1/p' <<< "$s")"
+	done
+done
+echo "frames (one stack of each, names by nm of the binary):"
+for dp in $DEPTHS; do
+	for u in fp sframe; do
+		echo "  $u $dp: $(sed -n 's/.* names=\([^ ]*\).*/\1/p' <<< "${stacks[$u.$dp]:-}")"
+	done
+done
+echo "samples (instructions of a loop, untraced / traced):"
+for dp in $DEPTHS; do
+	for u in fp sframe; do echo "  $u $dp: ${base[$u.$dp]:-}/ ${traced[$u.$dp]:-}"; done
+done
+set -- $DEPTHS
+lo=$1 hi=${!#}
+declare -A slope
+if [ "$lo" != "$hi" ]; then
+	echo "per frame, from depth $lo to $hi:"
+	for u in fp sframe; do
+		slope[$u]=$(awk -v a="${cost[$u.$lo]:-}" -v b="${cost[$u.$hi]:-}" \
+			-v fa="${fr[$u.$lo]:-}" -v fb="${fr[$u.$hi]:-}" 'BEGIN {
+			if (a == "" || b == "" || fa == "" || fb == "" || fa == fb) print "-"
+			else printf "%.1f", (b - a) / (fb - fa) }')
+		echo "  $u: ${slope[$u]} insns/frame (${fr[$u.$lo]:-?} to ${fr[$u.$hi]:-?} frames)"
+	done
+	echo "goals (issue 23):"
+	awk -v f="${slope[fp]}" -v s="${slope[sframe]}" 'BEGIN {
+		if (f == "-") printf "  %-48s no data\n", "frame-pointer walk insns/frame"
+		else printf "  %-48s %s: %s, wanted <= 60\n", "frame-pointer walk insns/frame", f <= 60 ? "met" : "missed", f
+		if (f == "-" || s == "-" || f <= 0) printf "  %-48s no data\n", "SFrame insns/frame over frame pointers"
+		else printf "  %-48s %s: %.2f, wanted <= 2\n", "SFrame insns/frame over frame pointers", s / f <= 2 ? "met" : "missed", s / f
+	}'
+fi
+if [ $failed = 1 ]; then
+	echo "bench-sframe: some runs failed their checks; their rows are refused (REFUSED above)"
+	exit 1
+fi
+exit 0
