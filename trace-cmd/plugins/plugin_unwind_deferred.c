@@ -924,8 +924,9 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
+		/* named as in the merged stacks (plugin.md), merge=0 too */
 		if (nr)
-			syms = opt_merge->set ? get_syms(st) : NULL;
+			syms = get_syms(st);
 		for (i = 0; i < nr; i++)
 			print_uaddr(s, syms, (int)tgid, ufr[i]);
 	}

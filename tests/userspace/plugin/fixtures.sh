@@ -125,4 +125,23 @@ export -f fixture_sframe
 [ -f "$FIXTURES/option-T.dat" ] &&
 	check "fixture option-T.dat: events merged with their kernel stacks" \
 		fixture_option_T
+
+# merge=0 prints each user stack alone, named as in the merged blocks
+# (plugin.md); it printed the addresses (issue 20 item 5)
+fixture_merge0() {
+	report "$1" || return 1
+	awk '/ <user stack>/ { u = 1; next } /^ => / && u { print; next } { u = 0 }' \
+		"$WORK/r.out" | sort -u > "$WORK/merged.frames"
+	report "$1" -O unwind_deferred:merge=0 || return 1
+	awk '/: user_stack_deferred: / { u = 1; next } /^ => / && u { print; next } { u = 0 }' \
+		"$WORK/r.out" | sort -u > "$WORK/alone.frames"
+	echo "merged: $(wc -l < "$WORK/merged.frames") frame lines, merge=0: $(wc -l < "$WORK/alone.frames")"
+	grep -q '^ => work_inner+0x[0-9a-f]* (.*callchain) callchain.c:' "$WORK/alone.frames" &&
+		! grep -q '^ => 0x' "$WORK/alone.frames" &&
+		cmp "$WORK/merged.frames" "$WORK/alone.frames"
+}
+export -f fixture_merge0
+[ -f "$FIXTURES/trigger-getppid.dat" ] &&
+	check "fixture trigger-getppid.dat: merge=0 names the user frames as the merged blocks do" \
+		fixture_merge0 "$FIXTURES/trigger-getppid.dat"
 true
