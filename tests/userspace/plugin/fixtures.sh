@@ -141,6 +141,36 @@ fixture_merge0() {
 		cmp "$WORK/merged.frames" "$WORK/alone.frames"
 }
 export -f fixture_merge0
+# report -i A -i B: each file's frames named from its own maps (the plugin
+# took neither file: two trace files open); issue 20 item 6
+fixture_two_inputs() {
+	$TC report -i "$1" -i "$2" > "$WORK/r.out" 2>"$WORK/r.err" || return 1
+	local a b
+	a=$(grep -c '^ => work_inner+0x[0-9a-f]* (.*callchain) callchain.c:' "$WORK/r.out")
+	b=$(grep -c '^ => sf_lib_leaf+0x[0-9a-f]* (.*libsfwork.so)' "$WORK/r.out")
+	echo "named work_inner $a, sf_lib_leaf $b; $(head -1 "$WORK/r.err")"
+	[ "$a" -ge 5 ] && [ "$b" = 3 ] && ! grep -q 'which trace file' "$WORK/r.err"
+}
+export -f fixture_two_inputs
+# Another library named libc.so.6 next to the trace (no build IDs in the
+# maps): the recorded path, which exists, names the frames (issue 20
+# item 7: it printed __ieee754_atan2_sse2+0xa9a)
+fixture_stray_lib() {
+	mkdir -p "$WORK/stray"
+	cp "$1" "$FIXTURES/callchain" "$WORK/stray/"
+	cp /usr/lib/x86_64-linux-gnu/libm.so.6 "$WORK/stray/libc.so.6"
+	report "$WORK/stray/$(basename "$1")" || return 1
+	grep -m1 'libc.so.6' "$WORK/r.out"
+	grep -q '__libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)' "$WORK/r.out" &&
+		! grep -q atan2 "$WORK/r.out"
+}
+export -f fixture_stray_lib
+[ -f "$FIXTURES/trigger-getppid.dat" ] && [ -f /usr/lib/x86_64-linux-gnu/libm.so.6 ] &&
+	check "fixture trigger-getppid.dat with another libc.so.6 beside it: the recorded libc names the frames" \
+		fixture_stray_lib "$FIXTURES/trigger-getppid.dat"
+[ -f "$FIXTURES/trigger-getppid.dat" ] && [ -f "$FIXTURES/sframe.dat" ] &&
+	check "fixtures trigger-getppid.dat and sframe.dat in one report (-i A -i B): both named" \
+		fixture_two_inputs "$FIXTURES/trigger-getppid.dat" "$FIXTURES/sframe.dat"
 [ -f "$FIXTURES/trigger-getppid.dat" ] &&
 	check "fixture trigger-getppid.dat: merge=0 names the user frames as the merged blocks do" \
 		fixture_merge0 "$FIXTURES/trigger-getppid.dat"
