@@ -270,6 +270,7 @@ int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 			unsigned long long pgoff, const char *file);
 int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
 int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
+int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
 /*
  * since 1.5: maps kept by the caller.  Fills @map for the file mapped at
@@ -281,6 +282,10 @@ struct ustack_map {
 						 * in the process */
 	const char		*build_id;	/* hex, as recorded; NULL if
 						 * unknown */
+	/* since 1.7: the mapping that holds the address, 0 if not said
+	 * (the library clears the struct before the call) */
+	unsigned long long	start;
+	unsigned long long	end;
 };
 typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
 			       struct ustack_map *map);

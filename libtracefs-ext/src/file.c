@@ -419,7 +419,9 @@ static int file_find_map(void *data, int pid, unsigned long long addr,
 	if (!name)
 		return 0;
 	out->build_id = tracecmd_proc_addr_map_build_id(m);
-	start = tracecmd_proc_addr_map_start(m);
+	out->start = tracecmd_proc_addr_map_start(m);
+	out->end = tracecmd_proc_addr_map_end(m);
+	start = out->start;
 	while (start > 0) {
 		prev = tracecmd_search_task_map(h, pid, start - 1);
 		if (!tracecmd_proc_addr_map_name(prev) ||
@@ -444,11 +446,14 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 	}
 	if (ustack_syms_set_tep(syms, ustack_file_tep(file)))
 		return -1;
-	/* binaries copied next to the trace file are found there */
+	/*
+	 * binaries copied next to the trace file are found there, after
+	 * the recorded path
+	 */
 	dir = strdup(file->path);
 	if (!dir)
 		return -1;
-	ret = ustack_syms_add_search_dir(syms, dirname(dir));
+	ret = ustack_syms_add_trace_dir(syms, dirname(dir));
 	free(dir);
 	if (ret)
 		return -1;

@@ -39,6 +39,7 @@
 
 struct held {
 	struct held		*next;
+	struct held		*onext;		/* pending, by record offset */
 	unsigned long long	ts;
 	unsigned long long	cookie;
 	unsigned long long	offset;		/* of the record held */
@@ -137,6 +138,9 @@ struct ustack_join {
 	size_t			pbuckets;
 	struct pending		*pold;		/* oldest pending */
 	struct pending		*pnew;		/* newest pending */
+	/* the pending events by (cpu, offset), for ustack_join_holds() */
+	struct held		**otab;
+	size_t			obuckets;
 
 	struct task		**ttab;
 	size_t			tbuckets;
@@ -206,8 +210,10 @@ struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb, void *data)
 	join->ptab = calloc(join->pbuckets, sizeof(*join->ptab));
 	join->tbuckets = 1024;
 	join->ttab = calloc(join->tbuckets, sizeof(*join->ttab));
+	join->obuckets = 1024;
+	join->otab = calloc(join->obuckets, sizeof(*join->otab));
 	join->instance = strdup("");
-	if (!join->ptab || !join->ttab || !join->instance) {
+	if (!join->ptab || !join->ttab || !join->otab || !join->instance) {
 		ustack_join_free(join);
 		errno = ENOMEM;
 		return NULL;
@@ -492,6 +498,61 @@ static unsigned int entry_flags(const struct entry *t)
 
 /* ---- pending table ---- */
 
+static inline size_t off_hash(int cpu, unsigned long long offset)
+{
+	return hash_key(cpu, offset);
+}
+
+static struct held **off_slot(struct ustack_join *join, int cpu,
+			      unsigned long long offset)
+{
+	return &join->otab[off_hash(cpu, offset) & (join->obuckets - 1)];
+}
+
+static void off_grow(struct ustack_join *join)
+{
+	struct held **tab, *h, *n;
+	size_t nb = join->obuckets * 2;
+	size_t i, b;
+
+	tab = calloc(nb, sizeof(*tab));
+	if (!tab)
+		return;		/* keep the longer chains */
+	for (i = 0; i < join->obuckets; i++) {
+		for (h = join->otab[i]; h; h = n) {
+			n = h->onext;
+			b = off_hash(h->cpu, h->offset) & (nb - 1);
+			h->onext = tab[b];
+			tab[b] = h;
+		}
+	}
+	free(join->otab);
+	join->otab = tab;
+	join->obuckets = nb;
+}
+
+static void off_add(struct ustack_join *join, struct held *h)
+{
+	struct held **hp = off_slot(join, h->cpu, h->offset);
+
+	h->onext = *hp;
+	*hp = h;
+	if (join->stats.pending_events > join->obuckets * 2)
+		off_grow(join);
+}
+
+static void off_del(struct ustack_join *join, struct held *h)
+{
+	struct held **hp = off_slot(join, h->cpu, h->offset);
+
+	for (; *hp; hp = &(*hp)->onext) {
+		if (*hp == h) {
+			*hp = h->onext;
+			return;
+		}
+	}
+}
+
 static struct pending **pending_slot(struct ustack_join *join, int pid,
 				     unsigned long long cookie)
 {
@@ -553,6 +614,7 @@ static void pending_deliver(struct ustack_join *join, struct pending *p,
 	pending_unlink(join, p);
 	for (h = p->head; h; h = n) {
 		n = h->next;
+		off_del(join, h);
 		deliver(join, h, status, t, flags);
 	}
 	free(p);
@@ -600,6 +662,7 @@ static int pending_add(struct ustack_join *join, struct held *h)
 	join->stats.pending_events++;
 	if (join->stats.pending_events > join->stats.peak_events)
 		join->stats.peak_events = join->stats.pending_events;
+	off_add(join, h);
 	evict_over_limit(join);
 	return 0;
 }
@@ -1216,6 +1279,14 @@ static unsigned long long *read_frames(struct ustack_join *join,
 
 #define STACK_BUF	128
 
+static bool record_too_long(struct ustack_join *join,
+			    struct tep_record *record)
+{
+	int sb = tep_get_sub_buffer_size(join->tep);
+
+	return sb > 0 && (record->size > sb || record->record_size > sb);
+}
+
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 {
 	unsigned long long fbuf[STACK_BUF];
@@ -1231,6 +1302,15 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	}
 	if (join->stopped)
 		return join->stopped;
+	/*
+	 * No record is longer than a ring-buffer sub-buffer: one that says
+	 * so is damage (a corrupt length word), and the join would copy it.
+	 */
+	if (record_too_long(join, record)) {
+		join->stats.records++;
+		join->stats.malformed++;
+		return 0;
+	}
 
 	if (decode(join, record, &in, &sp) < 0) {
 		/* A record too short for its format: count it and go on. */
@@ -1259,15 +1339,15 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
  * How the join holds an event: open with nothing attached yet (a cookie
  * or kernel stack may still follow on its CPU), open with its kernel
  * stack (delivered when the next events of its CPU push it out), or
- * pending, waiting for its user stack.  Pending events are searched
- * newest cookie first: the one a reader asks about is almost always
- * among the last.
+ * pending, waiting for its user stack.  Pending events are found by
+ * their offset in a table of their own: a reader asks once per event it
+ * shows, and however many tasks wait in the kernel (threads parked in
+ * futex or epoll), an answer costs the same.
  */
 int ustack_join_holds(struct ustack_join *join, int cpu,
 		      unsigned long long offset)
 {
 	struct cpu_open *c;
-	struct pending *p;
 	struct held *h;
 	int i;
 
@@ -1280,10 +1360,9 @@ int ustack_join_holds(struct ustack_join *join, int cpu,
 		if (c->ev[i]->offset == offset)
 			return c->ev[i]->has_k ? USTACK_HELD_KERNEL :
 				USTACK_HELD_OPEN;
-	for (p = join->pnew; p; p = p->prev)
-		for (h = p->head; h; h = h->next)
-			if (h->offset == offset && h->cpu == cpu)
-				return USTACK_HELD_PENDING;
+	for (h = *off_slot(join, cpu, offset); h; h = h->onext)
+		if (h->offset == offset && h->cpu == cpu)
+			return USTACK_HELD_PENDING;
 	return 0;
 }
 
@@ -1339,6 +1418,7 @@ void ustack_join_free(struct ustack_join *join)
 		task_remove(join, join->told);
 	free(join->ptab);
 	free(join->ttab);
+	free(join->otab);
 	free(join->instance);
 	free(join);
 }

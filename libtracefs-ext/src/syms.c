@@ -46,6 +46,8 @@ struct elf_file {
 	char			*name;		/* as named in the maps */
 	char			*build_id;	/* as recorded, or NULL */
 	bool			mismatch;	/* found, but not that build */
+	bool			misplaced;	/* found, but its segments do not
+						 * fit the recorded mappings */
 	char			*path;		/* where it was read */
 	Dwfl			*dwfl;
 	Dwfl_Module		*mod;
@@ -61,13 +63,20 @@ struct elf_file {
  */
 #define CACHE_SLOTS	4096
 
+/* Why a file found under a mapping's name does not name its frames */
+enum {
+	MISMATCH_NONE,
+	MISMATCH_BUILD,		/* another build than the one recorded */
+	MISMATCH_LAYOUT,	/* its segments do not fit the mappings */
+};
+
 struct cached {
 	bool			valid;
 	int			pid;
 	unsigned long long	addr;
 	struct ustack_sym	sym;
 	char			*name;		/* sym.name points here */
-	bool			mismatch;
+	int			mismatch;	/* MISMATCH_* */
 	struct elf_file		*file;		/* where it was found */
 	bool			src_done;	/* inl and line looked up */
 	char			*inl;		/* inlined frames, lines */
@@ -83,6 +92,8 @@ struct ustack_syms {
 	int			nr_pids;
 	char			**dirs;
 	int			nr_dirs;
+	char			**tdirs;	/* after the recorded path */
+	int			nr_tdirs;
 	struct elf_file		*files;
 	struct cached		*cache;
 	int			errors;
@@ -133,6 +144,9 @@ void ustack_syms_free(struct ustack_syms *syms)
 	for (i = 0; i < syms->nr_dirs; i++)
 		free(syms->dirs[i]);
 	free(syms->dirs);
+	for (i = 0; i < syms->nr_tdirs; i++)
+		free(syms->tdirs[i]);
+	free(syms->tdirs);
 	for (f = syms->files; f; f = n) {
 		n = f->next;
 		if (f->dwfl)
@@ -237,7 +251,8 @@ int ustack_syms_load_pid(struct ustack_syms *syms, int pid)
 	return n;
 }
 
-int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
+static int add_dir(struct ustack_syms *syms, char ***dirs, int *nr,
+		   const char *dir)
 {
 	char **d;
 
@@ -246,15 +261,27 @@ int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
 		return -1;
 	}
 	cache_clear(syms);
-	d = realloc(syms->dirs, (syms->nr_dirs + 1) * sizeof(*d));
+	d = realloc(*dirs, (*nr + 1) * sizeof(*d));
 	if (!d)
 		return -1;
-	syms->dirs = d;
-	d[syms->nr_dirs] = strdup(dir);
-	if (!d[syms->nr_dirs])
+	*dirs = d;
+	d[*nr] = strdup(dir);
+	if (!d[*nr])
 		return -1;
-	syms->nr_dirs++;
+	(*nr)++;
 	return 0;
+}
+
+int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
+{
+	return add_dir(syms, syms ? &syms->dirs : NULL,
+		       syms ? &syms->nr_dirs : NULL, dir);
+}
+
+int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir)
+{
+	return add_dir(syms, syms ? &syms->tdirs : NULL,
+		       syms ? &syms->nr_tdirs : NULL, dir);
 }
 
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
@@ -342,19 +369,30 @@ int ustack_syms_errors(struct ustack_syms *syms)
 
 /* ---- maps ---- */
 
+/* A mapping as the maps describe it; start and end 0 when not known */
+struct map_at {
+	const char		*file;
+	unsigned long long	lowest;		/* of the file in the process */
+	const char		*build_id;
+	unsigned long long	start;
+	unsigned long long	end;
+	unsigned long long	pgoff;
+	bool			has_pgoff;
+};
+
 /*
  * The mapping holding addr, the start of the file's lowest mapping and
- * the file's build ID if the maps have it.
+ * the file's build ID if the maps have it.  False when no file is mapped
+ * there.
  */
-static const char *find_map(struct ustack_syms *syms, int pid,
-			    unsigned long long addr,
-			    unsigned long long *lowest, const char **build_id)
+static bool find_map(struct ustack_syms *syms, int pid,
+		     unsigned long long addr, struct map_at *out)
 {
 	struct pid_maps *p = pid_maps_get(syms, pid, false);
 	struct ustack_map um;
 	int i;
 
-	*build_id = NULL;
+	memset(out, 0, sizeof(*out));
 	if (p) {
 		for (i = 0; i < p->nr; i++) {
 			struct map *m = &p->maps[i];
@@ -362,24 +400,34 @@ static const char *find_map(struct ustack_syms *syms, int pid,
 
 			if (addr < m->start || addr >= m->end)
 				continue;
-			*lowest = m->start;
+			out->file = m->name;
+			out->lowest = m->start;
+			out->start = m->start;
+			out->end = m->end;
+			out->pgoff = m->pgoff;
+			out->has_pgoff = true;
 			for (j = 0; j < i; j++) {
 				if (!strcmp(p->maps[j].name, m->name)) {
-					*lowest = p->maps[j].start;
+					out->lowest = p->maps[j].start;
 					break;
 				}
 			}
-			return m->name;
+			return true;
 		}
 	}
 	if (!syms->map_func)
-		return NULL;
+		return false;
 	memset(&um, 0, sizeof(um));
 	if (syms->map_func(syms->map_data, pid, addr, &um) <= 0 || !um.file)
-		return NULL;
-	*lowest = um.lowest;
-	*build_id = um.build_id;
-	return um.file;
+		return false;
+	out->file = um.file;
+	out->lowest = um.lowest;
+	out->build_id = um.build_id;
+	if (um.start <= addr && addr < um.end) {
+		out->start = um.start;
+		out->end = um.end;
+	}
+	return true;
 }
 
 /* ---- ELF files ---- */
@@ -445,34 +493,142 @@ static bool same_build(struct elf_file *f)
 	return true;
 }
 
-/* Open path into f if it is the right build; remember one that is not */
-static bool try_elf(struct elf_file *f, const char *path, int *err)
+#define LAYOUT_PAGE	4096ULL
+
+/* The mapping at addr is of file f, loaded at lowest */
+static bool same_mapping(const struct map_at *m, const char *name,
+			 unsigned long long lowest)
 {
-	if (!open_elf(f, path, err))
-		return false;
-	if (same_build(f))
+	return m->file && !strcmp(m->file, name) && m->lowest == lowest;
+}
+
+/*
+ * Without a build ID, what can be checked: the file opened in f was
+ * mapped where the process had the file of that name.  The loader maps
+ * each PT_LOAD segment on its own, page-aligned, relative to the first:
+ * each segment's first page must be mapped by the file, where the maps
+ * say where a mapping starts a mapping must start there (or at an
+ * earlier segment merged with it), with the page offset of the segment
+ * where the maps have offsets (/proc/PID/maps), and the page after the
+ * last segment must not be the file's.  Another library or another
+ * version under the same name fails this almost always.  Only with maps
+ * that say where mappings start and end (ustack_map.start and end, since
+ * 1.7, or maps added here): a map function of an older caller may
+ * answer for addresses near a mapping as if they were in it.
+ */
+static bool layout_fits(struct ustack_syms *syms, struct elf_file *f,
+			int pid, unsigned long long lowest)
+{
+	unsigned long long base = 0, prev_start = 0, a, top = 0;
+	struct map_at m;
+	GElf_Phdr ph;
+	GElf_Addr bias;
+	size_t i, n;
+	bool first = true;
+	Elf *elf;
+
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &n))
+		return true;	/* nothing to check against */
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first) {
+			base = ph.p_vaddr & ~(LAYOUT_PAGE - 1);
+			first = false;
+		}
+		a = lowest + (ph.p_vaddr & ~(LAYOUT_PAGE - 1)) - base;
+		if (!find_map(syms, pid, a, &m) || !same_mapping(&m, f->name, lowest))
+			return false;
+		if (!m.end)
+			return true;	/* nothing to check against */
+		if (m.end && m.start != a && m.start != prev_start)
+			return false;
+		if (m.has_pgoff && m.start == a &&
+		    m.pgoff != (ph.p_offset & ~(LAYOUT_PAGE - 1)))
+			return false;
+		prev_start = m.end ? m.start : a;
+		if (ph.p_vaddr + ph.p_memsz > top)
+			top = ph.p_vaddr + ph.p_memsz;
+	}
+	if (first)
 		return true;
-	f->mismatch = true;
+	a = lowest + ((top + LAYOUT_PAGE - 1) & ~(LAYOUT_PAGE - 1)) - base;
+	return !find_map(syms, pid, a, &m) || !same_mapping(&m, f->name, lowest);
+}
+
+static void elf_close(struct elf_file *f)
+{
 	dwfl_end(f->dwfl);
 	f->dwfl = NULL;
 	f->mod = NULL;
 	free(f->path);
 	f->path = NULL;
+}
+
+/*
+ * Open path into f if it is the right build (with a build ID), or if it
+ * fits the mappings (without); remember one that does not.
+ */
+static bool try_elf(struct ustack_syms *syms, struct elf_file *f,
+		    const char *path, int pid, unsigned long long lowest,
+		    int *err)
+{
+	if (!open_elf(f, path, err))
+		return false;
+	if (f->build_id) {
+		if (same_build(f))
+			return true;
+		f->mismatch = true;
+	} else {
+		if (layout_fits(syms, f, pid, lowest))
+			return true;
+		if (!f->misplaced)
+			ustack_warn("%s: %s is not the file that was mapped (its segments do not fit the recorded mappings)",
+				    f->name, path);
+		f->misplaced = true;
+	}
+	elf_close(f);
+	return false;
+}
+
+/* Look for f as dir/basename and dir/path in each of dirs */
+static bool try_dirs(struct ustack_syms *syms, struct elf_file *f,
+		     char **dirs, int nr, int pid, unsigned long long lowest,
+		     int *err)
+{
+	const char *base = strrchr(f->name, '/');
+	char path[8192];
+	int i;
+
+	base = base ? base + 1 : f->name;
+	for (i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], base);
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+		snprintf(path, sizeof(path), "%s%s%s", dirs[i],
+			 f->name[0] == '/' ? "" : "/", f->name);
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+	}
 	return false;
 }
 
 /*
  * The ELF file of a mapping: looked for in the search directories, then
- * at its own path; with a build ID from the maps, only that build is
- * taken (f->mismatch says one was found under the name, but another).
+ * at its own path, then in the trace file's directory (a copy next to
+ * the trace is taken over a recorded path that exists only when that
+ * one is not the file that was mapped); with a build ID from the maps,
+ * only that build is taken (f->mismatch says one was found under the
+ * name, but another), without one only a file whose segments fit the
+ * recorded mappings (f->misplaced says one did not).
  */
 static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
-				const char *build_id)
+				const char *build_id, int pid,
+				unsigned long long lowest)
 {
-	const char *base = strrchr(name, '/');
 	struct elf_file *f;
-	char path[8192];
-	int i, err = 0;
+	int err = 0;
 
 	for (f = syms->files; f; f = f->next)
 		if (!strcmp(f->name, name) &&
@@ -493,21 +649,16 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
 	f->next = syms->files;
 	syms->files = f;
 
-	base = base ? base + 1 : name;
-	for (i = 0; i < syms->nr_dirs; i++) {
-		snprintf(path, sizeof(path), "%s/%s", syms->dirs[i], base);
-		if (try_elf(f, path, &err))
-			return f;
-		snprintf(path, sizeof(path), "%s%s%s", syms->dirs[i],
-			 name[0] == '/' ? "" : "/", name);
-		if (try_elf(f, path, &err))
-			return f;
-	}
-	if (try_elf(f, name, &err))
+	if (try_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, &err) ||
+	    try_elf(syms, f, name, pid, lowest, &err) ||
+	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err))
 		return f;
 	if (f->mismatch)
 		ustack_warn("%s: no file of build %s found, frames in it stay unresolved",
 			    name, build_id);
+	else if (f->misplaced)
+		ustack_warn("%s: no file that fits its mappings found, frames in it stay unresolved",
+			    name);
 	else if (err)
 		syms->errors++;
 	else
@@ -542,11 +693,12 @@ static void demangle(struct elf_file *f, struct ustack_sym *sym)
 
 static int resolve(struct ustack_syms *syms, int pid,
 		   unsigned long long addr, struct ustack_sym *sym,
-		   bool *mismatch, struct elf_file **where)
+		   int *mismatch, struct elf_file **where)
 {
-	unsigned long long lowest = 0, faddr;
-	const char *file, *name, *build_id;
+	unsigned long long lowest, faddr;
+	const char *file, *name;
 	struct elf_file *f;
+	struct map_at m;
 	GElf_Off off;
 	GElf_Sym es;
 	int type;
@@ -556,21 +708,24 @@ static int resolve(struct ustack_syms *syms, int pid,
 		return -1;
 	}
 	memset(sym, 0, sizeof(*sym));
-	*mismatch = false;
+	*mismatch = MISMATCH_NONE;
 	*where = NULL;
-	file = find_map(syms, pid, addr, &lowest, &build_id);
-	if (!file) {
+	if (!find_map(syms, pid, addr, &m)) {
 		sym->offset = addr;
 		return 0;
 	}
+	file = m.file;
+	lowest = m.lowest;
 	sym->file = file;
 	sym->file_addr = addr - lowest;
 	sym->offset = sym->file_addr;
-	f = elf_get(syms, file, build_id);
+	f = elf_get(syms, file, m.build_id, pid, lowest);
 	if (!f)
 		return -1;
 	sym->file = f->name;
-	*mismatch = f->mismatch && !f->mod;
+	if (!f->mod)
+		*mismatch = f->mismatch ? MISMATCH_BUILD :
+			f->misplaced ? MISMATCH_LAYOUT : MISMATCH_NONE;
 	if (!f->mod)
 		return 0;
 	faddr = addr - lowest + f->low;
@@ -625,7 +780,7 @@ static struct cached *cache_slot(struct ustack_syms *syms, int pid,
  */
 static int resolve_cached(struct ustack_syms *syms, int pid,
 			  unsigned long long addr, struct ustack_sym *sym,
-			  bool *mismatch, struct elf_file **where,
+			  int *mismatch, struct elf_file **where,
 			  struct cached **slot)
 {
 	struct cached *c;
@@ -669,7 +824,7 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 {
 	struct elf_file *f;
 	struct cached *c;
-	bool mismatch;
+	int mismatch;
 
 	return resolve_cached(syms, pid, addr, sym, &mismatch, &f, &c);
 }
@@ -701,10 +856,13 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 
 /* What ustack_syms_format() writes for a resolved address */
 static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
-		      bool mismatch, unsigned long long addr)
+		      int mismatch, unsigned long long addr)
 {
-	if (mismatch)
+	if (mismatch == MISMATCH_BUILD)
 		return snprintf(buf, size, "%s+0x%llx [build-id mismatch]",
+				s->file, s->offset);
+	if (mismatch == MISMATCH_LAYOUT)
+		return snprintf(buf, size, "%s+0x%llx [not the file mapped]",
 				s->file, s->offset);
 	if (s->name)
 		return snprintf(buf, size, "%s+0x%llx (%s)", s->name,
@@ -720,7 +878,7 @@ int ustack_syms_format(struct ustack_syms *syms, int pid,
 	struct ustack_sym s;
 	struct elf_file *f;
 	struct cached *c;
-	bool mismatch;
+	int mismatch;
 
 	if (!buf || !size ||
 	    resolve_cached(syms, pid, addr, &s, &mismatch, &f, &c) < 0) {
@@ -840,7 +998,7 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 	struct ustack_sym s;
 	struct elf_file *f;
 	struct cached *c;
-	bool mismatch;
+	int mismatch;
 	int ret;
 
 	if (!buf || !size ||

@@ -33,6 +33,12 @@ tracecmd_proc_addr_map_start(struct tracecmd_proc_addr_map *map)
 	return map ? map->start : 0;
 }
 
+static inline unsigned long long
+tracecmd_proc_addr_map_end(struct tracecmd_proc_addr_map *map)
+{
+	return map ? map->end : 0;
+}
+
 static inline const char *
 tracecmd_proc_addr_map_name(struct tracecmd_proc_addr_map *map)
 {

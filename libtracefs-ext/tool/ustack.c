@@ -679,7 +679,6 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 {
 	struct ustack_join_stats st;
 	struct ustack_file *file;
-	char *dup, *dir;
 	int index = -1, i, n, ret, lib;
 
 	lib = lib_errors;
@@ -715,12 +714,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 						 "user_stack_deferred"))
 		fprintf(stderr, "ustack: warning: %s has no ftrace:user_stack_deferred format: recorded on a kernel without deferred user stacks, no user stacks\n",
 			path);
-	dup = strdup(path);
-	if (dup) {
-		dir = dirname(dup);
-		ustack_syms_add_search_dir(c->syms, dir);
-		free(dup);
-	}
+	/* with the maps, the trace file's directory, after the recorded
+	 * paths */
 	ustack_syms_set_file(c->syms, file);
 	lib = lib_errors;
 	ret = ustack_file_iterate(file, index, event_cb, c, &st);

@@ -65,6 +65,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -220,6 +221,10 @@ struct ud_state {
 	int			syms_tried;
 	struct ustack_file	*file;
 	struct ustack_syms	*syms;
+	/* the trace file opened last when this handle was made */
+	char			*own_file;
+	/* the report option that hides records (--cpu, -F, -I, -S) */
+	const char		*hiding;
 };
 
 static struct ud_state *states;
@@ -638,6 +643,113 @@ static char *find_trace_file(void)
 }
 
 /*
+ * The trace file with the highest descriptor: when libtracecmd loads the
+ * plugins for a handle, the file it has just opened (report -i A -i B
+ * opens A, loads the plugins for it, then B).
+ */
+static char *newest_trace_file(void)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
+				      'i', 'n', 'g' };
+	char link[64], path[PATH_MAX], head[sizeof(magic)];
+	char *found = NULL;
+	struct dirent *de;
+	struct stat st;
+	int best = -1;
+	ssize_t n;
+	DIR *dir;
+	int fd;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return NULL;
+	while ((de = readdir(dir))) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] == '.' || fd == dirfd(dir) || fd <= best)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    pread(fd, head, sizeof(head), 0) != sizeof(head) ||
+		    memcmp(head, magic, sizeof(magic)))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		free(found);
+		found = strdup(path);
+		best = fd;
+	}
+	closedir(dir);
+	return found;
+}
+
+/*
+ * trace-cmd report --cpu, -F, -I and -S show only some records, and a
+ * plugin is called only for the records shown: the ones that complete a
+ * stack (its cookie record, the user stack on another CPU) may not be.
+ * The option, when this process is such a report; NULL otherwise.
+ */
+static const char *report_hiding_option(void)
+{
+	static const char *const opts[] = { "--cpu", "-F", "-I", "-S" };
+	char buf[8192];
+	const char *arg, *found = NULL;
+	ssize_t n;
+	int fd, i, report = 0;
+
+	fd = open("/proc/self/cmdline", O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	for (arg = buf; arg < buf + n; arg += strlen(arg) + 1) {
+		if (!strcmp(arg, "report"))
+			report = 1;
+		for (i = 0; report && !found && i < 4; i++) {
+			size_t len = strlen(opts[i]);
+
+			/* --cpu 0, --cpu=0, -F filter, -Ffilter */
+			if (!strncmp(arg, opts[i], len) &&
+			    (!arg[len] || arg[len] == '=' || i == 1))
+				found = opts[i];
+		}
+	}
+	return found;
+}
+
+/*
+ * Once, on stderr, when a report option hides records of a trace with
+ * deferred user stacks: what the plugin can then print, and where to
+ * see the rest.  At the first record the plugin sees, else when the
+ * handle goes (report -F shows no stack record at all).
+ */
+static void say_hiding(struct ud_state *st)
+{
+	static int said;
+
+	if (!st->hiding || said ||
+	    !tep_find_event_by_name(st->tep, "ftrace", "user_stack_cookie"))
+		return;
+	said = 1;
+	fprintf(stderr,
+		"unwind_deferred: report %s shows only some records, and the plugin sees only those: a stack is printed at its user stack record when that is shown, with the events whose cookie records were shown; for the stacks of every event shown, use trace-cmd report with the deferred user stack series, or ustack\n",
+		st->hiding);
+}
+
+/* report -F may show no stack record, and exit without unloading */
+static void say_hiding_at_exit(void)
+{
+	struct ud_state *st;
+
+	for (st = states; st; st = st->next)
+		say_hiding(st);
+}
+
+/*
  * The symbols of the user frames: libtracefs-ext's, from the maps saved
  * in the trace file and the binaries next to it (or under symdir), the
  * same lookup as the ustack tool and the series' trace-cmd report.  When
@@ -653,6 +765,8 @@ static struct ustack_syms *get_syms(struct ud_state *st)
 	st->syms_tried = 1;
 	if (opt_file->value && *opt_file->value)
 		path = strdup(opt_file->value);
+	else if (st->own_file)
+		path = strdup(st->own_file);
 	else
 		path = find_trace_file();
 	if (!path) {
@@ -919,13 +1033,18 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		print_dels(st, s);
 	} else {
 		trace_seq_putc(s, '\n');
-		if (opt_merge->set && c && !st->join_failed)
+		if (opt_merge->set && c && !st->join_failed && st->hiding)
+			trace_seq_printf(s,
+				" (no event shown for this cookie: report %s may hide its cookie record)\n",
+				st->hiding);
+		else if (opt_merge->set && c && !st->join_failed)
 			trace_seq_printf(s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
+		/* named as in the merged stacks (plugin.md), merge=0 too */
 		if (nr)
-			syms = opt_merge->set ? get_syms(st) : NULL;
+			syms = get_syms(st);
 		for (i = 0; i < nr; i++)
 			print_uaddr(s, syms, (int)tgid, ufr[i]);
 	}
@@ -953,6 +1072,8 @@ static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 	struct ud_wrap *w = context;
 	struct ud_state *st = w->st;
 	struct ud_cpu *c = track(st, record);
+
+	say_hiding(st);
 
 	switch (w->role) {
 	case UD_OTHER:
@@ -1063,6 +1184,14 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	st = find_state(tep);
 	if (!st)
 		return -1;
+	st->own_file = newest_trace_file();
+	st->hiding = report_hiding_option();
+	if (st->hiding) {
+		static int registered;
+
+		if (!registered++)
+			atexit(say_hiding_at_exit);
+	}
 
 	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
 		tep_register_event_handler(tep, -1, ud_events[i][0],
@@ -1094,6 +1223,7 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 		return;
 	*p = st->next;
 
+	say_hiding(st);
 	unwrap_all(st);
 	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
 		tep_unregister_event_handler(tep, -1, ud_events[i][0],
@@ -1103,6 +1233,7 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	ustack_join_free(st->join);
 	ustack_syms_free(st->syms);
 	ustack_file_close(st->file);
+	free(st->own_file);
 	dels_clear(st);
 	free(st->dels);
 	for (c = 0; c < st->nr_cpus; c++)

@@ -22,6 +22,14 @@ no other format of the set has.
 usage: mktrace.py SCENARIO OUT.dat --formats DIR [--binary PATH]
                   [--libc PATH] [--count N] [--instances]
 SCENARIO: trigger | option | large | instances | never | flags | unwinder
+          | stuck | kstack
+  kstack: as trigger, but each event followed by a plain
+  ftrace:kernel_stack, as -T records on a kernel without deferred user
+  stacks (no cookie, no user stack)
+  stuck: as trigger, after --stuck threads of the process (default 1)
+  that each enter getppid first and never come back to user space (a
+  thread parked in futex or epoll): their requests wait to the end;
+  with --back they come back last (user stacks at the end)
   flags: one kernel entry each of: complete, truncated (depth 300), late
   (the kernel's LATE flag), lost (NO_USER_STACK cookies, no user stack),
   empty (no user frames), and no kernel frames (option, no stacktrace)
@@ -412,6 +420,11 @@ def main():
     ap.add_argument("--libc")
     ap.add_argument("--count", type=int, default=4)
     ap.add_argument("--pid", type=int, default=1234)
+    ap.add_argument("--stuck", type=int, default=1,
+                    help="stuck: how many threads never come back")
+    ap.add_argument("--back", action="store_true",
+                    help="stuck: the threads come back at the end (their "
+                    "user stacks are the last records)")
     ap.add_argument("--build-id", help="hex build ID saved after the binary's "
                     "map lines, as trace-cmd record with our series saves it")
     a = ap.parse_args()
@@ -423,9 +436,18 @@ def main():
     w = Writer(ncpu)
     buffers = [("", w)]
     ts = 1000000000
-    if a.scenario in ("trigger", "option", "never", "large"):
+    if a.scenario in ("trigger", "option", "never", "large", "stuck"):
         trig = a.scenario != "option"
         n = a.count
+        if a.scenario == "stuck":
+            # each stuck thread asks once, on entry, and stays in the kernel
+            for k in range(a.stuck):
+                tid = pid + 1 + k
+                cpu = k % 2
+                w.add(cpu, ts, sc.ev_enter(tid))
+                w.add(cpu, ts + 100, sc.cookie(tid, 1 << 40 | (k + 1) << 16,
+                                               sc.kstack(True)))
+                ts += 1000
         for i in range(n):
             cpu = i % 2
             # the user stack lands on the other CPU, a bit later
@@ -435,8 +457,23 @@ def main():
             if a.scenario == "large" and i % 50 == 0:
                 sc.kthread(w, ts + 3000, cpu)
             ts += 10000
+        if a.scenario == "stuck" and a.back:
+            for k in range(a.stuck):
+                w.add(k % 2, ts, sc.ustack(pid + 1 + k, pid,
+                                           1 << 40 | (k + 1) << 16,
+                                           sc.user_frames()))
+                ts += 1000
         if a.scenario != "large":
             sc.kthread(w, ts, 0)
+    elif a.scenario == "kstack":
+        for i in range(a.count):
+            cpu = i % 2
+            for j, enter in enumerate((True, False)):
+                ev = sc.ev_enter(pid) if enter else sc.ev_exit(pid)
+                w.add(cpu, ts + 1000 * j, ev)
+                w.add(cpu, ts + 1000 * j + 100,
+                      sc.kernel_stack(pid, sc.kstack(enter)))
+            ts += 10000
     elif a.scenario == "instances":
         w2 = Writer(ncpu)
         buffers.append(("second", w2))

@@ -64,6 +64,9 @@ static int load(void *h, struct fns *f)
 	CHECK(dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.6") &&
 	      !dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.0"),
 	      "ustack_unwinder_name@1.6 only");
+	CHECK(dlvsym(h, "ustack_syms_add_trace_dir", "LIBTRACEFS_EXT_1.7") &&
+	      !dlvsym(h, "ustack_syms_add_trace_dir", "LIBTRACEFS_EXT_1.6"),
+	      "ustack_syms_add_trace_dir@1.7 only");
 	return f->open && f->close && f->it10 && f->it11 && f->it12 ? 0 : -1;
 }
 

@@ -337,6 +337,87 @@ static void test_build_id(const char *dir, unsigned long long vaddr)
 	rmdir(tmp);
 }
 
+/*
+ * Without a build ID (issue 20 item 7): a file of the mapped name next to
+ * the trace (ustack_syms_add_trace_dir) that is another program does not
+ * hide the recorded path, and when the recorded path is gone it is not
+ * taken: no name, a mark.  The right file there is taken.  The other
+ * program is libm: symtest-nopie, the same source, has the same segment
+ * layout as symtest-pie, which is all that can be checked without a build
+ * ID.
+ */
+static void add_maps_as(struct ustack_syms *syms, int pid, const char *name)
+{
+	char path[64], line[4096], file[4096];
+	unsigned long long start, end, off;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*d %4095s", &start,
+			   &end, &off, file) == 4 && strstr(file, "symtest-pie"))
+			ustack_syms_add_map(syms, 1, start, end, off,
+					    name ? name : file);
+	}
+	if (fp)
+		fclose(fp);
+}
+
+static void test_layout(const char *dir)
+{
+	char tmp[] = "/tmp/symtest-lay.XXXXXX", link[4200], pie[4200];
+	char other[4200], buf[8192];
+	struct ustack_syms *syms;
+	struct child c;
+
+	snprintf(pie, sizeof(pie), "%s/symtest-pie", dir);
+	snprintf(other, sizeof(other), "%s",
+		 access("/usr/lib/x86_64-linux-gnu/libm.so.6", R_OK) ?
+		 "/lib/x86_64-linux-gnu/libm.so.6" :
+		 "/usr/lib/x86_64-linux-gnu/libm.so.6");
+	if (spawn(pie, dir, &c)) {
+		CHECK(0, "cannot run %s", pie);
+		return;
+	}
+	CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
+	snprintf(link, sizeof(link), "%s/symtest-pie", tmp);
+	CHECK(symlink(other, link) == 0, "symlink");
+
+	syms = ustack_syms_alloc();
+	add_maps_as(syms, c.pid, NULL);		/* the recorded path exists */
+	ustack_syms_add_trace_dir(syms, tmp);
+	ustack_syms_format(syms, 1, c.prog + 2, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "prog_func+0x2 (", 15),
+	      "recorded path before another program next to the trace: %s",
+	      buf);
+	ustack_syms_free(syms);
+
+	ustack_set_loglevel(TEP_LOG_NONE);
+	syms = ustack_syms_alloc();
+	add_maps_as(syms, c.pid, "/guest/bin/symtest-pie");	/* gone */
+	ustack_syms_add_trace_dir(syms, tmp);
+	ustack_syms_format(syms, 1, c.prog + 2, buf, sizeof(buf));
+	CHECK(strstr(buf, "/guest/bin/symtest-pie+0x") &&
+	      strstr(buf, " [not the file mapped]") && !strstr(buf, "prog_func"),
+	      "another program next to the trace, none at the path: %s", buf);
+	ustack_syms_free(syms);
+	ustack_set_loglevel(TEP_LOG_WARNING);
+
+	unlink(link);
+	CHECK(symlink(pie, link) == 0, "symlink");
+	syms = ustack_syms_alloc();
+	add_maps_as(syms, c.pid, "/guest/bin/symtest-pie");
+	ustack_syms_add_trace_dir(syms, tmp);
+	ustack_syms_format(syms, 1, c.prog + 2, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "prog_func+0x2 (/guest/bin/symtest-pie)", 38),
+	      "the right program next to the trace: %s", buf);
+	ustack_syms_free(syms);
+	unlink(link);
+	rmdir(tmp);
+	reap(&c);
+}
+
 /* A C++ frame is named as its source spells it */
 static void test_demangle(const char *dir, unsigned long long vaddr)
 {
@@ -453,6 +534,9 @@ int main(int argc, char **argv)
 	end();
 	begin("binaries found through a search directory");
 	test_search_dir(argv[1]);
+	end();
+	begin("without build IDs: the segments must fit the mappings");
+	test_layout(argv[1]);
 	end();
 	begin("build IDs: the right build only, a mark for another");
 	test_build_id(argv[1], nopie);

@@ -125,4 +125,53 @@ export -f fixture_sframe
 [ -f "$FIXTURES/option-T.dat" ] &&
 	check "fixture option-T.dat: events merged with their kernel stacks" \
 		fixture_option_T
+
+# merge=0 prints each user stack alone, named as in the merged blocks
+# (plugin.md); it printed the addresses (issue 20 item 5)
+fixture_merge0() {
+	report "$1" || return 1
+	awk '/ <user stack>/ { u = 1; next } /^ => / && u { print; next } { u = 0 }' \
+		"$WORK/r.out" | sort -u > "$WORK/merged.frames"
+	report "$1" -O unwind_deferred:merge=0 || return 1
+	awk '/: user_stack_deferred: / { u = 1; next } /^ => / && u { print; next } { u = 0 }' \
+		"$WORK/r.out" | sort -u > "$WORK/alone.frames"
+	echo "merged: $(wc -l < "$WORK/merged.frames") frame lines, merge=0: $(wc -l < "$WORK/alone.frames")"
+	grep -q '^ => work_inner+0x[0-9a-f]* (.*callchain) callchain.c:' "$WORK/alone.frames" &&
+		! grep -q '^ => 0x' "$WORK/alone.frames" &&
+		cmp "$WORK/merged.frames" "$WORK/alone.frames"
+}
+export -f fixture_merge0
+# report -i A -i B: each file's frames named from its own maps (the plugin
+# took neither file: two trace files open); issue 20 item 6
+fixture_two_inputs() {
+	$TC report -i "$1" -i "$2" > "$WORK/r.out" 2>"$WORK/r.err" || return 1
+	local a b
+	a=$(grep -c '^ => work_inner+0x[0-9a-f]* (.*callchain) callchain.c:' "$WORK/r.out")
+	b=$(grep -c '^ => sf_lib_leaf+0x[0-9a-f]* (.*libsfwork.so)' "$WORK/r.out")
+	echo "named work_inner $a, sf_lib_leaf $b; $(head -1 "$WORK/r.err")"
+	[ "$a" -ge 5 ] && [ "$b" = 3 ] && ! grep -q 'which trace file' "$WORK/r.err"
+}
+export -f fixture_two_inputs
+# Another library named libc.so.6 next to the trace (no build IDs in the
+# maps): the recorded path, which exists, names the frames (issue 20
+# item 7: it printed __ieee754_atan2_sse2+0xa9a)
+fixture_stray_lib() {
+	mkdir -p "$WORK/stray"
+	cp "$1" "$FIXTURES/callchain" "$WORK/stray/"
+	cp /usr/lib/x86_64-linux-gnu/libm.so.6 "$WORK/stray/libc.so.6"
+	report "$WORK/stray/$(basename "$1")" || return 1
+	grep -m1 'libc.so.6' "$WORK/r.out"
+	grep -q '__libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)' "$WORK/r.out" &&
+		! grep -q atan2 "$WORK/r.out"
+}
+export -f fixture_stray_lib
+[ -f "$FIXTURES/trigger-getppid.dat" ] && [ -f /usr/lib/x86_64-linux-gnu/libm.so.6 ] &&
+	check "fixture trigger-getppid.dat with another libc.so.6 beside it: the recorded libc names the frames" \
+		fixture_stray_lib "$FIXTURES/trigger-getppid.dat"
+[ -f "$FIXTURES/trigger-getppid.dat" ] && [ -f "$FIXTURES/sframe.dat" ] &&
+	check "fixtures trigger-getppid.dat and sframe.dat in one report (-i A -i B): both named" \
+		fixture_two_inputs "$FIXTURES/trigger-getppid.dat" "$FIXTURES/sframe.dat"
+[ -f "$FIXTURES/trigger-getppid.dat" ] &&
+	check "fixture trigger-getppid.dat: merge=0 names the user frames as the merged blocks do" \
+		fixture_merge0 "$FIXTURES/trigger-getppid.dat"
 true

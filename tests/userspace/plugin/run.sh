@@ -180,6 +180,17 @@ check "merge=0: no merged blocks, frames one per line, output differs" \
 	       ! cmp -s '$WORK/merge1.out' '$WORK/r.out' &&
 	       ! grep -q '^ <user stack>' '$WORK/r.out' &&
 	       grep -A5 'cookie=0x100001 tgid=1234 nr=5\$' '$WORK/r.out' | grep -c '^ => 0x' | grep -qx 5"
+# report --cpu and -F hide records the plugin would need (issue 20 item 6):
+# it says so once on stderr, and its note no longer blames an overwrite
+check "--cpu 0 (user stack on CPU 1): one line on stderr names --cpu, no 'overwritten' note" \
+	bash -c "report '$WORK/crosscpu.dat' --cpu 0 &&
+	       test \$(grep -c '^unwind_deferred: report --cpu shows only some records' '$WORK/r.err') = 1 &&
+	       ! grep -q 'overwritten' '$WORK/r.out' &&
+	       grep -q 'no event shown for this cookie: report --cpu may hide its cookie record' '$WORK/r.out'"
+check "-F (no stack record shown): one line on stderr names -F" \
+	bash -c "report '$WORK/basic.dat' -F sys_enter_getppid &&
+	       test \$(grep -c '^unwind_deferred: report -F shows only some records' '$WORK/r.err') = 1 &&
+	       report '$WORK/basic.dat' && ! grep -q 'shows only some records' '$WORK/r.err'"
 check "corrupt records: error markers, no crash" \
 	bash -c "report '$WORK/corrupt.dat' &&
 	       test \$(grep -c 'unwind_deferred: bad or missing frames array' '$WORK/r.out') = 3 &&
