@@ -152,8 +152,9 @@ int sfgen_relocate(void *sec, size_t len, int64_t delta);
  * its FREs starting inside the FRE sub-section) and what the kernel checks
  * on each FRE it reads during an unwind (inside the FRE sub-section,
  * starts ascending and inside the function, at most 2 offsets, no
- * mangled-RA bit, valid sizes), for every FRE.  One more check bounds its
- * work: all FDEs together may not list more FREs than the header says.
+ * mangled-RA bit, valid sizes), for every FRE.  Two more checks bound its
+ * work by the section's size: all FDEs together may not list more FREs
+ * than the header says, nor the header more than fit (2 bytes each).
  *
  * Return: 0 when the kernel would take and use the section; -1 with errno
  * EINVAL (a check failed), EOPNOTSUPP (an SFrame version or ABI the kernel

@@ -227,6 +227,9 @@ int sfgen_check(const void *sec, size_t len, uint64_t sec_addr,
 		return sf_fail(why, "empty text range", EINVAL);
 	if (sf_header(&v, sec, len, sec_addr, why))
 		return -1;
+	/* an FRE takes 2 bytes at least: this bounds the work by @len */
+	if ((uint64_t)v.num_fres * 2 > v.fres_end - v.fres)
+		return sf_fail(why, "more FREs in the header than fit", EINVAL);
 	for (i = 0; i < v.num_fdes; i++) {
 		if (sf_fde(&v, i, &f, true, text_start, text_end, why))
 			return -1;
@@ -311,7 +314,8 @@ long sfgen_dump(FILE *out, const void *sec, size_t len, uint64_t sec_addr)
 	long lines = 0;
 	uint32_t i, k;
 
-	if (sf_header(&v, sec, len, sec_addr, NULL))
+	if (sf_header(&v, sec, len, sec_addr, NULL) ||
+	    (uint64_t)v.num_fres * 2 > v.fres_end - v.fres)
 		return sf_fail(NULL, NULL, EINVAL);
 	for (i = 0; i < v.num_fdes; i++) {
 		if (sf_fde(&v, i, &f, false, 0, 0, NULL))

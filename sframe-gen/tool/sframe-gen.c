@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,39 @@ static void usage(FILE *f)
 		"  --check    check the section against the kernel's rules (exit 1 if not)\n"
 		"  --dump     print one line per FRE: START END cfa=sp+16 fp=cfa-16 ra=cfa-8\n"
 		"  --norule   print the ranges left without a rule: START END norule=REASON\n"
+		"  --dump-own print the rows of FILE's own .sframe (from as --gsframe), as --dump\n"
 		"With none of these, the section goes to standard output.\n", prog);
+}
+
+/* The object's own .sframe (from as --gsframe), dumped where it lies */
+static int dump_own(Elf *elf, const char *file)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		goto bad;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			goto bad;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".sframe") || sh.sh_type == SHT_NOBITS)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || sfgen_dump(stdout, d->d_buf, d->d_size, sh.sh_addr) < 0) {
+			fprintf(stderr, "%s: %s: its .sframe cannot be read\n", prog, file);
+			return -1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "%s: %s: no .sframe section\n", prog, file);
+	return -1;
+bad:
+	fprintf(stderr, "%s: %s: section headers unreadable\n", prog, file);
+	return -1;
 }
 
 static void print_norule(uint64_t start, uint64_t end, int reason, void *ctx)
@@ -121,16 +154,17 @@ static int write_out(const char *out, const void *sec, size_t len)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_CHECK, OPT_DUMP, OPT_NORULE };
+	enum { OPT_STATS = 256, OPT_CHECK, OPT_DUMP, OPT_NORULE, OPT_DUMP_OWN };
 	static const struct option opts[] = {
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "norule", no_argument, NULL, OPT_NORULE },
+		{ "dump-own", no_argument, NULL, OPT_DUMP_OWN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int do_stats = 0, do_check = 0, do_dump = 0, do_norule = 0, c, fd, ret = 1;
+	int do_stats = 0, do_check = 0, do_dump = 0, do_norule = 0, do_own = 0, c, fd, ret = 1;
 	const char *out = NULL, *file;
 	struct sfgen_stats st;
 	void *sec = NULL;
@@ -144,6 +178,7 @@ int main(int argc, char **argv)
 		case OPT_CHECK: do_check = 1; break;
 		case OPT_DUMP: do_dump = 1; break;
 		case OPT_NORULE: do_norule = 1; break;
+		case OPT_DUMP_OWN: do_own = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -153,7 +188,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	file = argv[optind];
-	if (!out && !do_stats && !do_check && !do_dump && !do_norule && isatty(1)) {
+	if (!out && !do_stats && !do_check && !do_dump && !do_norule && !do_own && isatty(1)) {
 		fprintf(stderr, "%s: not writing a binary section to a terminal (use -o)\n", prog);
 		return 2;
 	}
@@ -169,6 +204,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: cannot read as ELF: %s\n", prog, file, elf_errmsg(-1));
 		close(fd);
 		return 1;
+	}
+	if (do_own) {
+		if (out || do_stats || do_check || do_dump || do_norule) {
+			usage(stderr);
+			ret = 2;
+		} else {
+			ret = dump_own(elf, file) ? 1 : 0;
+		}
+		goto out;
 	}
 	if (sfgen_from_elf(elf, 0, &sec, &len, &st, do_norule ? print_norule : NULL, NULL)) {
 		fprintf(stderr, "%s: %s: %s (%s)\n", prog, file,

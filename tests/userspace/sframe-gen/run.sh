@@ -5,6 +5,8 @@
 #   - oracle: each row it emits for stock Debian objects equals the row of
 #     binutils' readelf --debug-dump=frames-interp at that address, and
 #     each row it leaves out is one it names a reason for (compare.py);
+#   - binutils' own .sframe of the SFrame workloads (as --gsframe 2.44)
+#     and the generator's rows agree outside the PLTs (vs-binutils.py);
 #   - --check (the kernel's rules) passes on the same objects;
 #   - live stacks of python3.11, bash, cat and sleep blocked in a system
 #     call, walked as the kernel would with the generated sections of
@@ -90,6 +92,20 @@ for f in "${NAMED[@]}"; do
 		fail "readelf disagrees: $out"
 	fi
 done
+
+# ---- binutils' own .sframe (as --gsframe 2.44, tests/workload) ----
+WL=$REPO/tests/workload
+SFW=(libsfwork.so sfwork sfwork-static sfwork-dlopen sfwork-shallow libsframe-preload.so)
+if make -s -C "$WL" sframe >"$B/workload.log" 2>&1; then
+	python3 "$HERE/vs-binutils.py" "$TOOL" "${SFW[@]/#/$WL/}" >"$B/vs-binutils.out" 2>&1
+	rc=$?
+	cat "$B/vs-binutils.out"
+	PASS=$((PASS + $(grep -c '^PASS:' "$B/vs-binutils.out")))
+	FAIL=$((FAIL + $(grep -c '^FAIL:' "$B/vs-binutils.out")))
+	[ "$rc" != 0 ] && ! grep -q '^FAIL:' "$B/vs-binutils.out" && fail "vs-binutils.py exited $rc"
+else
+	fail "building the SFrame workloads (binutils 2.44): $(tail -3 "$B/workload.log")"
+fi
 
 # ---- --check, and the stats ----
 for f in "${NAMED[@]}"; do

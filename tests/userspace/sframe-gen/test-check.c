@@ -147,6 +147,13 @@ static void b_fre_count(uint8_t *s, size_t *l)
 	put32(s + 12, get32(s + 12) - 1);
 }
 
+/* FDEs listing FREs over and over: work beyond the section's size */
+static void b_fre_count_huge(uint8_t *s, size_t *l)
+{
+	(void)l;
+	put32(s + 12, 0xffffffff);
+}
+
 static void b_fre_type(uint8_t *s, size_t *l)
 {
 	(void)l;
@@ -257,6 +264,7 @@ int main(int argc, char **argv)
 	refused("attributes past the end", b_attr, "attributes outside", EINVAL);
 	refused("FRE past the end", b_fre_past_end, "FRE past the FRE sub-section", EINVAL);
 	refused("header FRE count short", b_fre_count, "more FREs than the header", EINVAL);
+	refused("header FRE count past what fits", b_fre_count_huge, "than fit", EINVAL);
 	refused("FRE type 3", b_fre_type, "bad FRE type", EINVAL);
 	refused("FRE starts not ascending", b_fre_order, "not ascending", EINVAL);
 	refused("FRE start past the function", b_fre_beyond, "not ascending inside", EINVAL);
