@@ -97,6 +97,19 @@ same unchanged-stderr /bin/ls /nonexistent
 same unchanged-open-files /bin/ls /proc/self/fd/
 same unchanged-python3 /usr/bin/python3 -c 'import ctypes, json; print(json.dumps([1, 2]))'
 
+# programs that use ptrace themselves: strace and gdb, the registrar in
+# their environment and their tracee's
+command -v strace > /dev/null && same unchanged-under-strace strace -f -o /dev/null /bin/echo hi ||
+	bad unchanged-under-strace "strace is not installed"
+gdbbt() { "$@" gdb -q -nx -batch -ex run -ex bt --args /usr/bin/python3 -c \
+	'import os; os.kill(os.getpid(), 11)' 2>&1 | grep -o ' in [A-Za-z_]* ' | tr -d '\n'; }
+a=$(gdbbt env) b=$(gdbbt env SFREG_CACHE_DIR="$C" LD_AUDIT="$REG")
+if [ -n "$a" ] && [ "$a" = "$b" ]; then
+	ok unchanged-gdb-backtrace
+else
+	bad unchanged-gdb-backtrace "without: '$a' with: '$b'"
+fi
+
 # 8. silent without SFREG_DEBUG, even when it cannot do anything
 mkdir -p "$W/alone" && cp "$REG" "$W/alone/"
 out=$(env SFREG_CACHE_DIR="$W/c2" LD_AUDIT="$W/alone/libsframe-register.so" /bin/true 2>&1)
