@@ -18,8 +18,7 @@
  * @broadcast: more instances asked than @asked holds, or an NMI asked while
  *	the record was being reset: the stack goes to every instance
  * @broadcast_gen: the slot generation when the callback broadcast: the
- *	instances given a slot up to then were served, except those that
- *	the broadcast could not write to, which it noted in @asked
+ *	instances given a slot up to then were served
  * @nmi: an NMI asked while the record was being reset; not cleared by
  *	the reset, so that the context that resets it sees it
  *
