@@ -13,8 +13,8 @@
 #                            the patches that create them (apply + export)
 #   rig/series.sh apply      the series as one commit per patch in a git
 #                            work tree ($CACHE/series; prints its path),
-#                            with the repo's new files in the commits that
-#                            create them.  Edit there, the kernel way
+#                            with the repo's new files in the last commits
+#                            that touch them.  Edit there, the kernel way
 #                            (commit --fixup, rebase -i --autosquash), then
 #   rig/series.sh export     write the work tree's commits back as
 #                            patches/*.patch + patches/series, and its new
@@ -66,6 +66,22 @@ check() {
 	echo "series and repo agree ($(series_patches | wc -l) patches, $(new_files | wc -l) new files)"
 }
 
+# last_touch PATCH: the new files whose last change in the series is
+# PATCH.  The repo's copy of a new file is its content after the whole
+# series, so it goes into the last patch that touches it (a file created by
+# 0007 and changed by 0011 is edited in 0011).
+last_touch() {
+	local f q last
+	while read -r f; do
+		last=
+		while read -r q; do
+			grep -q -F -x -e "diff --git a/$f b/$f" "$P/$q" && last=$q
+		done < <(series_patches)
+		[ "$last" = "$1" ] && echo "$f"
+	done < <(new_files)
+	return 0
+}
+
 apply() {
 	local p f
 	if git -C "$W" rev-parse -q --verify HEAD >/dev/null 2>&1; then
@@ -79,7 +95,7 @@ apply() {
 	gitw checkout -q -f --detach pristine
 	while read -r p; do
 		gitw am -q --keep-cr "$P/$p" || { gitw am --abort; die "git am $p failed"; }
-		mapfile -t own < <(new_files "$p")
+		mapfile -t own < <(last_touch "$p")
 		[ ${#own[@]} -gt 0 ] || continue
 		for f in "${own[@]}"; do
 			mkdir -p "$W/$(dirname "$f")"

@@ -8,7 +8,9 @@
 # probe and its fallback), guest (the kernel built and booted under QEMU,
 # tests/guest/run-all.sh inside: the tree's ftracetest and one test per
 # guarantee), guest-boot (the same kernel booted with deferred stacks asked
-# for on its command line, tests/guest/boot-params.sh), guest-vanilla (the
+# for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
+# (booted with a stacktrace:defer trigger on a syscall event,
+# tests/guest/boot-syscall-trigger.sh), guest-vanilla (the
 # pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh when
 # missing, booted with tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T
 # on a kernel without the option), sframe-gen (tests/userspace/sframe-gen/
@@ -120,6 +122,11 @@ suite guest guest_suite --timeout 2400 \
 suite guest-boot guest_suite --out-name guest-boot-run --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-params.sh"
+# A deferred stack trigger on a syscall event on the kernel command line
+# (stock 7.3 left every syscall event dead: patch 0001), a boot of its own
+suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run --timeout 600 \
+	--append "trace_event=syscalls:sys_enter_getppid trace_trigger=sys_enter_getppid.stacktrace:defer" \
+	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
 # trace-cmd's -T on a real vanilla kernel: the pristine 7.3 build (the
 # series left out), a boot of its own.  A failed build counts as a failure.
 vanilla_suite() {

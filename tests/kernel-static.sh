@@ -73,11 +73,31 @@ covered_by_tracing() {
 			grep -qx TRACING || { echo "$f is not under TRACING in MAINTAINERS"; return 1; }
 	done
 }
+# The pristine tree has no upstream history, so checkpatch warns "Unknown
+# commit id" for every Fixes: tag.  That warning is answered by
+# tests/upstream-commits.txt: each Fixes: tag must name an id listed there
+# and quote its subject exactly; any other tag fails the check.
+fixes_known() {
+	local id subj
+	while read -r id subj; do
+		grep -q -v '^#' <<< "$id" || continue
+		grep -q -x -F -e "$id $subj" <(sed -e '/^#/d' "$REPO/tests/upstream-commits.txt") ||
+			{ echo "Fixes: $id (\"$subj\") is not in tests/upstream-commits.txt"; return 1; }
+	done < <(sed -n 's/^Fixes: \([0-9a-f]\{12\}\) ("\(.*\)")$/\1 \2/p' "$1")
+	if grep '^Fixes:' "$1" | grep -v -q '^Fixes: [0-9a-f]\{12\} (".*")$'; then
+		echo "a Fixes: tag is not '<12-hex id> (\"subject\")'"
+		return 1
+	fi
+}
 for p in "${series[@]}"; do
 	out=$(cp "$REPO/patches/$p" 2>&1)
 	bad=$(grep -E '^(ERROR|WARNING):' <<< "$out" |
-		grep -v '^WARNING: added, moved or deleted file(s), does MAINTAINERS need updating?')
-	if [ -n "$bad" ]; then
+		grep -v '^WARNING: added, moved or deleted file(s), does MAINTAINERS need updating?' |
+		grep -v "^WARNING: Unknown commit id '[0-9a-f]*', maybe rebased or not pulled?")
+	if grep -q '^WARNING: Unknown commit id' <<< "$out" &&
+	   ! why=$(fixes_known "$REPO/patches/$p"); then
+		ko "checkpatch: $p" "$why"
+	elif [ -n "$bad" ]; then
 		ko "checkpatch: $p" "$(head -3 <<< "$bad" | tr '\n' ' ')"
 	elif grep -q '^WARNING: added, moved or deleted file' <<< "$out" &&
 	     ! why=$(covered_by_tracing "$REPO/patches/$p"); then

@@ -383,7 +383,8 @@ static void trace_unwind_serve(struct trace_unwind_task *rec, int i,
  * The deferred callback of this entry already ran, so no other will come
  * for a request of @slot: the entry to serve it from the unwind cache
  * (serving a served entry does nothing), TRACE_UNWIND_LATE_DONE when the
- * callback's broadcast covered the instance, or TRACE_UNWIND_LATE_NO_ROOM
+ * callback's broadcast wrote to the instance (one it could not write to
+ * is noted), or TRACE_UNWIND_LATE_NO_ROOM
  * when the instance got its slot after the broadcast and there is no room
  * to note it: no stack will come.
  */
@@ -524,6 +525,30 @@ kernel_only:
 				     regs ? 0 : skip + 1, regs);
 }
 
+/*
+ * The broadcast could not write to the instance of @slot: note it, not
+ * served, so that a later request of the instance in this entry is served
+ * from the unwind cache, as when the write to a noted instance fails.
+ * Room is a free entry or the served entry of an instance that the
+ * broadcast loop has passed: the broadcast generation covers that one
+ * from now on.  Without room the stack is lost to the instance, as any
+ * event it could not record now.
+ */
+static void trace_unwind_note_failed(struct trace_unwind_task *rec,
+				     unsigned int slot)
+{
+	unsigned int i, val;
+
+	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
+		val = READ_ONCE(rec->asked[i]);
+		if (val && (!(val & TRACE_UNWIND_SERVED) ||
+			    (val & ~TRACE_UNWIND_SERVED) > slot))
+			continue;
+		if (try_cmpxchg(&rec->asked[i], &val, slot + 1))
+			return;
+	}
+}
+
 /* Every instance that held a slot at the broadcast and is not noted */
 static void trace_unwind_broadcast(struct trace_unwind_task *rec,
 				   struct unwind_stacktrace *trace, u64 cookie,
@@ -537,9 +562,10 @@ static void trace_unwind_broadcast(struct trace_unwind_task *rec,
 		if (!tr || tr->unwind_gen > gen ||
 		    trace_unwind_find(rec, slot) >= 0)
 			continue;
-		trace_unwind_write_stack(tr, trace->entries, trace->nr,
-					 trace_unwind_type_flags(trace->types),
-					 cookie, trace_ctx);
+		if (!trace_unwind_write_stack(tr, trace->entries, trace->nr,
+					      trace_unwind_type_flags(trace->types),
+					      cookie, trace_ctx))
+			trace_unwind_note_failed(rec, slot);
 	}
 }
 

@@ -34,14 +34,19 @@
 
 /**
  * struct sframe_mm - the .sframe sections of an mm
- * @lock:	guards @sections and @nr; never held across a user access
+ * @lock:	guards @sections, @nr and @next_id; never held across a user
+ *		access
  * @sections:	list of &struct sframe_section
  * @nr:		number of sections
+ * @next_id:	the id of the next section registered
+ * @warned:	a dropped section of this mm was reported already
  */
 struct sframe_mm {
 	struct mutex		lock;	/* see above */
 	struct list_head	sections;
 	unsigned int		nr;
+	u64			next_id;
+	unsigned long		warned;
 };
 
 /**
@@ -131,6 +136,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 		list_add_tail(&copy->list, &sm->sections);
 		WRITE_ONCE(sm->nr, sm->nr + 1);
 	}
+	sm->next_id = old->next_id;
 	mutex_unlock(&old->lock);
 	return ret;
 }
@@ -175,8 +181,12 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 	kfree(sec);
 }
 
-/* Remove the section that starts at @sframe_start from @mm's list */
-static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start)
+/*
+ * Remove the section that starts at @sframe_start from @mm's list; only
+ * if it is registration @id, unless @id is 0
+ */
+static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
+			      u64 id)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe);
 	struct sframe_section *sec;
@@ -187,8 +197,10 @@ static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start)
 	mutex_lock(&sm->lock);
 	list_for_each_entry(sec, &sm->sections, list) {
 		if (sec->sframe_start == sframe_start) {
-			sframe_remove_locked(sm, sec);
-			ret = 0;
+			if (!id || sec->id == id) {
+				sframe_remove_locked(sm, sec);
+				ret = 0;
+			}
 			break;
 		}
 	}
@@ -196,13 +208,21 @@ static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start)
 	return ret;
 }
 
-/* Drop a section found inconsistent (or gone), and say so */
+/*
+ * Drop a section found inconsistent (or gone): the registration that was
+ * read, not one made at the same address since.  Any process can make its
+ * own sections inconsistent, so each mm is reported once.
+ */
 static void sframe_drop(const struct sframe_section *sec, const char *why)
 {
-	pr_warn_ratelimited("%s[%d]: dropping .sframe at 0x%lx: %s\n",
-			    current->comm, task_pid_nr(current),
-			    sec->sframe_start, why);
-	sframe_remove_from(current->mm, sec->sframe_start);
+	struct sframe_mm *sm = READ_ONCE(current->mm->sframe);
+
+	if (sframe_remove_from(current->mm, sec->sframe_start, sec->id))
+		return;
+	if (!test_and_set_bit(0, &sm->warned))
+		pr_warn_ratelimited("%s[%d]: dropping .sframe at 0x%lx: %s\n",
+				    current->comm, task_pid_nr(current),
+				    sec->sframe_start, why);
 }
 
 /* @len bytes at user address @addr, all inside [@start, @end) */
@@ -227,10 +247,16 @@ static int sframe_read_header(struct sframe_section *sec)
 		return -EINVAL;
 	if (copy_from_user(&h, (void __user *)sec->sframe_start, sizeof(h)))
 		return -EFAULT;
+	/*
+	 * amd64 keeps the saved frame pointer's offset in each FRE and has
+	 * no fixed one: a section with one is not for this ABI, and is
+	 * refused rather than half followed.
+	 */
 	if (h.preamble.magic != SFRAME_MAGIC ||
 	    h.abi_arch != SFRAME_ABI_AMD64_ENDIAN_LITTLE ||
 	    !(h.preamble.flags & SFRAME_F_FDE_SORTED) ||
-	    h.cfa_fixed_ra_offset >= 0 || !h.num_fdes)
+	    h.cfa_fixed_ra_offset >= 0 || h.cfa_fixed_fp_offset ||
+	    !h.num_fdes)
 		return -EINVAL;
 	/* The header is the same in both versions; the FDEs are not */
 	switch (h.preamble.version) {
@@ -344,6 +370,7 @@ int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 		if (sframe_start == other->sframe_start)
 			goto unlock;
 	}
+	sec->id = ++sm->next_id;
 	list_add_tail(&sec->list, &sm->sections);
 	WRITE_ONCE(sm->nr, sm->nr + 1);
 	mutex_unlock(&sm->lock);
@@ -366,7 +393,7 @@ int sframe_remove_section(unsigned long sframe_start)
 {
 	if (!current->mm)
 		return -EINVAL;
-	return sframe_remove_from(current->mm, sframe_start);
+	return sframe_remove_from(current->mm, sframe_start, 0);
 }
 
 /*
@@ -638,7 +665,7 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
  * @frame: where to put the rule that finds the caller's frame
  *
  * Reads user memory: call only where faults are allowed.  A section found
- * inconsistent or unreadable is dropped, with a rate-limited message.
+ * inconsistent or unreadable is dropped, with a message once per mm.
  *
  * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
  * the one that does has no rule for it that this unwinder follows;

@@ -113,6 +113,9 @@ struct sframe_fda_v3 {
 /**
  * struct sframe_section - an .sframe section of an address space
  * @list:		entry in &struct sframe_mm.sections
+ * @id:			which registration this is, unique in its mm: a
+ *			section registered again at the same address is
+ *			another one
  * @sframe_start:	user address of the section
  * @sframe_end:		end of the section
  * @text_start:		start of the code the section describes
@@ -132,6 +135,7 @@ struct sframe_fda_v3 {
  */
 struct sframe_section {
 	struct list_head	list;
+	u64			id;
 	unsigned long		sframe_start;
 	unsigned long		sframe_end;
 	unsigned long		text_start;

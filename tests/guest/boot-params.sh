@@ -7,9 +7,9 @@
 #   trace_trigger=signal_generate.stacktrace:defer
 # The option makes every event of the top instance ask (sys_enter_getppid);
 # the trigger makes signal_generate ask (the workload's kill() of itself).
-# Not a syscall event for the trigger: in stock 7.3 a trace_trigger= on a
-# syscall event leaves every syscall event dead, with plain stacktrace too
-# (Documentation/decisions.md).
+# A boot trigger on a syscall event has a boot of its own
+# (boot-syscall-trigger.sh, suite guest-boot-syscall): stock 7.3 left every
+# syscall event dead with one, which patch 0001 fixes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 

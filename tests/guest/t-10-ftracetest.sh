@@ -52,6 +52,29 @@ while IFS=$'\t' read -r name verdict; do
 	esac
 done < <(grep -E $'^\\[[0-9]+\\] .*\t\\[[A-Z]+\\]' "$logdir/output.txt")
 
+# Our trigger test's slot-exhaustion loop makes instances until the slots
+# run out (128 by default): each instance's buffers are sized down right
+# after mkdir, so the loop takes little memory at its peak (at the default
+# buffer size, one per CPU per instance, it took about 360 MB on these 2
+# CPUs, and gigabytes on a large machine)
+t_begin ftracetest-defer-memory
+avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
+start=$(avail) low=$(avail)
+( cd "$dir" && ./ftracetest --logdir "$logdir/mem" \
+	test.d/trigger/trigger-stacktrace-defer.tc ) > "$logdir/mem.txt" 2>&1 &
+pid=$!
+while kill -0 $pid 2>/dev/null; do
+	a=$(avail)
+	[ "$a" -lt "$low" ] && low=$a
+	sleep 0.2
+done
+wait $pid
+mrc=$?
+drop=$(( (start - low) / 1024 ))
+check "the test case passed" test $mrc = 0 &&
+check "at most 64 MB taken at its peak ($drop MB)" test $drop -le 64 &&
+t_pass
+
 t_begin ftracetest-ran
 if [ $seen -lt 10 ]; then
 	t_fail "only $seen test cases ran; see $logdir/output.txt"

@@ -53,6 +53,38 @@ check "both cookies resolve, one stack" $TC complete "$f" --comm callchain --min
 check "the stack is the caller's" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
 t_pass
 
+# The same for an instance that the callback served by broadcast: four
+# instances ask first and take every entry of the task's record, the fifth
+# one's request is served by broadcast.  Its write fails (recording off),
+# and its later request of the same entry must get the stack from the
+# unwind cache, as a noted instance does.  Tracepoint probes of one event
+# run in the order they were registered, so "fifth" is the last instance
+# whose trigger was set.  Fails without the fix: the broadcast counted the
+# failed write as served.
+t_begin late-request-after-failed-broadcast-write
+reset_tracing
+ok=1
+for i in 1 2 3 4; do
+	mkinst ask$i && trig ask$i syscalls/sys_enter_kill "stacktrace:defer $F" || ok=0
+done
+[ $ok = 1 ] &&
+mkinst fifth &&
+trig fifth syscalls/sys_enter_kill "stacktrace:defer $F" &&
+trig fifth signal/signal_generate "traceoff $F" &&
+trig fifth signal/signal_deliver "stacktrace:defer $F" &&
+trig fifth signal/signal_deliver "traceon $F" &&
+"$WL"/callchain kill &&
+for i in 1 2 3 4; do
+	check "asker $i" $TC complete "$(save ask$i bcast-fail-ask$i)" --comm callchain --min 1 || ok=0
+done &&
+[ $ok = 1 ] &&
+f=$(save fifth bcast-fail-fifth) &&
+check "recording was off while the callback ran" \
+	test "$(grep -c 'user_stack_deferred' "$f")" -le 1 &&
+check "both cookies resolve, one stack" $TC complete "$f" --comm callchain --min 1 --asked 2 &&
+check "the stack is the caller's" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
+t_pass
+
 # Timer interrupts land on the workload while it spins in user space
 t_begin irq-hardirq-context
 reset_tracing

@@ -207,6 +207,9 @@ def cmd_corrupt(a):
         struct.pack_into('<H', data, s.off, 0xbeef)
     elif k == 'bad-version':
         data[s.off + 2] = 4
+    elif k == 'fixed-fp':
+        # cfa_fixed_fp_offset: amd64 has none (0); -16 as another ABI might
+        struct.pack_into('<b', data, s.off + 5, -16)
     elif k == 'bad-offsets':
         struct.pack_into('<I', data, s.off + 24, s.size + 64)
     elif k == 'fde-past-end':

@@ -25,7 +25,10 @@
  *                   sframe-tool.py v3) for the library's code
  * With SFWORK_MAPS=FILE in the environment, /proc/self/maps is copied to
  * FILE before the chain runs (frames can be named after the process is
- * gone: tests/guest/sframecheck.py).
+ * gone: tests/guest/sframecheck.py).  With SFWORK_AGAIN=N (and -r), the
+ * sections are registered again and the chain run again, N more times;
+ * each time stderr says how many registrations were new ("again: N
+ * registered"): a section the kernel dropped in the run before.
  * Exits 3 when a registration fails with anything but EEXIST/ENOENT (after
  * running the chain all the same).
  */
@@ -190,6 +193,14 @@ int main(int argc, char **argv)
 	INSN_MARK_START(INSN_MARKER_SFRAME);
 	sf_outer(count, depth);
 	INSN_MARK_END(INSN_MARKER_SFRAME);
+	for (i = getenv("SFWORK_AGAIN") ? atoi(getenv("SFWORK_AGAIN")) : 0;
+	     reg == 1 && i > 0; i--) {
+		struct sfreg_count again = sfreg_all(1);
+
+		fprintf(stderr, "%s: again: %d registered, %d already there, %d failed\n",
+			argv[0], again.done, again.known, again.failed);
+		sf_outer(count, depth);
+	}
 	sink++;
 	return (reg >= 0 || v3) && c.failed ? 3 : 0;
 }
