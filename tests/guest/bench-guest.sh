@@ -376,7 +376,7 @@ goal() { # DESCRIPTION A OP B: met / missed / no data
 		ok = (op == "<=") ? a <= b : a >= b; print ok ? "met" : "missed" }')
 	printf '  %-66s %s: %s, wanted %s %s\n' "$1" $v $2 "$3" $4
 }
-rat() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 <= 0) print "-"; else printf "%.2f", a / b }'; }
+rat() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 <= 0) print "-"; else printf "%.3f", a / b }'; }
 if [ $insn = 1 ] && [ -n "$PERF" ]; then
 	echo
 	echo "goals (issue 23):"
