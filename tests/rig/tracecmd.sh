@@ -509,8 +509,18 @@ if asan=$("$REPO/rig/build-tracecmd.sh" --asan 2>"$T/asan-build.log") && [ -x "$
 		case $2 in 124|134|135|136|139) false ;; *) true ;; esac
 	}
 	bad=
-	for dat in "$F"/*.dat "$R"/*.dat; do
-		timeout 300 "$asan" report --symdir "$F" "$dat" > /dev/null 2>"$T/asan.err"
+	for dat in "$F"/*.dat; do
+		timeout 300 "$asan" report "$dat" > /dev/null 2>"$T/asan.err"
+		sanitized "$T/asan.err" $? || bad+=" $(basename "$dat"): $(grep -m1 'Sanitizer\|runtime error' "$T/asan.err")"
+	done
+	# readers/: version 6 files, whose trace clock option libtracecmd
+	# 3.4 parses into 12 bytes it never frees (extract_trace_clock(),
+	# not the series: suppressed; the slow unwinder finds that frame
+	# under sscanf())
+	printf 'leak:extract_trace_clock\n' > "$T/lsan.supp"
+	for dat in "$R"/*.dat; do
+		ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$T/lsan.supp \
+			timeout 300 "$asan" report --symdir "$F" "$dat" > /dev/null 2>"$T/asan.err"
 		sanitized "$T/asan.err" $? || bad+=" $(basename "$dat"): $(grep -m1 'Sanitizer\|runtime error' "$T/asan.err")"
 	done
 	[ -z "$bad" ] && pass tracecmd-asan-fixtures || fail tracecmd-asan-fixtures "$bad"
