@@ -414,6 +414,18 @@ if grep -q '^ *+ trace_event_raw_event_sys_enter' "$T/ks.stock" && cmp -s "$T/ks
 else
 	fail tracecmd-profile-as-stock "$(diff "$T/ks.stock" "$T/ks.series" | head -4 | tr '\n' ' ')"
 fi
+# --stack-records on the same trace: its kernel_stack records print as
+# stock prints them (series 0014; they printed their format's eight
+# slots, "=> 0x0" for the unused ones): without the blocks under the
+# events, stock's output
+"$tc" report --stack-records "$T/ks.dat" > "$T/ks.recs" 2>&1
+"$stock" report "$T/ks.dat" > "$T/ks.plain" 2>&1
+if ! grep -q '0x0$' "$T/ks.recs" && grep -q '^ <kernel stack>$' "$T/ks.recs" &&
+   grep -v '^ <kernel stack>$\|^ => ' "$T/ks.recs" | cmp -s - "$T/ks.plain"; then
+	pass tracecmd-stack-records-kernel-stack-as-stock
+else
+	fail tracecmd-stack-records-kernel-stack-as-stock "$(grep -c '0x0$' "$T/ks.recs") lines '=> 0x0'; $(grep -v '^ <kernel stack>$\|^ => ' "$T/ks.recs" | diff - "$T/ks.plain" | head -3 | tr '\n' ' ')"
+fi
 "$tc" report --profile "$F/option-T.dat" > "$T/prof" 2>&1
 ng=$(grep -c '^ *+ ftrace_syscall_e' "$T/prof")
 if [ "$ng" -ge 20 ] && ! grep -q '<kernel stack>\|user_stack_' "$T/prof"; then
