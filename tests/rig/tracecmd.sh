@@ -414,6 +414,18 @@ if grep -q '^ *+ trace_event_raw_event_sys_enter' "$T/ks.stock" && cmp -s "$T/ks
 else
 	fail tracecmd-profile-as-stock "$(diff "$T/ks.stock" "$T/ks.series" | head -4 | tr '\n' ' ')"
 fi
+# --stack-records on the same trace: its kernel_stack records print as
+# stock prints them (series 0014; they printed their format's eight
+# slots, "=> 0x0" for the unused ones): without the blocks under the
+# events, stock's output
+"$tc" report --stack-records "$T/ks.dat" > "$T/ks.recs" 2>&1
+"$stock" report "$T/ks.dat" > "$T/ks.plain" 2>&1
+if ! grep -q '0x0$' "$T/ks.recs" && grep -q '^ <kernel stack>$' "$T/ks.recs" &&
+   grep -v '^ <kernel stack>$\|^ => ' "$T/ks.recs" | cmp -s - "$T/ks.plain"; then
+	pass tracecmd-stack-records-kernel-stack-as-stock
+else
+	fail tracecmd-stack-records-kernel-stack-as-stock "$(grep -c '0x0$' "$T/ks.recs") lines '=> 0x0'; $(grep -v '^ <kernel stack>$\|^ => ' "$T/ks.recs" | diff - "$T/ks.plain" | head -3 | tr '\n' ' ')"
+fi
 "$tc" report --profile "$F/option-T.dat" > "$T/prof" 2>&1
 ng=$(grep -c '^ *+ ftrace_syscall_e' "$T/prof")
 if [ "$ng" -ge 20 ] && ! grep -q '<kernel stack>\|user_stack_' "$T/prof"; then
@@ -509,8 +521,18 @@ if asan=$("$REPO/rig/build-tracecmd.sh" --asan 2>"$T/asan-build.log") && [ -x "$
 		case $2 in 124|134|135|136|139) false ;; *) true ;; esac
 	}
 	bad=
-	for dat in "$F"/*.dat "$R"/*.dat; do
-		timeout 300 "$asan" report --symdir "$F" "$dat" > /dev/null 2>"$T/asan.err"
+	for dat in "$F"/*.dat; do
+		timeout 300 "$asan" report "$dat" > /dev/null 2>"$T/asan.err"
+		sanitized "$T/asan.err" $? || bad+=" $(basename "$dat"): $(grep -m1 'Sanitizer\|runtime error' "$T/asan.err")"
+	done
+	# readers/: version 6 files, whose trace clock option libtracecmd
+	# 3.4 parses into 12 bytes it never frees (extract_trace_clock(),
+	# not the series: suppressed; the slow unwinder finds that frame
+	# under sscanf())
+	printf 'leak:extract_trace_clock\n' > "$T/lsan.supp"
+	for dat in "$R"/*.dat; do
+		ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$T/lsan.supp \
+			timeout 300 "$asan" report --symdir "$F" "$dat" > /dev/null 2>"$T/asan.err"
 		sanitized "$T/asan.err" $? || bad+=" $(basename "$dat"): $(grep -m1 'Sanitizer\|runtime error' "$T/asan.err")"
 	done
 	[ -z "$bad" ] && pass tracecmd-asan-fixtures || fail tracecmd-asan-fixtures "$bad"

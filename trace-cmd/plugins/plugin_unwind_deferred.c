@@ -823,6 +823,25 @@ static void put_unwinder(struct trace_seq *s, unsigned int unwinder)
 }
 
 /*
+ * A time stamp as report prints it on the event's own line: libtraceevent
+ * rounds to the microsecond ("%6.1000d"), or prints nanoseconds when
+ * report was asked for them (-t: TEP_NSEC_OUTPUT).
+ */
+static void print_ts(struct trace_seq *s, struct tep_handle *tep,
+		     unsigned long long ts)
+{
+	unsigned long long us;
+
+	if (tep_test_flag(tep, TEP_NSEC_OUTPUT)) {
+		trace_seq_printf(s, "%llu.%09llu", ts / 1000000000ULL,
+				 ts % 1000000000ULL);
+		return;
+	}
+	us = (ts + 500) / 1000;
+	trace_seq_printf(s, "%llu.%06llu", us / 1000000ULL, us % 1000000ULL);
+}
+
+/*
  * One delivered event, in the layout of trace-cmd report with the
  * series: a line naming the event (it was printed before: the user stack
  * comes after it), its kernel stack, then its user stack with a one-word
@@ -836,10 +855,10 @@ static void print_del(struct ud_state *st, struct trace_seq *s,
 	int j;
 
 	ev = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
-	trace_seq_printf(s, " %s [%03d] %llu.%06llu\n",
-			 ev ? ev->name : "(event not seen)", d->cpu,
-			 d->ts / 1000000000ULL,
-			 (d->ts % 1000000000ULL) / 1000);
+	trace_seq_printf(s, " %s [%03d] ",
+			 ev ? ev->name : "(event not seen)", d->cpu);
+	print_ts(s, tep, d->ts);
+	trace_seq_putc(s, '\n');
 	if (d->nr_k)
 		trace_seq_puts(s, " <kernel stack>\n");
 	for (j = 0; j < d->nr_k; j++)

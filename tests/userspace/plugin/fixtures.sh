@@ -171,6 +171,36 @@ export -f fixture_stray_lib
 [ -f "$FIXTURES/trigger-getppid.dat" ] && [ -f "$FIXTURES/sframe.dat" ] &&
 	check "fixtures trigger-getppid.dat and sframe.dat in one report (-i A -i B): both named" \
 		fixture_two_inputs "$FIXTURES/trigger-getppid.dat" "$FIXTURES/sframe.dat"
+# Each block header " NAME [CPU] TS" has the time stamp of the event's
+# own line, as report prints it: rounded to the microsecond, or in
+# nanoseconds with -t (issue 20 item 11: the header cut to microseconds)
+fixture_header_ts() {
+	local opt n
+	for opt in "" -t; do
+		report "$1" $opt || return 1
+		n=$(awk '
+			/^ *[^ ].*-[0-9]+ +\[[0-9]+\] +[0-9.]+: [a-z_0-9]+:/ {
+				line = $0; sub(/^ *[^ ].*-[0-9]+ +\[/, "", line)
+				cpu = substr(line, 1, index(line, "]") - 1)
+				sub(/^[0-9]+\] +/, "", line)
+				ts = substr(line, 1, index(line, ":") - 1)
+				rest = substr(line, index(line, ":") + 2)
+				name = substr(rest, 1, index(rest, ":") - 1)
+				seen[name " [" cpu "] " ts] = 1
+				next
+			}
+			/^ [a-z_0-9]+ \[[0-9]+\] [0-9]+\.[0-9]+$/ {
+				h++; if (!(substr($0, 2) in seen)) { bad++; if (bad == 1) print "no event line for header:" $0 > "/dev/stderr" }
+			}
+			END { print h + 0, bad + 0 }' "$WORK/r.out")
+		echo "report $opt: headers, without their event line: $n"
+		[ "${n%% *}" -gt 0 ] && [ "${n##* }" = 0 ] || return 1
+	done
+}
+export -f fixture_header_ts
+[ -f "$FIXTURES/trigger-getppid.dat" ] &&
+	check "fixture trigger-getppid.dat: block headers carry the event line's time stamp (usecs, and -t)" \
+		fixture_header_ts "$FIXTURES/trigger-getppid.dat"
 [ -f "$FIXTURES/trigger-getppid.dat" ] &&
 	check "fixture trigger-getppid.dat: merge=0 names the user frames as the merged blocks do" \
 		fixture_merge0 "$FIXTURES/trigger-getppid.dat"
