@@ -126,7 +126,9 @@ key=$( {
 # Installed on every run, not part of the key: it is this checkout's.
 install_sframe_register() {
 	[ $stock = 0 ] || return 0
-	make -s -C "$REPO/sframe-gen" >&2 || die "cannot build sframe-gen"
+	# not with trace-cmd's CFLAGS (its compat header) exported above
+	env -u CFLAGS -u LDFLAGS make -s -C "$REPO/sframe-gen" >&2 ||
+		die "cannot build sframe-gen"
 	mkdir -p "$P/lib/sframe"
 	install -m 644 "$REPO/sframe-gen/build/libsframe-register.so" \
 		"$REPO/sframe-gen/build/libsframe-gen.so" "$P/lib/sframe/"
