@@ -7,6 +7,7 @@
 # copying numbers.
 #
 #   bench/results.sh [--only "kernel sframe report join"] [--kernel BZIMAGE]
+#   bench/results.sh --notes    (only the notes: bench/results-notes.md)
 #
 # Default: all four (kernel.sh, sframe.sh: one TCG boot each; report.sh
 # records its traces in one boot the first time, then runs on the host;
@@ -21,6 +22,17 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 ensure_cache
 
 only="kernel sframe report join" kernel=
+dest=${RESULTS_OUT:-$here/bench/results.md}
+# --notes: only put the current bench/results-notes.md in place of the
+# notes of an existing results file (the measurements stay as they were)
+if [ "${1:-}" = --notes ]; then
+	[ -f "$dest" ] || die "no $dest"
+	awk '/^## The goals, read with these tables/ { exit } { print }' "$dest" > "$dest.tmp"
+	cat "$here/bench/results-notes.md" >> "$dest.tmp"
+	mv "$dest.tmp" "$dest"
+	log "notes of $dest replaced by bench/results-notes.md"
+	exit 0
+fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only=$2; shift ;;
@@ -29,7 +41,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-dest=${RESULTS_OUT:-$here/bench/results.md}
 if [ -z "$kernel" ]; then
 	kernel=$("$here/rig/build-kernel.sh") || die "kernel build failed"
 fi

@@ -37,11 +37,17 @@
 #
 # A run that lost data gives no row: ftrace overrun, commit overrun or
 # dropped events, perf lost samples (LOST or LOST_SAMPLES records) or
-# throttling; the row says why, and the script exits 1.  perf's ring
+# throttling, or a short run with fewer stacks whose innermost frame is
+# bench_deep than asked for (one per entry for defer, one per event in
+# place and for perf); the row says why, and the script exits 1.  perf's ring
 # buffer is sized to hold the whole run (BENCH_PERF_MMAP, dwarf
 # BENCH_PERF_MMAP_DWARF) and throttling is turned off
 # (perf_cpu_time_max_percent 0).  ftrace's pid filter is written before
-# the events are enabled; the workload waits on a FIFO until then.
+# the events are enabled; the workload waits on a FIFO until then.  (A
+# trigger without a filter fires before the pid filter is looked at, so
+# the stack modes also take stacks of other tasks' syscalls, into the
+# same instance: the guest is idle but for the driving shell, blocked in
+# wait(), and the two loop lengths cancel what they write.)
 #
 # Instructions come from the QEMU TCG plugin bench/tcg-plugin/insn-count.c
 # (its log $FTD_RESULTS/insn-count.log, bench/kernel.sh sets it up); all

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shallow SFrame workload (sfwork-shallow, for bench/sframe.sh): main
- * calls the frameless leaf of libsfwork.so directly, so a deferred user
- * stack has three frames,
+ * The shallow SFrame workload (sfwork-shallow; bench/sframe.sh used it
+ * until it ran one binary both ways): main calls the frameless leaf of
+ * libsfwork.so directly, so a deferred user stack has three frames,
  *
  *   sf_lib_leaf <- main <- __libc_start_call_main
  *
