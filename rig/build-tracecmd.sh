@@ -148,6 +148,13 @@ command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DI
 
 exec 9>"$D.lock"
 flock 9
+# another run may have built the same inputs while this one waited
+if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" ]; then
+	log "trace-cmd built meanwhile ($key)"
+	install_sframe_register
+	echo "$bin"
+	exit 0
+fi
 mkdir -p "$D"
 rm -f "$D/.key"
 log "building trace-cmd 3.4 + libtraceevent 1.8.4 ($key) into $P"
