@@ -42,7 +42,8 @@ rec() {
 # stacks REPORT EVENT BINARY FUNCS MIN [INSTANCE]: the report shows at
 # least MIN EVENT events (of INSTANCE, default the top buffer), and each
 # is followed by " <kernel stack>" with frames through do_syscall_64 or
-# do_int80_emulation, then " <user stack>" (complete) whose frames are
+# do_int80_emulation, then " <user stack>" (complete; an unwinder mark
+# may follow: -T runs the command with the SFrame registrar) whose frames are
 # "FUNC+0xoff (BINARY) [file:line]" for FUNCS, innermost first (lines
 # of inlined functions passed over); no stack record is shown
 stacks() {
@@ -69,7 +70,9 @@ while i < len(lines):
     i += 1
     while lines[i].startswith(' => '):
         k.append(lines[i][4:]); i += 1
-    if lines[i] != ' <user stack>':
+    # the unwinder mark (contract.md): none for frame pointers; [sframe]
+    # when SFrame found frames, as with the registrar record -T runs
+    if not re.match(r'^ <user stack>( \[sframe(\+fp)?\])?$', lines[i]):
         sys.exit('%s: no complete user stack after the kernel stack: %r' % (event, lines[i]))
     i += 1
     while i < len(lines) and lines[i].startswith(' => '):
