@@ -23,6 +23,7 @@
 #   BENCH_FP_DEPTHS (default "0 34"), BENCH_CPU (default the last CPU)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
+. "$(dirname "$0")/bench-lib.sh"
 N=${BENCH_N:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
 PY_DEPTHS=${BENCH_PY_DEPTHS:-0 6}
@@ -61,15 +62,10 @@ one() {
 		taskset -c $CPU env LD_PRELOAD=$WL/libsframe-unreg.so $FPBIN bench $N $dp > /dev/null ||
 			ok=workload-exit-$?
 	fi
-	i=$(tail -n +$((l + 1)) "$ICLOG" | grep -m1 "id=$id ")
-	case $i in
-	"insn-count vcpu=$CPU id=$id insns="*) i=${i##*insns=} ;;
-	*) i=- ok=no-instruction-count ;;
-	esac
+	i=$(bench_insns "$l" $id)
+	[ "$i" = - ] && ok=no-instruction-count
 	echo 0 > $d/tracing_on
-	st=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { o += $2 }
-		/^commit overrun:/ { o += $3 } /^dropped events:/ { o += $3 }
-		END { print o + 0 }')
+	st=$(bench_lost $d)
 	[ "$st" = 0 ] || ok=ftrace-lost-$st
 	local n=- fr=- unw=-
 	if [ $traced = 1 ]; then
@@ -86,9 +82,6 @@ one() {
 	fi
 	echo "$i $ok $fr $unw"
 }
-
-median() { tr ' ' '\n' | grep -x '[0-9][0-9]*' | sort -n |
-	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
 declare -A base traced why frames unws
 failed=0

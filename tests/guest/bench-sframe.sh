@@ -24,6 +24,7 @@
 #   BENCH_N (default 1000), BENCH_CPU (default the last CPU)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
+. "$(dirname "$0")/bench-lib.sh"
 N=${BENCH_N:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
 DEPTHS=${BENCH_DEPTHS:-0 34}
@@ -55,15 +56,10 @@ one() {
 	l=$(wc -l < "$ICLOG")
 	echo go > $TMP/go
 	wait $pid || ok=workload-exit-$?
-	i=$(tail -n +$((l + 1)) "$ICLOG" | grep -m1 "id=$MARK_ID ")
-	case $i in
-	"insn-count vcpu=$CPU id=$MARK_ID insns="*) i=${i##*insns=} ;;
-	*) i=- ok=no-instruction-count ;;
-	esac
+	i=$(bench_insns "$l" $MARK_ID)
+	[ "$i" = - ] && ok=no-instruction-count
 	echo 0 > $d/tracing_on
-	st=$(cat $d/per_cpu/cpu*/stats | awk '/^overrun:/ { o += $2 }
-		/^commit overrun:/ { o += $3 } /^dropped events:/ { o += $3 }
-		END { print o + 0 }')
+	st=$(bench_lost $d)
 	[ "$st" = 0 ] || ok=ftrace-lost-$st
 	if [ $traced = 1 ]; then
 		$TOOL ftrace-depth $d/trace $BIN bench_deep > $TMP/stacks
@@ -77,9 +73,6 @@ one() {
 	fi
 	echo "$i $ok"
 }
-
-median() { tr ' ' '\n' | grep -x '[0-9][0-9]*' | sort -n |
-	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
 declare -A base traced why stacks
 failed=0

@@ -1,0 +1,25 @@
+# Helpers shared by the in-guest SFrame benchmarks (bench-sframe.sh,
+# bench-python.sh).  Source after lib.sh; they need CPU and ICLOG.
+
+# bench_insns FROM ID: the instructions the TCG plugin counted on CPU for
+# marker ID, from line FROM + 1 of ICLOG on; "-" when it has none
+bench_insns() {
+	local i
+	i=$(tail -n +$(($1 + 1)) "$ICLOG" | grep -m1 "id=$2 ")
+	case $i in
+	"insn-count vcpu=$CPU id=$2 insns="*) echo "${i##*insns=}" ;;
+	*) echo - ;;
+	esac
+}
+
+# bench_lost INSTANCE_DIR: events the instance's ring buffers lost
+# (overrun, commit overrun, dropped)
+bench_lost() {
+	cat "$1"/per_cpu/cpu*/stats | awk '/^overrun:/ { o += $2 }
+		/^commit overrun:/ { o += $3 } /^dropped events:/ { o += $3 }
+		END { print o + 0 }'
+}
+
+# median: of the numbers on stdin (words); "-" for none
+median() { tr ' ' '\n' | grep -x '[0-9][0-9]*' | sort -n |
+	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
