@@ -26,19 +26,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 make -s -C "$here/tests/workload" >&2
 
-args=("$@") out='' extra=()
-for ((i = 0; i < ${#args[@]}; i++)); do
-	[ "${args[i]}" = --out ] && out=${args[i + 1]:-}
-done
-if [ -z "$out" ]; then
-	ensure_cache
-	out=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-bench-$$
-	mkdir -p "$out"
-	ln -sfn "$out" "$CACHE/runs/latest"
-	extra+=(--out "$out")
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+. "$here/bench/lib.sh"
+bench_out bench "$@"
 rm -f "$out/insn-count.log"
 if [ "${BENCH_INSN:-1}" = 0 ]; then
 	log "instruction counts off (BENCH_INSN=0): ns only"

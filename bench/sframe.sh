@@ -14,19 +14,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
-out=
-args=("$@")
-for ((i = 0; i < ${#args[@]}; i++)); do
-	[ "${args[i]}" = --out ] && out=${args[i + 1]:-}
-done
-extra=()
-if [ -z "$out" ]; then
-	ensure_cache
-	out=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-bench-sframe-$$
-	extra+=(--out "$out")
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+. "$here/bench/lib.sh"
+bench_out bench-sframe "$@"
 rm -f "$out/insn-count.log"
 so=$("$here/bench/tcg-plugin/build.sh") || die "the TCG plugin did not build"
 make -s -C "$here/tests/workload" callchain-sframe libsframe-preload.so libsframe-unreg.so
