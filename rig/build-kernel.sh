@@ -10,6 +10,7 @@
 #   FTD_NO_OURS=1    build the pristine tree: skip the series
 #                    (work/linux-pristine, build-pristine[-debug])
 #   FTD_JOBS=N       make -j (default: nproc)
+#   FTD_CCACHE_DIR=DIR  compiler cache (default $CACHE/ccache)
 #
 # Layout under $CACHE:
 #   src/linux-source-7.3   pristine tree, a git repo with tag `pristine`
@@ -18,7 +19,8 @@
 #                          shows our change)
 #   build/, build-debug/   O= build directories (build-pristine*/ for
 #                          FTD_NO_OURS=1, whose work tree is work/linux-pristine)
-#   ccache/                CCACHE_DIR
+#   ccache/                CCACHE_DIR (FTD_CCACHE_DIR=DIR shares one
+#                          across caches)
 # The whole script is one block, read before it runs: editing this file
 # while it runs cannot derail it.
 {
@@ -140,7 +142,13 @@ else
 	frags=("$REPO/kernel-config/base.config")
 fi
 mkdir -p "$B"
-export CCACHE_DIR=$CACHE/ccache
+# FTD_CCACHE_DIR lets several caches (one per engineer or branch) share
+# one compiler cache.  CCACHE_BASEDIR turns the absolute paths under
+# $CACHE into paths relative to the build directory, which are the same
+# in every cache (../work/linux/...), so a file compiled in one cache is a
+# hit in another.
+export CCACHE_DIR=${FTD_CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_BASEDIR=$CACHE
 mkdir -p "$CCACHE_DIR"
 [ -f "$CCACHE_DIR/ccache.conf" ] || printf 'max_size = 8G\n' > "$CCACHE_DIR/ccache.conf"
 
