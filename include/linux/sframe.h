@@ -16,8 +16,13 @@ void sframe_free_mm(struct mm_struct *mm);
 bool sframe_mm_has_sections(struct mm_struct *mm);
 int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 		       unsigned long text_start, unsigned long text_end);
+int sframe_add_section_lazy(unsigned long sframe_start,
+			    unsigned long sframe_end,
+			    unsigned long text_start, unsigned long text_end);
 int sframe_remove_section(unsigned long sframe_start);
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame);
+void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
+			unsigned long end);
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
 
@@ -41,6 +46,14 @@ static inline int sframe_add_section(unsigned long sframe_start,
 	return -EOPNOTSUPP;
 }
 
+static inline int sframe_add_section_lazy(unsigned long sframe_start,
+					  unsigned long sframe_end,
+					  unsigned long text_start,
+					  unsigned long text_end)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline int sframe_remove_section(unsigned long sframe_start)
 {
 	return -EOPNOTSUPP;
@@ -50,6 +63,9 @@ static inline int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 {
 	return -ENOENT;
 }
+
+static inline void sframe_mm_unmapped(struct mm_struct *mm,
+				      unsigned long start, unsigned long end) {}
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

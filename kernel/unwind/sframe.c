@@ -13,15 +13,19 @@
 #define pr_fmt(fmt) "sframe: " fmt
 
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
+#include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/unwind_user_types.h>
 
 #include "sframe.h"
@@ -31,6 +35,12 @@
 
 /* FDEs read at once while checking the FDE table */
 #define SFRAME_FDE_BATCH	16
+
+/*
+ * FREs read between two chances to reschedule and to die: a function may
+ * claim any number of them, up to the size of the section
+ */
+#define SFRAME_FRE_BATCH	256
 
 /**
  * struct sframe_mm - the .sframe sections of an mm
@@ -60,7 +70,7 @@ void sframe_mm_init(struct mm_struct *mm)
 
 static struct sframe_mm *sframe_mm_alloc(void)
 {
-	struct sframe_mm *sm = kzalloc_obj(*sm);
+	struct sframe_mm *sm = kzalloc_obj(*sm, GFP_KERNEL_ACCOUNT);
 
 	if (!sm)
 		return NULL;
@@ -128,7 +138,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	mm->sframe = sm;
 	mutex_lock(&old->lock);
 	list_for_each_entry(sec, &old->sections, list) {
-		copy = kmemdup(sec, sizeof(*sec), GFP_KERNEL);
+		copy = kmemdup(sec, sizeof(*sec), GFP_KERNEL_ACCOUNT);
 		if (!copy) {
 			ret = -ENOMEM;
 			break;
@@ -232,6 +242,13 @@ static bool sframe_in(unsigned long addr, unsigned long len,
 	return addr >= start && addr <= end && len <= end - addr;
 }
 
+/* [@a, @a_end) and [@b, @b_end) share an address */
+static bool sframe_overlaps(unsigned long a, unsigned long a_end,
+			    unsigned long b, unsigned long b_end)
+{
+	return a < b_end && b < a_end;
+}
+
 static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
 			   struct sframe_fde *fde);
 
@@ -291,9 +308,10 @@ static int sframe_read_header(struct sframe_section *sec)
 }
 
 /*
- * Check every FDE once, when the section is added: the lookup's binary
- * search is only right on a sorted table, and an FDE pointing outside the
- * section is better refused now than found in the middle of an unwind.
+ * Check every FDE once, when the section is added (at exec, at its first
+ * lookup): the lookup's binary search is only right on a sorted table, and
+ * an FDE pointing outside the section is better refused once than found
+ * in the middle of an unwind.
  * The FREs are checked as they are used.
  */
 static int sframe_check_fdes(const struct sframe_section *sec)
@@ -310,29 +328,66 @@ static int sframe_check_fdes(const struct sframe_section *sec)
 		if (fde.func_start < prev)
 			return -EINVAL;
 		prev = fde.func_start;
-		if (i % SFRAME_FDE_BATCH == SFRAME_FDE_BATCH - 1)
+		if (i % SFRAME_FDE_BATCH == SFRAME_FDE_BATCH - 1) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
 			cond_resched();
+		}
 	}
 	return 0;
 }
 
+/* [@start, @end) is mapped, with no hole, by VMAs that all have @flags */
+static bool sframe_range_mapped(struct mm_struct *mm, unsigned long start,
+				unsigned long end, vm_flags_t flags)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > start || (vma->vm_flags & flags) != flags)
+			return false;
+		start = vma->vm_end;
+		if (start >= end)
+			return true;
+	}
+	return false;
+}
+
 /**
- * sframe_add_section - register an .sframe section of the current mm
- * @sframe_start: user address of the section
- * @sframe_end: end of the section
- * @text_start: start of the code it describes
- * @text_end: end of that code
+ * sframe_mm_unmapped - drop the sections of a range being unmapped
+ * @mm: the mm, its mmap lock held for writing
+ * @start: start of the range
+ * @end: its end
  *
- * Reads and checks the header and the FDE table from user memory, so the
- * caller must be able to fault.
- *
- * Return: 0; -EINVAL for a bad range or an inconsistent section,
- * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
- * cannot be read, -EEXIST when the range overlaps a registered section's,
- * -ENOSPC past SFRAME_MAX_SECTIONS, -ENOMEM
+ * A section was checked against the code mapped at its registration and
+ * is read where it was mapped then.  Once either mapping goes (munmap(),
+ * mremap() moving it, mmap() with MAP_FIXED over it, dlclose()),
+ * whatever is mapped there next is not what the section describes: drop
+ * it, so that stacks are not decoded with another object's rules, and so
+ * that an object loaded again at the same address can register again.
  */
-int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
-		       unsigned long text_start, unsigned long text_end)
+void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
+			unsigned long end)
+{
+	struct sframe_mm *sm = READ_ONCE(mm->sframe);
+	struct sframe_section *sec, *tmp;
+
+	if (!sm || !READ_ONCE(sm->nr))
+		return;
+	mutex_lock(&sm->lock);
+	list_for_each_entry_safe(sec, tmp, &sm->sections, list) {
+		if (sframe_overlaps(sec->text_start, sec->text_end, start, end) ||
+		    sframe_overlaps(sec->sframe_start, sec->sframe_end, start, end))
+			sframe_remove_locked(sm, sec);
+	}
+	mutex_unlock(&sm->lock);
+}
+
+static int __sframe_add_section(unsigned long sframe_start,
+				unsigned long sframe_end,
+				unsigned long text_start,
+				unsigned long text_end, bool check_fdes)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec, *other;
@@ -342,7 +397,7 @@ int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 	if (!mm || sframe_start >= sframe_end || text_start >= text_end ||
 	    sframe_end > TASK_SIZE_MAX || text_end > TASK_SIZE_MAX)
 		return -EINVAL;
-	sec = kzalloc_obj(*sec);
+	sec = kzalloc_obj(*sec, GFP_KERNEL_ACCOUNT);
 	if (!sec)
 		return -ENOMEM;
 	sec->sframe_start = sframe_start;
@@ -350,8 +405,10 @@ int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 	sec->text_start = text_start;
 	sec->text_end = text_end;
 	ret = sframe_read_header(sec);
-	if (!ret)
+	if (!ret && check_fdes) {
 		ret = sframe_check_fdes(sec);
+		sec->fdes_checked = !ret;
+	}
 	if (ret)
 		goto free;
 
@@ -359,6 +416,18 @@ int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 	sm = sframe_mm_get(mm);
 	if (!sm)
 		goto free;
+	/*
+	 * The mappings are checked, and the section added, under the mmap
+	 * lock: an munmap() of either range either comes before, and the
+	 * section is refused, or after, and drops it (sframe_mm_unmapped()).
+	 */
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
+		goto free;
+	ret = -EINVAL;
+	if (!sframe_range_mapped(mm, sframe_start, sframe_end, VM_READ) ||
+	    !sframe_range_mapped(mm, text_start, text_end, VM_EXEC))
+		goto unlock_mm;
 	mutex_lock(&sm->lock);
 	ret = -ENOSPC;
 	if (sm->nr >= SFRAME_MAX_SECTIONS)
@@ -374,13 +443,66 @@ int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 	list_add_tail(&sec->list, &sm->sections);
 	WRITE_ONCE(sm->nr, sm->nr + 1);
 	mutex_unlock(&sm->lock);
+	mmap_read_unlock(mm);
 	return 0;
 
 unlock:
 	mutex_unlock(&sm->lock);
+unlock_mm:
+	mmap_read_unlock(mm);
 free:
 	kfree(sec);
 	return ret;
+}
+
+/**
+ * sframe_add_section - register an .sframe section of the current mm
+ * @sframe_start: user address of the section
+ * @sframe_end: end of the section
+ * @text_start: start of the code it describes
+ * @text_end: end of that code
+ *
+ * Reads and checks the header and the FDE table from user memory, so the
+ * caller must be able to fault.
+ *
+ * The section must lie in readable mappings and the code in executable
+ * ones, with no hole: a section only describes what is mapped, and goes
+ * with its mapping.
+ *
+ * Return: 0; -EINVAL for a bad range, a range not so mapped, or an
+ * inconsistent section,
+ * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
+ * cannot be read, -EEXIST when the range overlaps a registered section's,
+ * -ENOSPC past SFRAME_MAX_SECTIONS, -EINTR on a fatal signal, -ENOMEM
+ */
+int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
+		       unsigned long text_start, unsigned long text_end)
+{
+	return __sframe_add_section(sframe_start, sframe_end, text_start,
+				    text_end, true);
+}
+
+/**
+ * sframe_add_section_lazy - register an .sframe section, check its FDEs later
+ * @sframe_start: user address of the section
+ * @sframe_end: end of the section
+ * @text_start: start of the code it describes
+ * @text_end: end of that code
+ *
+ * As sframe_add_section(), but the FDE table is checked at the first
+ * lookup in the section instead of now: exec registers the sections of
+ * every SFrame binary, and should not read a table of thousands of FDEs
+ * that no unwinder may ever use.  A table found bad then drops the
+ * section, as a bad FRE does.
+ *
+ * Return: as sframe_add_section()
+ */
+int sframe_add_section_lazy(unsigned long sframe_start,
+			    unsigned long sframe_end,
+			    unsigned long text_start, unsigned long text_end)
+{
+	return __sframe_add_section(sframe_start, sframe_end, text_start,
+				    text_end, false);
 }
 
 /**
@@ -425,7 +547,7 @@ static int sframe_check_fde(const struct sframe_section *sec,
 static int sframe_read_fde_v2(const struct sframe_section *sec,
 			      unsigned int i, struct sframe_fde *fde)
 {
-	unsigned long addr = sec->fdes_start + i * sec->fde_size;
+	unsigned long addr = sec->fdes_start + (unsigned long)i * sec->fde_size;
 	struct sframe_fde_v2 raw;
 
 	if (copy_from_user(&raw, (void __user *)addr, sizeof(raw)))
@@ -448,7 +570,7 @@ static int sframe_read_fde_v2(const struct sframe_section *sec,
 static int sframe_read_fde_v3(const struct sframe_section *sec,
 			      unsigned int i, struct sframe_fde *fde)
 {
-	unsigned long addr = sec->fdes_start + i * sec->fde_size, attr_addr;
+	unsigned long addr = sec->fdes_start + (unsigned long)i * sec->fde_size, attr_addr;
 	struct sframe_fdi_v3 idx;
 	struct sframe_fda_v3 attr;
 
@@ -489,7 +611,7 @@ static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
 static int sframe_fde_start(const struct sframe_section *sec, unsigned int i,
 			    unsigned long *start)
 {
-	unsigned long addr = sec->fdes_start + i * sec->fde_size;
+	unsigned long addr = sec->fdes_start + (unsigned long)i * sec->fde_size;
 	s32 rel2;
 	s64 rel3;
 
@@ -535,39 +657,64 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	return 0;
 }
 
-/* Read an unsigned field of @size bytes (1, 2 or 4) at *@pos, advance */
-static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
-			unsigned int size, u32 *val)
-{
-	u8 b;
-	u16 h;
-	int ret;
+/**
+ * struct sframe_fre_reader - the FREs of a function, read a window at a time
+ * @sec:	the section they are in
+ * @pos:	user address of the next byte to read
+ * @win:	user address of @buf[0]
+ * @len:	bytes of @buf that hold user memory
+ * @buf:	a copy of user memory from @win: one copy_from_user() serves
+ *		several FREs, where a get_user() per field cost more than the
+ *		rest of the walk
+ */
+struct sframe_fre_reader {
+	const struct sframe_section	*sec;
+	unsigned long			pos;
+	unsigned long			win;
+	unsigned int			len;
+	u8				buf[64];
+};
 
-	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
+/* Read an unsigned field of @size bytes (1, 2 or 4) at @r->pos, advance */
+static int sframe_get_u(struct sframe_fre_reader *r, unsigned int size,
+			u32 *val)
+{
+	const struct sframe_section *sec = r->sec;
+	unsigned long off;
+
+	if (!sframe_in(r->pos, size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
+	if (r->pos < r->win || r->pos + size > r->win + r->len) {
+		r->len = min_t(unsigned long, sizeof(r->buf),
+			       sec->fres_end - r->pos);
+		r->win = r->pos;
+		if (copy_from_user(r->buf, (void __user *)r->win, r->len)) {
+			r->len = 0;
+			return -EFAULT;
+		}
+	}
+	off = r->pos - r->win;
 	switch (size) {
 	case 1:
-		ret = get_user(b, (u8 __user *)*pos);
-		*val = b;
+		*val = r->buf[off];
 		break;
 	case 2:
-		ret = get_user(h, (u16 __user *)*pos);
-		*val = h;
+		*val = get_unaligned((u16 *)(r->buf + off));
 		break;
 	default:
-		ret = get_user(*val, (u32 __user *)*pos);
+		*val = get_unaligned((u32 *)(r->buf + off));
 		break;
 	}
-	*pos += size;
-	return ret ? -EFAULT : 0;
+	r->pos += size;
+	return 0;
 }
 
-/* A signed stack offset of @size bytes at *@pos */
-static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
-			unsigned int size, s32 *val)
+/* A signed stack offset of @size bytes at @r->pos */
+static int sframe_get_s(struct sframe_fre_reader *r, unsigned int size,
+			s32 *val)
 {
 	u32 u;
-	int ret = sframe_get_u(sec, pos, size, &u);
+	int ret = sframe_get_u(r, size, &u);
 
 	if (ret)
 		return ret;
@@ -589,18 +736,17 @@ struct sframe_fre {
 	s32	fp_off;
 };
 
-/* Read the FRE at *@pos and advance past it */
-static int sframe_read_fre(const struct sframe_section *sec,
-			   const struct sframe_fde *fde, unsigned long *pos,
-			   struct sframe_fre *fre)
+/* Read the FRE at @r->pos and advance past it */
+static int sframe_read_fre(struct sframe_fre_reader *r,
+			   const struct sframe_fde *fde, struct sframe_fre *fre)
 {
 	unsigned int n, size;
 	u32 info;
 	int ret;
 
-	ret = sframe_get_u(sec, pos, 1 << fde->fre_type, &fre->start);
+	ret = sframe_get_u(r, 1 << fde->fre_type, &fre->start);
 	if (!ret)
-		ret = sframe_get_u(sec, pos, 1, &info);
+		ret = sframe_get_u(r, 1, &info);
 	if (ret)
 		return ret;
 	fre->info = info;
@@ -612,18 +758,24 @@ static int sframe_read_fre(const struct sframe_section *sec,
 	fre->cfa_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
-		ret = sframe_get_s(sec, pos, size, &fre->cfa_off);
+		ret = sframe_get_s(r, size, &fre->cfa_off);
 	if (!ret && n == 2)
-		ret = sframe_get_s(sec, pos, size, &fre->fp_off);
+		ret = sframe_get_s(r, size, &fre->fp_off);
 	return ret;
 }
 
-/* Find, among the FREs of @fde, the one in effect at @ip */
+/*
+ * Find, among the FREs of @fde, the one in effect at @ip.  FREs have no
+ * fixed size, so they are read in order; a function may claim as many as
+ * its section holds, so the walk can be long, and it reschedules and
+ * gives way to a fatal signal as it goes.
+ */
 static int sframe_find_fre(const struct sframe_section *sec,
 			   const struct sframe_fde *fde, unsigned long ip,
 			   struct sframe_fre *out)
 {
-	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	struct sframe_fre_reader r = { .sec = sec, .pos = fde->fres_start };
+	unsigned long off = ip - fde->func_start;
 	struct sframe_fre fre;
 	bool found = false;
 	u32 i, prev = 0;
@@ -632,7 +784,12 @@ static int sframe_find_fre(const struct sframe_section *sec,
 	if (fde->fde_type == SFRAME_FDE_TYPE_PCMASK)
 		off %= fde->rep_size;
 	for (i = 0; i < fde->fres_num; i++) {
-		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		if (i % SFRAME_FRE_BATCH == SFRAME_FRE_BATCH - 1) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		ret = sframe_read_fre(&r, fde, &fre);
 		if (ret)
 			return ret;
 		/* start addresses ascend, and stay inside the function */
@@ -659,6 +816,28 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 	frame->use_fp = SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP;
 }
 
+/*
+ * The first lookup in a section registered without its FDE table checked:
+ * check it now, and note it in the registration that was read
+ */
+static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
+{
+	struct sframe_section *cur;
+	int ret = sframe_check_fdes(sec);
+
+	if (ret)
+		return ret;
+	mutex_lock(&sm->lock);
+	list_for_each_entry(cur, &sm->sections, list) {
+		if (cur->id == sec->id) {
+			cur->fdes_checked = true;
+			break;
+		}
+	}
+	mutex_unlock(&sm->lock);
+	return 0;
+}
+
 /**
  * sframe_find - how to unwind from a user address, by the .sframe sections
  * @ip: the address, in the current task's address space
@@ -683,10 +862,13 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!sm || sframe_lookup_section(sm, ip, &sec))
 		return -ENOENT;
-	ret = sframe_find_fde(&sec, ip, &fde);
+	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
+	if (!ret)
+		ret = sframe_find_fde(&sec, ip, &fde);
 	if (!ret)
 		ret = sframe_find_fre(&sec, &fde, ip, &fre);
-	if (ret == -ENOENT)
+	/* a fatal signal cut the walk short: the section is not at fault */
+	if (ret == -ENOENT || ret == -EINTR)
 		return ret;
 	if (ret) {
 		sframe_drop(&sec, ret == -EFAULT ? "unreadable" : "corrupt");

@@ -128,6 +128,9 @@ struct sframe_fda_v3 {
  * @ra_off:		fixed offset of the return address from the CFA
  * @version:		SFrame version
  * @flags:		flags of the header
+ * @fdes_checked:	the FDE table was found sorted and inside the
+ *			section (at registration, or at the first lookup
+ *			for a section registered at exec)
  *
  * Everything here was checked against the section's size when it was
  * added; what lies in user memory may still change and is checked again
@@ -148,6 +151,7 @@ struct sframe_section {
 	s8			ra_off;
 	u8			version;
 	u8			flags;
+	bool			fdes_checked;
 };
 
 /**

@@ -88,6 +88,22 @@ run sfstat sfwork-static 0 "$WL"/sfwork-static getppid 3 &&
 check "whole chain with SFrame" $SC chain "$F" "$M" sfwork-static $CHAIN --min 3 &&
 t_pass
 
+# exec registers the executable's section without reading its FDE table
+# (a table of thousands of FDEs no unwinder may read): an unsorted table is
+# found, and the section dropped with a message, at the first unwind that
+# reads it.  Before, exec refused it silently: no message at all.
+t_begin sframe-exec-fdes-checked-at-first-use
+d=$SCRATCH/exec-unsorted n0=$(dmesg | grep -c 'sframe: ')
+mkdir -p "$d" &&
+if ! $TOOL corrupt "$WL"/sfwork-static unsorted "$d"/sfwork-static; then
+	t_fail "generator"
+elif run sfexecbad sfwork-static 0 "$d"/sfwork-static getppid 3; then
+	check "falls back, chain lost" $SC lost "$F" "$M" sfwork-static $CHAIN --min 3 &&
+	check "dropped at the first unwind, once, with a message" \
+		test "$(dmesg | grep -c 'sframe: sfwork-static.*dropping .sframe.*corrupt')" = $((n0 + 1)) &&
+	t_pass
+fi
+
 t_begin sframe-static-frame-pointers-lose
 run sfstatfp sfwork-static 0 "$WL"/sfwork-static -u getppid 3 &&
 check "chain lost by frame pointers" $SC lost "$F" "$M" sfwork-static $CHAIN --min 3 &&
@@ -188,6 +204,22 @@ elif SFWORK_AGAIN=2 run sfdrop sfwork 0 "$d"/sfwork -r getppid 2; then
 	check "the message names the drop" bash -c "dmesg | grep -q 'sframe: sfwork.*dropping .sframe.*corrupt'" &&
 	t_pass
 fi
+
+# A section goes with the mapping it describes or lies in (sfwork-unmap):
+# libsfwork.so dlclose()d and loaded again at the same address registers
+# again; after its code is unmapped, moved (mremap) or its section mapped
+# over (MAP_FIXED), PR_REMOVE_SFRAME finds nothing; an unrelated munmap
+# leaves it.  Without the fix, the stale section made the reload fail with
+# EEXIST and stayed, to be decoded against whatever is mapped there.
+for mode in reload munmap mremap fixed keep; do
+	t_begin "sframe-unmap-$mode"
+	out=$("$WL"/sfwork-unmap "$mode" "$WL"/libsfwork.so 2>&1)
+	case $? in
+	0) t_pass ;;
+	2) t_fail "could not set the case up: $out" ;;
+	*) t_fail "$out" ;;
+	esac
+done
 
 # SFrame version 3, the format of binutils 2.46 and later.  No assembler the
 # rig has writes it, so sframe-tool.py v3 writes a version 3 copy of the

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfwork-unmap MODE LIB: does an .sframe section registered with
+ * prctl(PR_ADD_SFRAME) go when the mapping it describes goes?
+ *
+ * LIB (libsfwork.so) is dlopen()ed and its section registered, then:
+ *   reload  dlclose() and dlopen() again; the library comes back at the
+ *           same address, and registering it again must work (a section
+ *           left from the first load makes it fail with EEXIST)
+ *   munmap  munmap() the library's code
+ *   mremap  move the library's code elsewhere with mremap()
+ *   fixed   map anonymous memory with MAP_FIXED over the section
+ *   keep    munmap() an unrelated mapping: the section must stay
+ * and PR_REMOVE_SFRAME tells whether the kernel still has the section
+ * (ENOENT: it was dropped with its mapping).
+ *
+ * Prints one line; exit 0 when the kernel did what it should, 1 when not,
+ * 2 when the test could not be made (for reload: the library moved).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+#ifndef PR_ADD_SFRAME
+#define PR_ADD_SFRAME		82
+#define PR_REMOVE_SFRAME	83
+#endif
+
+struct obj {
+	const char *name;
+	uintptr_t sf, sf_end, text, text_end;
+};
+
+static int find_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct obj *o = data;
+	const char *base = strrchr(info->dlpi_name, '/');
+	int i;
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	if (strcmp(base, o->name))
+		return 0;
+	o->text = UINTPTR_MAX;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type == PT_GNU_SFRAME) {
+			o->sf = a;
+			o->sf_end = a + p->p_memsz;
+		} else if (p->p_type == PT_LOAD && (p->p_flags & PF_X)) {
+			if (a < o->text)
+				o->text = a;
+			if (a + p->p_memsz > o->text_end)
+				o->text_end = a + p->p_memsz;
+		}
+	}
+	return 1;
+}
+
+static int find(struct obj *o, const char *name)
+{
+	memset(o, 0, sizeof(*o));
+	o->name = name;
+	dl_iterate_phdr(find_one, o);
+	return o->sf && o->text_end ? 0 : -1;
+}
+
+static int add(const struct obj *o)
+{
+	return prctl(PR_ADD_SFRAME, o->sf, o->sf_end, o->text, o->text_end);
+}
+
+/* 1: the kernel no longer has the section; 0: it had it (now removed) */
+static int gone(const struct obj *o)
+{
+	return prctl(PR_REMOVE_SFRAME, o->sf, 0, 0, 0) && errno == ENOENT;
+}
+
+static uintptr_t page_down(uintptr_t a)
+{
+	return a & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
+}
+
+static uintptr_t page_up(uintptr_t a)
+{
+	return page_down(a + sysconf(_SC_PAGESIZE) - 1);
+}
+
+static int result(int ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "ok" : "wrong", what);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	uintptr_t start, end;
+	const char *mode, *name;
+	struct obj o, o2;
+	void *h, *p;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep LIB\n", argv[0]);
+		return 2;
+	}
+	mode = argv[1];
+	name = strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2];
+	h = dlopen(argv[2], RTLD_NOW);
+	if (!h || find(&o, name)) {
+		fprintf(stderr, "%s: cannot load %s with an .sframe section\n", argv[0], argv[2]);
+		return 2;
+	}
+	if (add(&o)) {
+		perror("PR_ADD_SFRAME");
+		return 2;
+	}
+	start = page_down(o.text);
+	end = page_up(o.text_end);
+
+	if (!strcmp(mode, "reload")) {
+		dlclose(h);
+		h = dlopen(argv[2], RTLD_NOW);
+		if (!h || find(&o2, name) || o2.text != o.text) {
+			printf("inconclusive: the library came back elsewhere\n");
+			return 2;
+		}
+		if (add(&o2)) {
+			printf("wrong: registering the reloaded library: %s\n", strerror(errno));
+			return 1;
+		}
+		return result(1, "the reloaded library registered again");
+	}
+	if (!strcmp(mode, "munmap")) {
+		if (munmap((void *)start, end - start))
+			return perror("munmap"), 2;
+		return result(gone(&o), "section dropped with its code (munmap)");
+	}
+	if (!strcmp(mode, "mremap")) {
+		p = mmap(NULL, end - start, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED ||
+		    mremap((void *)start, end - start, end - start,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED)
+			return perror("mremap"), 2;
+		return result(gone(&o), "section dropped with its code (mremap)");
+	}
+	if (!strcmp(mode, "fixed")) {
+		p = mmap((void *)page_down(o.sf), page_up(o.sf_end) - page_down(o.sf),
+			 PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED)
+			return perror("mmap"), 2;
+		return result(gone(&o), "section dropped under MAP_FIXED");
+	}
+	if (!strcmp(mode, "keep")) {
+		p = mmap(NULL, 4 * sysconf(_SC_PAGESIZE), PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || munmap(p, 4 * sysconf(_SC_PAGESIZE)))
+			return perror("mmap"), 2;
+		return result(!gone(&o), "section kept across an unrelated munmap");
+	}
+	fprintf(stderr, "%s: unknown mode %s\n", argv[0], mode);
+	return 2;
+}
