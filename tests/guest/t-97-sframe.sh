@@ -209,9 +209,10 @@ fi
 # libsfwork.so dlclose()d and loaded again at the same address registers
 # again; after its code is unmapped, moved (mremap) or its section mapped
 # over (MAP_FIXED), PR_REMOVE_SFRAME finds nothing; an unrelated munmap
-# leaves it.  Without the fix, the stale section made the reload fail with
-# EEXIST and stayed, to be decoded against whatever is mapped there.
-for mode in reload munmap mremap fixed keep; do
+# leaves it; a section for code not mapped, or not executable, is refused.
+# Without the fix, the stale section made the reload fail with EEXIST and
+# stayed, to be decoded against whatever is mapped there.
+for mode in reload munmap mremap fixed keep noexec gone; do
 	t_begin "sframe-unmap-$mode"
 	out=$("$WL"/sfwork-unmap "$mode" "$WL"/libsfwork.so 2>&1)
 	case $? in

@@ -11,8 +11,11 @@
  *   mremap  move the library's code elsewhere with mremap()
  *   fixed   map anonymous memory with MAP_FIXED over the section
  *   keep    munmap() an unrelated mapping: the section must stay
- * and PR_REMOVE_SFRAME tells whether the kernel still has the section
- * (ENOENT: it was dropped with its mapping).
+ *   noexec  (before registering) the code made non-executable with
+ *           mprotect(): registering must fail with EINVAL
+ *   gone    (before registering) the code unmapped: the same
+ * For the first five, PR_REMOVE_SFRAME tells whether the kernel still has
+ * the section (ENOENT: it was dropped with its mapping).
  *
  * Prints one line; exit 0 when the kernel did what it should, 1 when not,
  * 2 when the test could not be made (for reload: the library moved).
@@ -119,7 +122,8 @@ int main(int argc, char **argv)
 	void *h, *p;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep LIB\n", argv[0]);
+		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone LIB\n",
+			argv[0]);
 		return 2;
 	}
 	mode = argv[1];
@@ -129,12 +133,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot load %s with an .sframe section\n", argv[0], argv[2]);
 		return 2;
 	}
+	start = page_down(o.text);
+	end = page_up(o.text_end);
+	if (!strcmp(mode, "noexec") || !strcmp(mode, "gone")) {
+		if (mode[0] == 'n' ? mprotect((void *)start, end - start, PROT_READ) :
+				     munmap((void *)start, end - start))
+			return perror(mode), 2;
+		if (!add(&o))
+			return result(0, "a section for code not mapped executable registered");
+		return result(errno == EINVAL, errno == EINVAL ?
+			      "refused with EINVAL" : strerror(errno));
+	}
 	if (add(&o)) {
 		perror("PR_ADD_SFRAME");
 		return 2;
 	}
-	start = page_down(o.text);
-	end = page_up(o.text_end);
 
 	if (!strcmp(mode, "reload")) {
 		dlclose(h);
