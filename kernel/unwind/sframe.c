@@ -25,7 +25,6 @@
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/unaligned.h>
 #include <linux/unwind_user_types.h>
 
 #include "sframe.h"
@@ -657,64 +656,39 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	return 0;
 }
 
-/**
- * struct sframe_fre_reader - the FREs of a function, read a window at a time
- * @sec:	the section they are in
- * @pos:	user address of the next byte to read
- * @win:	user address of @buf[0]
- * @len:	bytes of @buf that hold user memory
- * @buf:	a copy of user memory from @win: one copy_from_user() serves
- *		several FREs, where a get_user() per field cost more than the
- *		rest of the walk
- */
-struct sframe_fre_reader {
-	const struct sframe_section	*sec;
-	unsigned long			pos;
-	unsigned long			win;
-	unsigned int			len;
-	u8				buf[64];
-};
-
-/* Read an unsigned field of @size bytes (1, 2 or 4) at @r->pos, advance */
-static int sframe_get_u(struct sframe_fre_reader *r, unsigned int size,
-			u32 *val)
+/* Read an unsigned field of @size bytes (1, 2 or 4) at *@pos, advance */
+static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
+			unsigned int size, u32 *val)
 {
-	const struct sframe_section *sec = r->sec;
-	unsigned long off;
+	u8 b;
+	u16 h;
+	int ret;
 
-	if (!sframe_in(r->pos, size, sec->fres_start, sec->fres_end))
+	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
-	if (r->pos < r->win || r->pos + size > r->win + r->len) {
-		r->len = min_t(unsigned long, sizeof(r->buf),
-			       sec->fres_end - r->pos);
-		r->win = r->pos;
-		if (copy_from_user(r->buf, (void __user *)r->win, r->len)) {
-			r->len = 0;
-			return -EFAULT;
-		}
-	}
-	off = r->pos - r->win;
 	switch (size) {
 	case 1:
-		*val = r->buf[off];
+		ret = get_user(b, (u8 __user *)*pos);
+		*val = b;
 		break;
 	case 2:
-		*val = get_unaligned((u16 *)(r->buf + off));
+		ret = get_user(h, (u16 __user *)*pos);
+		*val = h;
 		break;
 	default:
-		*val = get_unaligned((u32 *)(r->buf + off));
+		ret = get_user(*val, (u32 __user *)*pos);
 		break;
 	}
-	r->pos += size;
-	return 0;
+	*pos += size;
+	return ret ? -EFAULT : 0;
 }
 
-/* A signed stack offset of @size bytes at @r->pos */
-static int sframe_get_s(struct sframe_fre_reader *r, unsigned int size,
-			s32 *val)
+/* A signed stack offset of @size bytes at *@pos */
+static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
+			unsigned int size, s32 *val)
 {
 	u32 u;
-	int ret = sframe_get_u(r, size, &u);
+	int ret = sframe_get_u(sec, pos, size, &u);
 
 	if (ret)
 		return ret;
@@ -736,17 +710,18 @@ struct sframe_fre {
 	s32	fp_off;
 };
 
-/* Read the FRE at @r->pos and advance past it */
-static int sframe_read_fre(struct sframe_fre_reader *r,
-			   const struct sframe_fde *fde, struct sframe_fre *fre)
+/* Read the FRE at *@pos and advance past it */
+static int sframe_read_fre(const struct sframe_section *sec,
+			   const struct sframe_fde *fde, unsigned long *pos,
+			   struct sframe_fre *fre)
 {
 	unsigned int n, size;
 	u32 info;
 	int ret;
 
-	ret = sframe_get_u(r, 1 << fde->fre_type, &fre->start);
+	ret = sframe_get_u(sec, pos, 1 << fde->fre_type, &fre->start);
 	if (!ret)
-		ret = sframe_get_u(r, 1, &info);
+		ret = sframe_get_u(sec, pos, 1, &info);
 	if (ret)
 		return ret;
 	fre->info = info;
@@ -758,9 +733,9 @@ static int sframe_read_fre(struct sframe_fre_reader *r,
 	fre->cfa_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
-		ret = sframe_get_s(r, size, &fre->cfa_off);
+		ret = sframe_get_s(sec, pos, size, &fre->cfa_off);
 	if (!ret && n == 2)
-		ret = sframe_get_s(r, size, &fre->fp_off);
+		ret = sframe_get_s(sec, pos, size, &fre->fp_off);
 	return ret;
 }
 
@@ -774,8 +749,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			   const struct sframe_fde *fde, unsigned long ip,
 			   struct sframe_fre *out)
 {
-	struct sframe_fre_reader r = { .sec = sec, .pos = fde->fres_start };
-	unsigned long off = ip - fde->func_start;
+	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
 	struct sframe_fre fre;
 	bool found = false;
 	u32 i, prev = 0;
@@ -789,7 +763,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fre(&r, fde, &fre);
+		ret = sframe_read_fre(sec, fde, &pos, &fre);
 		if (ret)
 			return ret;
 		/* start addresses ascend, and stay inside the function */
