@@ -33,13 +33,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME	0x6474e554
-#endif
-#ifndef PR_ADD_SFRAME
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
-#endif
+#include "sframe_reg.h"	/* PT_GNU_SFRAME, PR_ADD_SFRAME, PR_REMOVE_SFRAME */
 
 struct obj {
 	const char *name;
