@@ -169,7 +169,7 @@ check "${P}screenshot kept: $ART/${N}fixture.png (not blank)" \
 # ------------------------------------------------------------- bad input
 # no unwind records: a synthetic trace's formats renamed, as in the plugin
 # suite (the fixtures' headers are compressed)
-python3 "$REPO/tests/userspace/plugin/mkdat.py" basic "$WORK/basic.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" basic "$WORK/basic.dat"
 python3 - "$WORK/basic.dat" "$WORK/nounwind.dat" <<'PY'
 import sys
 d = open(sys.argv[1], 'rb').read().replace(b'name: user_stack_', b'name: uSer_stack_')
@@ -189,17 +189,17 @@ check "${P}binaries missing: KernelShark keeps running, frames as file+offset, t
 		grep -q '^=> /results/fixtures/callchain+0x' '$O/${N}nobin.txt' &&
 		grep -q '^Binary missing: /results/fixtures/callchain is neither at that path nor next to the trace file' '$O/${N}nobin.txt'"
 
-# damaged records (mkdat.py corrupt: array locations out of their
+# damaged records (mktrace.py corrupt: array locations out of their
 # record), which KernelShark loads
-python3 "$REPO/tests/userspace/plugin/mkdat.py" corrupt "$WORK/corrupt.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" corrupt "$WORK/corrupt.dat"
 ks_gui ${N}corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:0
 check "${P}damaged records: KernelShark keeps running, the view says the file is damaged" \
 	bash -c "test -f '$O/${N}corrupt.alive' &&
 		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/${N}corrupt.txt'"
 
-# the unwinder (mkdat.py unwinder: 0xd00001 frame pointers, 0xd00002
+# the unwinder (mktrace.py unwinder-marks: 0xd00001 frame pointers, 0xd00002
 # SFrame, ...): marked in the view only when SFrame took part
-python3 "$REPO/tests/userspace/plugin/mkdat.py" unwinder "$WORK/unwinder.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" unwinder-marks "$WORK/unwinder.dat"
 ks_gui ${N}sframe "$WORK/unwinder.dat" syscalls/sys_enter_getppid:1
 ks_gui ${N}fp "$WORK/unwinder.dat" syscalls/sys_enter_getppid:0
 check "${P}view: [sframe] on the user stack's line of an SFrame stack, no mark on a frame-pointer one" \
