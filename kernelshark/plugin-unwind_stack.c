@@ -624,8 +624,27 @@ static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
 	return ctx->syms;
 }
 
+/* The cookie of the user_stack_deferred at off (for one nobody asked). */
+static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
+			   unsigned long long *cookie)
+{
+	struct tep_record *r;
+	struct tep_event *ev;
+	int ok = 0;
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = read_at(ctx, off);
+	if (r) {
+		ev = tep_find_event(ctx->tep, tep_data_type(ctx->tep, r));
+		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
+		tracecmd_free_record(r);
+	}
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	return ok ? 0 : -1;
+}
+
 /* ------------------------------------------------------------------ */
-/* The merged stack as text (kshark_unwind_stack_text()). */
+/* Text: a growing buffer, names of kernel frames, the merged stack. */
 
 struct buf {
 	char	*s;
@@ -683,6 +702,8 @@ static void kname(struct plugin_unwind_ctx *ctx, unsigned long long a,
 		snprintf(out, size, "0x%llx", a);
 }
 
+#ifdef KSHARK_UNWIND_TESTING
+/* for the comparison of readers (kshark_stack, the test build only) */
 static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct buf *b)
 {
@@ -725,25 +746,6 @@ static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		bprintf(b, "   (user stack: %s)\n", sframe_word(q));
 }
 
-/* The cookie of the user_stack_deferred at off (for one nobody asked). */
-static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
-			   unsigned long long *cookie)
-{
-	struct tep_record *r;
-	struct tep_event *ev;
-	int ok = 0;
-
-	pthread_mutex_lock(&ctx->stream->input_mutex);
-	r = read_at(ctx, off);
-	if (r) {
-		ev = tep_find_event(ctx->tep, tep_data_type(ctx->tep, r));
-		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
-		tracecmd_free_record(r);
-	}
-	pthread_mutex_unlock(&ctx->stream->input_mutex);
-	return ok ? 0 : -1;
-}
-
 char *kshark_unwind_stack_text(const struct kshark_entry *e)
 {
 	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
@@ -771,6 +773,7 @@ char *kshark_unwind_stack_text(const struct kshark_entry *e)
 	}
 	return b.s;
 }
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The stack view (kshark_unwind_stack_view()), as structures. */
