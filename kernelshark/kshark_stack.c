@@ -14,6 +14,10 @@
  * With KSHARK_STACK_VIEW=1 in the environment, it prints instead the
  * the stack view (kshark_unwind_stack_view()) of every entry (of EVENT),
  * one "KIND TARGET TEXT" line per line of it, framed by "--- view #N".
+ * With KSHARK_STACK_RELOAD=1, the entries are loaded three times, each
+ * load freed before the next, as KernelShark 2.2 reloads a stream without
+ * a new plugin context (an advanced filter): the first not joined (not
+ * drawn), the others joined.
  * Exit: 0 when at least one merged stack was printed, 1 when none,
  *       2 on error.
  */
@@ -56,7 +60,7 @@ int main(int argc, char **argv)
 	join_func join;
 	char *info, *t, *name;
 	ssize_t n, i;
-	int sd, shown = 0, want = -1;
+	int sd, shown = 0, want = -1, reload;
 
 	if (argc < 3 || argc > 4) {
 		fprintf(stderr, "usage: %s PLUGIN.so TRACE.dat [EVENT]\n",
@@ -94,10 +98,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	n = kshark_load_entries(ctx, sd, &data);
+	reload = getenv("KSHARK_STACK_RELOAD") ? 2 : 0;
+	for (;;) {
+		n = kshark_load_entries(ctx, sd, &data);
+		/* the first load of a reload is not drawn */
+		if (n > 0 && reload != 2)
+			join(sd, data, n);
+		if (n <= 0 || !reload--)
+			break;
+		for (i = 0; i < n; i++)
+			free(data[i]);
+		free(data);
+		data = NULL;
+	}
 	printf("entries: %zd\n", n);
-	if (n > 0)
-		join(sd, data, n);
 	for (i = 0; i < n; i++) {
 		if (want >= 0 && data[i]->event_id != want)
 			continue;

@@ -87,6 +87,9 @@ struct plugin_unwind_ctx {
 	/* filled by the event handlers: (entry, cookie) */
 	struct kshark_data_container	*cookies;
 	struct kshark_data_container	*stacks;
+	int				handlers;	/* registered */
+	size_t				n_loaded;	/* handler calls */
+	int64_t				first_off;	/* the first one's */
 	/* the second pass */
 	int				joined;
 	struct kshark_entry		**data;	/* during the pass only */
@@ -156,6 +159,30 @@ int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
 /* ------------------------------------------------------------------ */
 /* Loading: the event handlers. */
 
+/* Forget what was loaded and joined: KernelShark loads the entries again. */
+static void ctx_reset(struct plugin_unwind_ctx *ctx)
+{
+	kshark_free_data_container(ctx->cookies);
+	kshark_free_data_container(ctx->stacks);
+	ctx->cookies = kshark_init_data_container();
+	ctx->stacks = kshark_init_data_container();
+	free(ctx->reqs);
+	free(ctx->req_at.s);
+	free(ctx->cookie_at.s);
+	free(ctx->marks);
+	ctx->reqs = NULL;
+	ctx->n_reqs = ctx->cap_reqs = 0;
+	memset(&ctx->req_at, 0, sizeof(ctx->req_at));
+	memset(&ctx->cookie_at, 0, sizeof(ctx->cookie_at));
+	ctx->marks = NULL;
+	ctx->n_marks = 0;
+	ctx->n_loaded = 0;
+	ctx->joined = ctx->failed = 0;
+	ctx->damaged = 0;
+	if (!ctx->cookies || !ctx->stacks)
+		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
+}
+
 static void collect(struct kshark_data_stream *stream, void *rec,
 		    struct kshark_entry *entry, int deferred)
 {
@@ -166,6 +193,18 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 
 	if (!ctx)
 		return;
+	/*
+	 * A new load of the same stream without a new plugin context (an
+	 * advanced filter makes KernelShark 2.2 reload): the old entries
+	 * are gone.  Loads go in the same order, so it begins with the same
+	 * record.
+	 */
+	if (ctx->joined || (ctx->n_loaded && entry->offset == ctx->first_off))
+		ctx_reset(ctx);
+	if (ctx->note)
+		return;
+	if (!ctx->n_loaded++)
+		ctx->first_off = entry->offset;
 	ev = tep_find_event(ctx->tep, deferred ? ctx->deferred_id :
 			    ctx->cookie_id);
 	if (!ev || unwind_rec_field(ev, r, "cookie", &cookie)) {
@@ -1300,6 +1339,7 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	kshark_register_event_handler(stream, ctx->cookie_id, cookie_action);
 	kshark_register_event_handler(stream, ctx->deferred_id,
 				      deferred_action);
+	ctx->handlers = 1;
 	shim_install(stream, ctx);
 	return 1;
 }
@@ -1312,7 +1352,7 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 	if (!ctx)
 		return 0;
 	shim_remove(stream, ctx);
-	if (ctx->cookies) {
+	if (ctx->handlers) {
 		kshark_unregister_event_handler(stream, ctx->cookie_id,
 						cookie_action);
 		kshark_unregister_event_handler(stream, ctx->deferred_id,

@@ -260,6 +260,14 @@ check "Info column of the two records: the same with and without the libtraceeve
 		grep -q 'user_stack_cookie pid=80 cpu=0: cookie=0x300000001 kernel=4 ' '$WORK/info.without' &&
 		diff '$WORK/info.with' '$WORK/info.without'"
 VG="valgrind -q --suppressions=$REPO/tests/userspace/plugin/ldso.supp --suppressions=$REPO/tests/userspace/plugin/kshark.supp --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
+# KernelShark 2.2 reloads a stream without a new plugin context (an
+# advanced filter): the entries the handlers kept are freed; the plugin
+# starts over (without that: other views, reads of freed entries)
+check "a reload of the stream (once before a draw, then drawn twice): the same views, valgrind clean" \
+	bash -c "KSHARK_STACK_VIEW=1 $KS '$FIX' >'$WORK/reload.1' 2>/dev/null &&
+		KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $KS '$FIX' >'$WORK/reload.2' 2>/dev/null &&
+		grep -q '^--- view' '$WORK/reload.2' && diff '$WORK/reload.1' '$WORK/reload.2' &&
+		{ KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $VG $KS '$FIX' >/dev/null 2>'$WORK/reload.err'; [ \$? != 99 ]; }"
 for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/corrupt.dat" "$FIXTURES/option-T.dat"; do
 	check "valgrind: the plugin loads, shows every entry's view and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
 		bash -c "KSHARK_STACK_VIEW=1 $VG $KS '$f' >'$WORK/vg.out' 2>'$WORK/vg.err'; [ \$? != 99 ] && grep -q '^--- view' '$WORK/vg.out'"
