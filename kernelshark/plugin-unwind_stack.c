@@ -12,16 +12,16 @@
  *    cookie into a kshark_data_container (the records of one CPU after
  *    another, as libkshark loads them);
  *  - the second pass, at the first draw (kshark_unwind_join(), given the
- *    graph's entries): the two containers in time order through
- *    libtracefs-ext's join (the one ustack and the libtraceevent plugin
- *    use; it reads each of these records once more for its frames and
- *    checks), the asking event of each cookie record found among the
+ *    graph's entries): the records of the two containers, in time order,
+ *    read once more (the join needs their frames for its checks) and fed
+ *    to libtracefs-ext's join, the one ustack and the libtraceevent
+ *    plugin use; the asking event of each cookie record found among the
  *    entries before it on its CPU;
  *  - the draw handler (unwind_view.cpp) marks the asking events.
  * Per request 64 bytes, no frames: the frames are read from the records
  * when a stack is shown.  The GUI part gets the view as structures
- * (unwind_stack.h).  The one host workaround without an API, the Info
- * column, is the shim at the end.
+ * (unwind_stack.h).  The host workaround of this file, the Info column
+ * (KernelShark has no API for it), is the shim near the end.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
