@@ -372,19 +372,19 @@ done
 # (with the plugin's innermost user function) and the merged stack of each
 # entry.  The GUI part (the stack view, the graph's marks) is tested by
 # tests/userspace/kernelshark/run.sh.
-KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
+KS="$KSDIR/kshark_stack $KSDIR/test/plugin-unwind_stack.so"
 ks_run() { # ks_run FILE [EVENT]: output in $WORK/ks.out
 	$KS "$@" >"$WORK/ks.out" 2>"$WORK/ks.err"
 }
 export KS KSDIR
 export -f ks_run
-check "KernelShark plugin and kshark_stack build (libkshark 2.2)" \
-	make -C "$KSDIR" -s clean all
+check "KernelShark plugin, its test build and kshark_stack build (libkshark 2.2)" \
+	make -C "$KSDIR" -s clean all test
 check "KernelShark plugin: libtracefs-ext's join linked in, none of it exported" \
 	sh -c "nm '$KSDIR/plugin-unwind_stack.so' | grep -q ' t ustack_join_add_record\$' &&
 	       test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
 			awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
-		'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_stack_text kshark_unwind_stack_view '"
+		'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer '"
 check "KernelShark: every asking event of crosscpu.dat gets its merged stack" \
 	bash -c "ks_run '$WORK/crosscpu.dat' syscalls/sys_enter_getppid &&
 	       grep -q 'merged stacks shown: 2' '$WORK/ks.out' &&
