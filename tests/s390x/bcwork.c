@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The s390x workload of tests/s390x/run.sh: a named user call chain
+ *
+ *   main -> bc_one -> bc_two -> bc_three -> bc_four -> bc_five -> getppid()
+ *
+ * built static twice, with -mbackchain (bcwork-bc) and without
+ * (bcwork-nobc).  The system call goes through libc's getppid(), a leaf
+ * with no frame that leaves the return address into bc_five in r14: what
+ * the kernel's back-chain walk takes at the interrupted frame.
+ *
+ * Usage: bcwork MODE [ARG]
+ *   getppid N     N getppid() calls through the chain (default 1)
+ *   deep N        bc_five recurses N more levels (bc_deep), then getppid
+ *   exit          exit_group() from bc_five
+ *   exec PATH     execve(PATH, [PATH]) from bc_five
+ *   bench N DEPTH N getppid() calls DEPTH levels below bc_five; prints
+ *                 "bench ns_per_call=X"
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+/* keeps the calls below from becoming tail calls */
+static volatile int sink;
+static const char *mode = "getppid";
+static const char *arg = "1";
+static long depth;
+
+NOINLINE void bc_deep(long n)
+{
+	if (n > 0)
+		bc_deep(n - 1);
+	else
+		sink += getppid();
+	sink++;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+NOINLINE void bc_five(void)
+{
+	long i, n = atol(arg);
+
+	if (!strcmp(mode, "getppid")) {
+		for (i = 0; i < n; i++)
+			sink += getppid();
+	} else if (!strcmp(mode, "deep")) {
+		bc_deep(n);
+	} else if (!strcmp(mode, "exit")) {
+		syscall(SYS_exit_group, 0);
+	} else if (!strcmp(mode, "exec")) {
+		char *argv[] = { (char *)arg, NULL };
+
+		execv(arg, argv);
+		perror("execv");
+		exit(127);
+	} else if (!strcmp(mode, "bench")) {
+		long long t0 = now_ns();
+
+		for (i = 0; i < n; i++)
+			bc_deep(depth);
+		printf("bench ns_per_call=%lld\n", (now_ns() - t0) / (n ? n : 1));
+	} else {
+		fprintf(stderr, "bcwork: unknown mode %s\n", mode);
+		exit(2);
+	}
+	sink++;
+}
+
+NOINLINE void bc_four(void)
+{
+	bc_five();
+	sink++;
+}
+
+NOINLINE void bc_three(void)
+{
+	bc_four();
+	sink++;
+}
+
+NOINLINE void bc_two(void)
+{
+	bc_three();
+	sink++;
+}
+
+NOINLINE void bc_one(void)
+{
+	bc_two();
+	sink++;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		mode = argv[1];
+	if (argc > 2)
+		arg = argv[2];
+	if (argc > 3)
+		depth = atol(argv[3]);
+	bc_one();
+	return sink < 0;
+}
