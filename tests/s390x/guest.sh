@@ -47,7 +47,7 @@ record backchain sys_enter_getppid ./bcwork-bc getppid 1
 record nobackchain sys_enter_getppid ./bcwork-nobc getppid 1
 record deep sys_enter_getppid ./bcwork-bc deep 400
 record exit sys_enter_exit_group ./bcwork-bc exit
-record exec sys_enter_execve ./bcwork-bc exec /bin/busybox
+record exec sys_enter_execve ./bcwork-bc exec /bin/true
 
 # malformed triggers: each must fail and leave a line in error_log
 reset
