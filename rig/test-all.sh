@@ -23,7 +23,8 @@
 # sframe-gen/register.sh: the SFrame registrar's cache and its promise to
 # leave programs as they are), s390x (tests/s390x/run.sh: the s390x kernel,
 # cross-built in the background after the pristine one, booted in
-# qemu-system-s390x; user stacks by the back chain).
+# qemu-system-s390x; user stacks by the back chain), s390x-readers
+# (tests/s390x/readers.sh: the readers on the big-endian s390x fixture).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -114,7 +115,7 @@ fi
 # it), stock 3.4 (t-95 runs both builds' utest), and the libtraceevent
 # plugin; a test that needs them and finds none fails
 tracecmd_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ]; then
+if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
@@ -200,6 +201,7 @@ suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"
 suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
 	"$REPO/tests/userspace/kernelshark/run.sh"
+suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
 
 echo
 echo "test-all: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"
