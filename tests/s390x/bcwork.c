@@ -14,6 +14,12 @@
  *   deep N        bc_five recurses N more levels (bc_deep), then getppid
  *   exit          exit_group() from bc_five
  *   exec PATH     execve(PATH, [PATH]) from bc_five
+ *   framed        getppid once from bc_framed, called by bc_five: a
+ *                 function with a frame of its own that saved r14 (it
+ *                 calls something, but only after the system call), as
+ *                 libc wrappers with a slow path do.  r14 and the slot
+ *                 it was saved in hold the same return address: the
+ *                 walk must not give bc_five twice
  *   bench N DEPTH N getppid() calls DEPTH levels below bc_five; prints
  *                 "bench ns_per_call=X"
  */
@@ -49,6 +55,24 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+NOINLINE long bc_other(long x)
+{
+	sink += x;
+	return sink;
+}
+
+/* no shrink-wrapping: the prologue saves r14 and makes the frame first */
+__attribute__((optimize("no-shrink-wrap"))) NOINLINE long bc_framed(long x)
+{
+	register long r1 asm("1") = SYS_getppid;
+	register long r2 asm("2") = 0;
+
+	asm volatile("svc 0" : "+d"(r2) : "d"(r1) : "memory", "cc");
+	if (r2 == x)
+		r2 += bc_other(x);
+	return r2;
+}
+
 NOINLINE void bc_five(void)
 {
 	long i, n = atol(arg);
@@ -56,6 +80,8 @@ NOINLINE void bc_five(void)
 	if (!strcmp(mode, "getppid")) {
 		for (i = 0; i < n; i++)
 			sink += getppid();
+	} else if (!strcmp(mode, "framed")) {
+		sink += bc_framed(-1);
 	} else if (!strcmp(mode, "deep")) {
 		bc_deep(n);
 	} else if (!strcmp(mode, "exit")) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks of tests/s390x/run.sh on the s390x guest's console output.
 
-usage: check.py [--show] OUTPUT_LOG BCWORK_BC BCWORK_NOBC CROSS_PREFIX
+usage: check.py [--show] OUTPUT_LOG BCWORK_BC BCWORK_NOBC BCMINI CROSS_PREFIX
 
 --show (rig/demo.sh --arch s390x) also prints the user stacks of the
 back-chain and no-back-chain cases, each frame named.
@@ -18,7 +18,7 @@ import sys
 show_stacks = sys.argv[1:2] == ['--show']
 if show_stacks:
     del sys.argv[1]
-log, bc_bin, nobc_bin, cross = sys.argv[1:5]
+log, bc_bin, nobc_bin, mini_bin, cross = sys.argv[1:6]
 results = []
 
 
@@ -134,9 +134,10 @@ def chain_ok(names, start):
     return len(got) == len(want) and all(w in g for w, g in zip(want, got))
 
 
-bc, nobc = Symbols(bc_bin), Symbols(nobc_bin)
+bc, nobc, mini = Symbols(bc_bin), Symbols(nobc_bin), Symbols(mini_bin)
 got = cases()
-for c in ('backchain', 'nobackchain', 'deep', 'exit', 'exec', 'malformed'):
+for c in ('backchain', 'nobackchain', 'framed', 'cleanend', 'deep', 'exit', 'exec',
+          'malformed'):
     check('s390x/recorded-%s' % c, c in got and not any('trigger refused' in x for x in got[c]),
           'no trace of this case in the console (trigger refused or guest died)')
 
@@ -180,6 +181,27 @@ if s:
           all(n != {'?'} for n in names) and
           all('bc_' in ''.join(n) or 'main' in n for n in names[1:]),
           'frames: ' + show(names))
+
+# the interrupted function had made a frame and saved r14, which still
+# holds the same address: its caller once, not twice
+s = stacks(got.get('framed', []))
+check('s390x/framed-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    names = ret_names(bc, s[0]['frames'])
+    check('s390x/framed-caller-once',
+          len(names) >= 7 and 'bc_framed' in names[0] and chain_ok(names, 1),
+          'frames: ' + show(names))
+
+# a zero back chain (bcmini's _start, as libc's start code makes it) ends
+# the stack: every frame named, nothing after _start
+s = stacks(got.get('cleanend', []))
+check('s390x/cleanend-three-stacks', len(s) == 3, '%d user stacks' % len(s))
+if s:
+    want = ['bc_getppid'] + CHAIN + ['_start']
+    bad = [show(ret_names(mini, st['frames'])) for st in s
+           if [sorted(n)[0] for n in ret_names(mini, st['frames'])] != want]
+    check('s390x/cleanend-whole-chain-then-end', not bad,
+          'frames: %s, want %s' % (bad[:1], ' '.join(want)))
 
 # 3. deep: truncated, flagged, the frames bc_deep
 s = stacks(got.get('deep', []))

@@ -5,7 +5,7 @@
 #   tests/s390x/run.sh [--kernel BZIMAGE] [--out DIR] [--show]
 #
 # Cross-builds tests/s390x/bcwork.c static with and without -mbackchain
-# (rig/fetch-cross.sh), builds the s390x kernel when needed
+# and bcmini.c (no libc, a zero back chain at _start; rig/fetch-cross.sh), builds the s390x kernel when needed
 # (rig/build-kernel.sh --arch s390x), boots it with the two programs and
 # tests/s390x/guest.sh, which records a trace per case, and checks the
 # traces on the host with tests/s390x/check.py: frame names come from the
@@ -40,10 +40,12 @@ trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/guest"
 cf=(-static -O2 -g -Wall -Wextra -Werror)
 "${X}gcc" "${cf[@]}" -mbackchain -o "$w/guest/bcwork-bc" "$here/bcwork.c" &&
-"${X}gcc" "${cf[@]}" -o "$w/guest/bcwork-nobc" "$here/bcwork.c" ||
-	fail_all build-workload "cross gcc failed on tests/s390x/bcwork.c"
+"${X}gcc" "${cf[@]}" -o "$w/guest/bcwork-nobc" "$here/bcwork.c" &&
+"${X}gcc" -static -nostdlib -O2 -g -mbackchain -fno-stack-protector -Wall -Wextra \
+	-Werror -o "$w/guest/bcmini" "$here/bcmini.c" ||
+	fail_all build-workload "cross gcc failed on tests/s390x/bcwork.c or bcmini.c"
 # the guest gets them stripped (smaller initramfs); the host names their frames
-for b in bcwork-bc bcwork-nobc; do
+for b in bcwork-bc bcwork-nobc bcmini; do
 	cp "$w/guest/$b" "$w/$b"
 	"${X}strip" "$w/guest/$b"
 done
@@ -63,7 +65,7 @@ if [ $grc = 0 ]; then
 else
 	echo "FAIL s390x/guest-boot-clean # rig/run-guest.sh: $(tail -1 "$w/guest.summary"); see $out"
 fi
-python3 "$here/check.py" "${show[@]}" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$X" > "$w/check.out"
+python3 "$here/check.py" "${show[@]}" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$w/bcmini" "$X" > "$w/check.out"
 cat "$w/check.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
 np=$(grep -c '^PASS ' "$w/check.out")
 nf=$(grep -c '^FAIL ' "$w/check.out")
