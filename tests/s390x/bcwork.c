@@ -20,8 +20,12 @@
  *                 libc wrappers with a slow path do.  r14 and the slot
  *                 it was saved in hold the same return address: the
  *                 walk must not give bc_five twice
- *   bench N DEPTH N getppid() calls DEPTH levels below bc_five; prints
- *                 "bench ns_per_call=X"
+ *   bench N FRAMES
+ *                 N getppid() calls from a user stack of FRAMES frames
+ *                 (3: getppid, main, __libc_start_call_main; more: bc_deep
+ *                 frames between getppid and main), run from main between
+ *                 the instruction-count markers of insn-marker.h (ID 63);
+ *                 prints "bench ns_per_call=X"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +34,15 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "insn-marker.h"
+
 #define NOINLINE __attribute__((noinline, noclone))
 
 /* keeps the calls below from becoming tail calls */
 static volatile int sink;
 static const char *mode = "getppid";
 static const char *arg = "1";
-static long depth;
+static long depth;		/* bench: the user stack's frames */
 
 NOINLINE void bc_deep(long n)
 {
@@ -92,12 +98,6 @@ NOINLINE void bc_five(void)
 		execv(arg, argv);
 		perror("execv");
 		exit(127);
-	} else if (!strcmp(mode, "bench")) {
-		long long t0 = now_ns();
-
-		for (i = 0; i < n; i++)
-			bc_deep(depth);
-		printf("bench ns_per_call=%lld\n", (now_ns() - t0) / (n ? n : 1));
 	} else {
 		fprintf(stderr, "bcwork: unknown mode %s\n", mode);
 		exit(2);
@@ -137,6 +137,21 @@ int main(int argc, char **argv)
 		arg = argv[2];
 	if (argc > 3)
 		depth = atol(argv[3]);
+	if (!strcmp(mode, "bench")) {
+		long i, n = atol(arg);
+		long long t0 = now_ns();
+
+		INSN_MARK_START(INSN_MARKER_BENCH);
+		for (i = 0; i < n; i++) {
+			if (depth <= 3)
+				sink += getppid();
+			else
+				bc_deep(depth - 4);
+		}
+		INSN_MARK_END(INSN_MARKER_BENCH);
+		printf("bench ns_per_call=%lld\n", (now_ns() - t0) / (n ? n : 1));
+		return 0;
+	}
 	bc_one();
 	return sink < 0;
 }

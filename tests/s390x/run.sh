@@ -38,7 +38,7 @@ X=$xdir/usr/bin/s390x-linux-gnu-
 w=$(mktemp -d "${TMPDIR:-/tmp}/ftd-s390x.XXXXXX")
 trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/guest"
-cf=(-static -O2 -g -Wall -Wextra -Werror)
+cf=(-static -O2 -g -Wall -Wextra -Werror -I"$REPO/tests/workload")
 "${X}gcc" "${cf[@]}" -mbackchain -o "$w/guest/bcwork-bc" "$here/bcwork.c" &&
 "${X}gcc" "${cf[@]}" -o "$w/guest/bcwork-nobc" "$here/bcwork.c" &&
 "${X}gcc" -static -nostdlib -O2 -g -mbackchain -fno-stack-protector -Wall -Wextra \
