@@ -9,6 +9,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/../.." && pwd)
+. "$REPO/rig/common.sh"
+need_pkgs trace-cmd binutils python3
 F=$REPO/tests/fixtures/s390x
 dat=$F/backchain.dat
 np=0 nf=0
