@@ -10,8 +10,9 @@
 # tests/s390x/guest.sh, which records a trace per case, and checks the
 # traces on the host with tests/s390x/check.py: frame names come from the
 # cross nm and addr2line.  Ends with "N passed, N failed"; exit 1 on any
-# failure.  --kernel boots another image (a kernel without patches 0018-
-# 0020 shows the suite failing); --show prints the named user stacks too
+# failure.  --kernel boots another image (a kernel without the s390
+# series, patches/4-s390, shows the suite failing); --show prints the
+# named user stacks too
 # (rig/demo.sh --arch s390x).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
