@@ -220,7 +220,7 @@ nstock=0
 for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
 	[ -f "$dat" ] || continue
 	n=$(basename "$dat" .dat)
-	TRACEEVENT_PLUGIN_DIR=$T/noplugin "$stock" report -N "$dat" > "$T/as.probe" 2>/dev/null
+	"$stock" report -F ftrace/user_stack_cookie "$dat" > "$T/as.probe" 2>/dev/null
 	grep -q ': user_stack_cookie: ' "$T/as.probe" && continue
 	nstock=$((nstock + 1))
 	for opt in "" -N --profile; do
