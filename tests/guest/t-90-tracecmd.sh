@@ -21,7 +21,7 @@ mkdir -p "$D"
 NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
-tracecmd-T-report-filter tracecmd-T-32bit tracecmd-T-no-own-ptrace
+tracecmd-T-report-filter tracecmd-T-32bit tracecmd-T-no-own-syscalls
 tracecmd-T-strace tracecmd-T-gdb"
 
 tc_require $TESTS
@@ -238,15 +238,17 @@ check "maps without --proc-map" maps "$D/c32.opt" "$WL"/callchain32 &&
 t_pass
 
 # -T saves the maps of the command through ptrace (trace-cmd is its
-# tracer from its start): trace-cmd's own ptrace() call is not recorded
-# as the command's (the child asked to be traced after it had set the
-# pid filter: a sys_enter_ptrace of the command before its execve)
-t_begin tracecmd-T-no-own-ptrace
-rec pt -T -e syscalls:sys_enter_ptrace -e syscalls:sys_exit_ptrace -e syscalls:sys_enter_getppid \
-	-F "$WL"/callchain getppid 2 &&
+# tracer from its start): none of trace-cmd's own system calls in the
+# child before the command's execve is recorded as the command's, with
+# the stacks they ask for (there were the exit of the write that set the
+# pid filter and the child's ptrace(PTRACE_TRACEME)): the first event of
+# the command is its sys_enter_execve, and it makes no ptrace() call
+t_begin tracecmd-T-no-own-syscalls
+rec pt -T -e syscalls -F "$WL"/callchain getppid 2 &&
+first=$(grep -m1 -E '^ *[^ <=].*-[0-9]+ +\[[0-9]+\].*: sys_(enter|exit)_' "$D/pt.txt" | sed -E 's/.*: (sys_[a-z0-9_]+):.*/\1/') &&
 check "the command's events are there" test "$(count "$D/pt.txt" sys_enter_getppid)" = 2 &&
-check "no ptrace() call recorded: $(grep -m1 ': sys_enter_ptrace: ' "$D/pt.txt")" \
-	test "$(count "$D/pt.txt" sys_enter_ptrace)" = 0 &&
+check "its first event is sys_enter_execve (got $first)" test "$first" = sys_enter_execve &&
+check "no ptrace() call recorded" test "$(count "$D/pt.txt" sys_enter_ptrace)" = 0 &&
 check "maps saved" maps "$D/pt.opt" "$WL"/callchain &&
 t_pass
 

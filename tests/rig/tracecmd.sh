@@ -220,8 +220,13 @@ nstock=0
 for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
 	[ -f "$dat" ] || continue
 	n=$(basename "$dat" .dat)
-	"$stock" report -F ftrace/user_stack_cookie "$dat" > "$T/as.probe" 2>/dev/null
-	grep -q ': user_stack_cookie: ' "$T/as.probe" && continue
+	# prerelease-*.dat: unwind:user_stack_cookie records, which the
+	# series leaves alone (the pre-release layout, tests/fixtures/README.md)
+	case $n in
+	prerelease-*) ;;
+	*)	"$stock" report -N "$dat" > "$T/as.probe" 2>/dev/null
+		grep -q ': user_stack_cookie: ' "$T/as.probe" && continue ;;
+	esac
 	nstock=$((nstock + 1))
 	for opt in "" -N --profile; do
 		"$stock" report $opt "$dat" > "$T/as.stock" 2> "$T/as.stock.err"
