@@ -41,7 +41,9 @@ old=/usr/bin/trace-cmd
 # The series, each patch checked against pristine 3.4 plus the ones before
 pdir=$REPO/trace-cmd/patches
 if [ -f "$pdir/series" ]; then
-	if src=$("$REPO/rig/fetch-tracecmd.sh" 2>"$T/fetch.log" | head -1) && [ -d "$src" ]; then
+	# sed -n 1p, not head -1: head may exit before the script writes its
+	# second line, and with pipefail the SIGPIPE failed this test
+	if src=$("$REPO/rig/fetch-tracecmd.sh" 2>"$T/fetch.log" | sed -n 1p) && [ -d "$src" ]; then
 		cp -a "$src" "$T/series-tree"
 		ok=1 n=0
 		while read -r p _; do
@@ -235,6 +237,14 @@ for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
 		b=$?
 		name="tracecmd-as-stock-$n${opt:+-${opt#--}}"
 		name=${name/--N/-N}
+		# stock 3.4's --profile is not the same twice on some traces
+		# (sched-T.dat: tasks named with pids like trace-cmd-207372879,
+		# different at each run): nothing to compare with there
+		[ "$opt" = --profile ] && "$stock" report $opt "$dat" > "$T/as.stock2" 2>/dev/null
+		if [ "$opt" = --profile ] && ! cmp -s "$T/as.stock" "$T/as.stock2"; then
+			echo "note: $name not compared: stock 3.4's --profile of $n.dat differs from run to run"
+			continue
+		fi
 		if [ $a != $b ]; then
 			fail "$name" "exit status $b, stock 3.4 $a"
 		elif ! cmp -s "$T/as.stock" "$T/as.series"; then
