@@ -35,10 +35,13 @@ def frames(path):
     return out
 
 
-def a2l(addr):
-    r = subprocess.run(['addr2line', '-f', '-e', binary, '0x%x' % addr],
+def a2l(addrs):
+    """addr2line -f for all addresses at once: the function of each"""
+    r = subprocess.run(['addr2line', '-f', '-e', binary] +
+                       ['0x%x' % a for a in addrs],
                        capture_output=True, text=True, check=True)
-    return r.stdout.split('\n')[0]
+    out = r.stdout.split('\n')
+    return [out[2 * i] for i in range(len(addrs))]
 
 
 want = frames(named)
@@ -47,7 +50,7 @@ for other in others:
     got = frames(other)
     if len(got) != len(want):
         sys.exit('%s: %d frames, %s has %d' % (other, len(got), named, len(want)))
-    n = 0
+    checks = []
     how = set()
     for w, g in zip(want, got):
         m = name_re.match(w)
@@ -65,12 +68,14 @@ for other in others:
             num, how_ = int(u.group(3), 16), 'the address in parentheses'
         else:
             num, how_ = off, 'the offset (file type unknown)'
-        got_func = a2l(num)
+        checks.append((g, num, func))
+        how.add(how_)
+    funcs = a2l([c[1] for c in checks]) if checks else []
+    for (g, num, func), got_func in zip(checks, funcs):
         if got_func != func:
             sys.exit('%s: %r: addr2line -f -e %s 0x%x says %s, the named frame %s'
                      % (other, g, binary, num, got_func, func))
-        n += 1
-        how.add(how_)
+    n = len(checks)
     if n < 3:
         sys.exit('%s: only %d frames of %s' % (other, n, base))
     print('%s: %d frames of %s (ET_%s), addr2line names each as the named report (%s)'
