@@ -5,7 +5,8 @@
 # plugin built for it (QT=6, KernelShark 2.4's headers).  Nothing is
 # installed: KernelShark runs from its build tree.
 #
-#   kernelshark/build-ks24.sh   prints two lines: KS_BIN=... KS_SO=...
+#   kernelshark/build-ks24.sh   prints KS_BIN=..., KS_SO=... (the plugin)
+#                               and KS_TEST_SO=... (its test build)
 #
 # The tarball is fetched as rig/fetch-tracecmd.sh fetches trace-cmd: a
 # private apt state in the cache ($CACHE/apt-tracecmd, deb-src sid
@@ -38,10 +39,13 @@ fi
 mkdir -p "$out/lib"
 ln -sf "$tree/lib/libkshark.so.$VER" "$out/lib/libkshark.so"
 ln -sf "$tree/lib/libkshark-plot.so.$VER" "$out/lib/libkshark-plot.so"
+ln -sf "$tree/lib/libkshark-gui.so.$VER" "$out/lib/libkshark-gui.so"
 make -s -C "$HERE" QT=6 JOIN_OUT="$out/build" \
 	PLUGIN="$out/plugin-unwind_stack.so" \
+	TEST_PLUGIN="$out/test/plugin-unwind_stack.so" \
 	PC_CFLAGS="-I$tree/src $(pkg-config --cflags json-c libtracecmd libtraceevent)" \
 	PC_LIBS="-L$out/lib -Wl,-rpath,$tree/lib -lkshark -ljson-c -ltracecmd -ltracefs -ltraceevent" \
-	"$out/plugin-unwind_stack.so" >&2
+	"$out/plugin-unwind_stack.so" "$out/test/plugin-unwind_stack.so" >&2
 echo "KS_BIN=$tree/bin/kernelshark"
 echo "KS_SO=$out/plugin-unwind_stack.so"
+echo "KS_TEST_SO=$out/test/plugin-unwind_stack.so"

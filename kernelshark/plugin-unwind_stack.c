@@ -2,41 +2,26 @@
 /*
  * KernelShark 2.x plugin: merged kernel + deferred user stacks.
  *
- * The records (Documentation/contract.md, section 2): right after an
- * event that asks, ftrace:user_stack_cookie (cookie, flags, the event's
- * kernel stack); later, once per (instance, cookie),
- * ftrace:user_stack_deferred (cookie, tgid, flags, depth, user frames).
+ * The records (Documentation/contract.md): right after an event that
+ * asks, ftrace:user_stack_cookie (cookie, flags, the event's kernel
+ * stack); later, once per (instance, cookie), ftrace:user_stack_deferred
+ * (cookie, tgid, flags, depth, user frames).
  *
- * The (pid, cookie) join is libtracefs-ext's (src/join.c, linked in from
- * libustack-join.a with its symbols hidden), the one ustack and the
- * libtraceevent plugin use.  libkshark hands a plugin the records one
- * CPU at a time, not in time order, so the plugin does not join them as
- * they are loaded: when it is initialised for a stream, it reads the
- * stream's records once, all CPUs merged in time order, through the join,
- * and keeps per request only where its records are (the offsets of the
- * asking event, its cookie record and its user_stack_deferred, which
- * KernelShark entries carry too) and its status.  No frames are kept:
- *  - the merged stack of an entry is appended to its info text (the
- *    "Info" column of the list and the graph's tooltip) as
- *    "[stack: k0 < k1 ... | u0 < u1 ...]", the frames read from the
- *    cookie record and the user_stack_deferred when shown;
- *  - kshark_unwind_stack_text() returns it as text, one frame per line,
- *    for any entry (asking event, its cookie record, or a
- *    user_stack_deferred, which lists every event it completes).
- *
- * The unwinder of a user stack (the join's ev->unwinder, from the
- * record's UNWIND_FP and UNWIND_SFRAME flags) is shown only when SFrame
- * took part: "[sframe]" or "[sframe+fp]" on the view's user stack line,
- * ", sframe" in the Info column, "(user stack: sframe)" in the text of
- * kshark_unwind_stack_text(); no mark is frame pointers, or a kernel
- * that does not say.
- *
- * A trace of the pre-release series (unwind:* records) is not read: the
- * plugin says so on stderr and stays out of the way.
- *
- * The libtraceevent plugin (plugin_unwind_deferred) merges for readers
- * that go front to back; in KernelShark this plugin does it, so it turns
- * that plugin's merged output off (unwind_deferred:merge=0).
+ * Shaped as KernelShark's sched_events plugin:
+ *  - loading: one event handler per record type puts the entry and its
+ *    cookie into a kshark_data_container (the records of one CPU after
+ *    another, as libkshark loads them);
+ *  - the second pass, at the first draw (kshark_unwind_join(), given the
+ *    graph's entries): the records of the two containers, in time order,
+ *    read once more (the join needs their frames for its checks) and fed
+ *    to libtracefs-ext's join, the one ustack and the libtraceevent
+ *    plugin use; the asking event of each cookie record found among the
+ *    entries before it on its CPU;
+ *  - the draw handler (unwind_view.cpp) marks the asking events.
+ * Per request 64 bytes, no frames: the frames are read from the records
+ * when a stack is shown.  The GUI part gets the view as structures
+ * (unwind_stack.h).  The host workaround of this file, the Info column
+ * (KernelShark has no API for it), is the shim near the end.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -59,16 +44,11 @@
 #include "unwind_record.h"
 
 #define US_MAX_FRAMES	512
-
-#define US_DEFERRED_TRUNCATED	0x1	/* user_stack_deferred flags */
-#define US_FTRACE_TRAMPOLINE	0x7fffffffULL
-
 #define US_NONE		(-1)
+#define US_MAX_OPEN	8	/* events a cookie record looks back over,
+				 * as the join's MAX_OPEN */
 
-/*
- * One request, as the join delivered it: where its records are, and what
- * it needs to be shown.  64 bytes, no frames.
- */
+/* One request, as the join delivered it: where its records are. */
 struct us_req {
 	int64_t		ts;		/* the asking event's (or its cookie
 					 * record's) time stamp */
@@ -83,13 +63,19 @@ struct us_req {
 					 * stack, in delivery order; -1 */
 	uint64_t	cookie;
 	unsigned char	status;		/* enum ustack_status */
-	unsigned char	unwinder;	/* USTACK_UNWINDER_* (1.6) */
+	unsigned char	unwinder;	/* USTACK_UNWINDER_* */
 };
 
-/* offset -> request: open addressing, key -1 is a free slot */
+/* offset -> index: open addressing, key -1 is a free slot */
 struct us_slot {
 	int64_t		off;
-	int		req;
+	int		idx;
+};
+
+struct us_table {
+	struct us_slot	*s;
+	size_t		n;		/* a power of 2 */
+	size_t		used;
 };
 
 struct plugin_unwind_ctx {
@@ -97,6 +83,18 @@ struct plugin_unwind_ctx {
 	struct tep_handle		*tep;
 	int				cookie_id;
 	int				deferred_id;
+	int				kstack_id;
+	/* filled by the event handlers: (entry, cookie) */
+	struct kshark_data_container	*cookies;
+	struct kshark_data_container	*stacks;
+	int				handlers;	/* registered */
+	size_t				n_loaded;	/* handler calls */
+	int64_t				first_off;	/* the first one's */
+	/* the second pass */
+	int				joined;
+	struct kshark_entry		**data;	/* during the pass only */
+	size_t				n_data;
+	struct us_table			cookie_at;	/* offset -> cookies[] */
 	struct us_req			*reqs;
 	int				n_reqs;
 	int				cap_reqs;
@@ -105,16 +103,10 @@ struct plugin_unwind_ctx {
 	 * request, that of a user_stack_deferred to the first request it
 	 * completes (the others follow through us_req.next).
 	 */
-	struct us_slot			*slots;
-	size_t				n_slots;	/* a power of 2 */
-	size_t				used_slots;
+	struct us_table			req_at;
 	int				failed;		/* out of memory */
-	stream_get_str_func		orig_get_info;
-	/* the stream has the records (else: note says why not) */
-	int				active;
 	unsigned int			damaged;	/* records skipped */
-	const char			*note;
-	/* the graph's marks: asking events sorted by time, built once */
+	const char			*note;		/* why inactive */
 	struct kshark_unwind_mark	*marks;
 	size_t				n_marks;
 	/* the user frames' names (libtracefs-ext), made when first needed */
@@ -123,6 +115,7 @@ struct plugin_unwind_ctx {
 	struct ustack_file		*file;
 	struct ustack_syms		*syms;
 	char				*syms_note;
+	stream_get_str_func		orig_get_info;
 };
 
 static void plugin_unwind_free(struct plugin_unwind_ctx *ctx);
@@ -135,8 +128,11 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	kshark_free_data_container(ctx->cookies);
+	kshark_free_data_container(ctx->stacks);
 	free(ctx->reqs);
-	free(ctx->slots);
+	free(ctx->req_at.s);
+	free(ctx->cookie_at.s);
 	free(ctx->marks);
 	ustack_syms_free(ctx->syms);
 	ustack_file_close(ctx->file);
@@ -161,147 +157,156 @@ int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
 }
 
 /* ------------------------------------------------------------------ */
-/* Fields, with bounds checks. */
+/* Loading: the event handlers. */
 
-/* The addresses of a __data_loc array field ("kernel" or "frames"). */
-static int array_frames(struct tep_event *ev, struct tep_record *r,
-			const char *field, unsigned long long *out, int max)
+/* Forget what was loaded and joined: KernelShark loads the entries again. */
+static void ctx_reset(struct plugin_unwind_ctx *ctx)
 {
-	struct unwind_rec_span sp;
-
-	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, field), &sp))
-		return -1;
-	return unwind_rec_copy(ev->tep, &sp, out, max);
+	kshark_free_data_container(ctx->cookies);
+	kshark_free_data_container(ctx->stacks);
+	ctx->cookies = kshark_init_data_container();
+	ctx->stacks = kshark_init_data_container();
+	free(ctx->reqs);
+	free(ctx->req_at.s);
+	free(ctx->cookie_at.s);
+	free(ctx->marks);
+	ctx->reqs = NULL;
+	ctx->n_reqs = ctx->cap_reqs = 0;
+	memset(&ctx->req_at, 0, sizeof(ctx->req_at));
+	memset(&ctx->cookie_at, 0, sizeof(ctx->cookie_at));
+	ctx->marks = NULL;
+	ctx->n_marks = 0;
+	ctx->n_loaded = 0;
+	ctx->joined = ctx->failed = 0;
+	ctx->damaged = 0;
+	if (!ctx->cookies || !ctx->stacks)
+		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
 }
 
-static struct tep_event *rec_event(struct tep_handle *tep,
-				   struct tep_record *r)
+static void collect(struct kshark_data_stream *stream, void *rec,
+		    struct kshark_entry *entry, int deferred)
 {
-	return tep_find_event(tep, tep_data_type(tep, r));
+	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
+	struct tep_record *r = rec;
+	struct tep_event *ev;
+	unsigned long long cookie;
+
+	if (!ctx)
+		return;
+	/*
+	 * A new load of the same stream without a new plugin context (an
+	 * advanced filter makes KernelShark 2.2 reload): the old entries
+	 * are gone.  Loads go in the same order, so it begins with the same
+	 * record.
+	 */
+	if (ctx->joined || (ctx->n_loaded && entry->offset == ctx->first_off))
+		ctx_reset(ctx);
+	if (ctx->note)
+		return;
+	if (!ctx->n_loaded++)
+		ctx->first_off = entry->offset;
+	ev = tep_find_event(ctx->tep, deferred ? ctx->deferred_id :
+			    ctx->cookie_id);
+	if (!ev || unwind_rec_field(ev, r, "cookie", &cookie)) {
+		ctx->damaged++;
+		return;
+	}
+	if (kshark_data_container_append(deferred ? ctx->stacks :
+					 ctx->cookies, entry, cookie) < 0)
+		ctx->failed = 1;
+}
+
+static void cookie_action(struct kshark_data_stream *stream, void *rec,
+			  struct kshark_entry *entry)
+{
+	collect(stream, rec, entry, 0);
+}
+
+static void deferred_action(struct kshark_data_stream *stream, void *rec,
+			    struct kshark_entry *entry)
+{
+	collect(stream, rec, entry, 1);
 }
 
 /* ------------------------------------------------------------------ */
-/* The table of offsets. */
+/* Tables of offsets. */
 
 static size_t off_hash(int64_t off, size_t n)
 {
 	return (((uint64_t)off * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1);
 }
 
-static struct us_slot *slot_find(struct plugin_unwind_ctx *ctx, int64_t off)
+static struct us_slot *slot_find(const struct us_table *t, int64_t off)
 {
 	size_t i;
 
-	if (!ctx->n_slots || off < 0)
+	if (!t->n || off < 0)
 		return NULL;
-	for (i = off_hash(off, ctx->n_slots); ctx->slots[i].off >= 0;
-	     i = (i + 1) & (ctx->n_slots - 1))
-		if (ctx->slots[i].off == off)
-			return &ctx->slots[i];
+	for (i = off_hash(off, t->n); t->s[i].off >= 0; i = (i + 1) & (t->n - 1))
+		if (t->s[i].off == off)
+			return &t->s[i];
 	return NULL;
 }
 
-static int slots_grow(struct plugin_unwind_ctx *ctx)
+static int slots_grow(struct us_table *t)
 {
-	size_t n = ctx->n_slots ? ctx->n_slots * 2 : 1024, i, j;
-	struct us_slot *t = malloc(n * sizeof(*t));
+	size_t n = t->n ? t->n * 2 : 1024, i, j;
+	struct us_slot *s = malloc(n * sizeof(*s));
 
-	if (!t)
+	if (!s)
 		return -1;
 	for (i = 0; i < n; i++)
-		t[i].off = US_NONE;
-	for (i = 0; i < ctx->n_slots; i++) {
-		if (ctx->slots[i].off < 0)
+		s[i].off = US_NONE;
+	for (i = 0; i < t->n; i++) {
+		if (t->s[i].off < 0)
 			continue;
-		for (j = off_hash(ctx->slots[i].off, n); t[j].off >= 0;
+		for (j = off_hash(t->s[i].off, n); s[j].off >= 0;
 		     j = (j + 1) & (n - 1))
 			;
-		t[j] = ctx->slots[i];
+		s[j] = t->s[i];
 	}
-	free(ctx->slots);
-	ctx->slots = t;
-	ctx->n_slots = n;
+	free(t->s);
+	t->s = s;
+	t->n = n;
 	return 0;
 }
 
-/* Map off to request req, unless it is mapped already: then return it. */
-static struct us_slot *slot_add(struct plugin_unwind_ctx *ctx, int64_t off,
-				int req)
+/* Map off to idx, unless it is mapped already: then return that slot. */
+static struct us_slot *slot_add(struct plugin_unwind_ctx *ctx,
+				struct us_table *t, int64_t off, int idx)
 {
-	struct us_slot *sl = slot_find(ctx, off);
+	struct us_slot *sl = slot_find(t, off);
 	size_t i;
 
 	if (sl || off < 0)
 		return sl;
-	if ((ctx->used_slots + 1) * 2 > ctx->n_slots && slots_grow(ctx) < 0) {
+	if ((t->used + 1) * 2 > t->n && slots_grow(t) < 0) {
 		ctx->failed = 1;
 		return NULL;
 	}
-	for (i = off_hash(off, ctx->n_slots); ctx->slots[i].off >= 0;
-	     i = (i + 1) & (ctx->n_slots - 1))
+	for (i = off_hash(off, t->n); t->s[i].off >= 0; i = (i + 1) & (t->n - 1))
 		;
-	ctx->slots[i].off = off;
-	ctx->slots[i].req = req;
-	ctx->used_slots++;
+	t->s[i].off = off;
+	t->s[i].idx = idx;
+	t->used++;
 	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
-/* Loading: the stream's records in time order, through the join. */
+/* Records. */
 
-static int note_request(const struct ustack_event *ev, void *data)
+/* The record at @off; caller holds the input mutex. */
+static struct tep_record *read_at(struct plugin_unwind_ctx *ctx, int64_t off)
 {
-	struct plugin_unwind_ctx *ctx = data;
-	struct us_slot *sl;
-	struct us_req *r;
-	int n = ctx->n_reqs, i;
+	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
 
-	/* a kernel stack without a cookie (a kernel thread): not ours */
-	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
-		return 0;
-	if (n == ctx->cap_reqs) {
-		int cap = ctx->cap_reqs ? ctx->cap_reqs * 2 : 256;
-
-		r = realloc(ctx->reqs, cap * sizeof(*r));
-		if (!r) {
-			ctx->failed = 1;
-			return 1;	/* stop: show what we have */
-		}
-		ctx->reqs = r;
-		ctx->cap_reqs = cap;
-	}
-	r = &ctx->reqs[n];
-	r->ts = ev->ts;
-	r->ev_off = (ev->flags & USTACK_EV_UNSEEN) ? US_NONE :
-		    (int64_t)ev->record->offset;
-	r->cookie_off = ev->cookie_offset;
-	r->stack_off = ev->stack_offset ? (int64_t)ev->stack_offset : US_NONE;
-	r->ev_id = ev->event ? ev->event->id : -1;
-	r->pid = ev->pid;
-	r->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
-	r->cpu = ev->cpu;
-	r->next = -1;
-	r->cookie = ev->cookie;
-	r->status = ev->status;
-	r->unwinder = ev->unwinder;
-	ctx->n_reqs++;
-
-	slot_add(ctx, r->ev_off, n);
-	slot_add(ctx, r->cookie_off, n);
-	sl = slot_add(ctx, r->stack_off, n);
-	if (sl) {
-		/* the user stack completes others too: append */
-		for (i = sl->req; ctx->reqs[i].next >= 0; i = ctx->reqs[i].next)
-			;
-		ctx->reqs[i].next = n;
-	}
-	return ctx->failed;
+	return in && off >= 0 ? tracecmd_read_at(in, off, NULL) : NULL;
 }
 
 /*
  * A record must lie inside its ring-buffer page: libtraceevent's kbuffer
  * takes the length word of a damaged page as it is (as in
- * libtracefs-ext's file source).  Such a record is not fed to the join.
+ * libtracefs-ext's file source).
  */
 static int record_in_page(struct tep_handle *tep, struct tep_record *r)
 {
@@ -315,64 +320,370 @@ static int record_in_page(struct tep_handle *tep, struct tep_record *r)
 	return len <= sb && (long long)(r->offset % sb) + len <= sb;
 }
 
-/*
- * Read the stream's records, all CPUs merged in time order (the order
- * the join needs: a user stack may come on any CPU), and feed them to a
- * join.  libkshark reads each CPU from its first record when it loads
- * the entries, so the handle's position does not matter afterwards.
- */
-static int join_stream(struct plugin_unwind_ctx *ctx)
+/* The frames of a __data_loc array field ("kernel" or "frames"). */
+static int array_frames(struct tep_event *ev, struct tep_record *r,
+			const char *field, unsigned long long *out, int max)
 {
-	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
-	struct ustack_join_stats st;
-	struct tep_record **next;
-	struct ustack_join *join;
-	int cpus, cpu, best, stop = 0;
+	struct unwind_rec_span sp;
 
-	if (!in)
+	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, field), &sp))
 		return -1;
-	join = ustack_join_alloc(ctx->tep, note_request, ctx);
-	if (!join)
-		return -1;
-	ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS);
-	cpus = ctx->stream->n_cpus;
-	next = calloc(cpus > 0 ? cpus : 1, sizeof(*next));
-	if (!next) {
-		ustack_join_free(join);
-		return -1;
-	}
-	for (cpu = 0; cpu < cpus; cpu++)
-		next[cpu] = tracecmd_read_cpu_first(in, cpu);
-	for (;;) {
-		best = -1;
-		for (cpu = 0; cpu < cpus; cpu++)
-			if (next[cpu] && (best < 0 ||
-					  next[cpu]->ts < next[best]->ts))
-				best = cpu;
-		if (best < 0)
-			break;
-		if (stop)
-			;
-		else if (record_in_page(ctx->tep, next[best]))
-			stop = ustack_join_add_record(join, next[best]) > 0;
+	return unwind_rec_copy(ev->tep, &sp, out, max);
+}
+
+/* ------------------------------------------------------------------ */
+/* The second pass. */
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct kshark_entry *x = (*(struct kshark_data_field_int64 **)a)->entry;
+	const struct kshark_entry *y = (*(struct kshark_data_field_int64 **)b)->entry;
+
+	/* the order libtracecmd merges CPUs in, as ustack reads them */
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int rec_pid(struct plugin_unwind_ctx *ctx, const struct kshark_entry *e)
+{
+	struct tep_record *r = read_at(ctx, e->offset);
+	int pid = r ? tep_data_pid(ctx->tep, r) : -1;
+
+	tracecmd_free_record(r);
+	return pid;
+}
+
+/*
+ * The event that asked for the request of cookie record @c: before it on
+ * its CPU, the newest event of its task not taken by another cookie
+ * record, among the last US_MAX_OPEN events (what the join takes when
+ * it reads every record).  The pids are the records': plugins may
+ * change an entry's (sched_events does).  Caller holds the input mutex.
+ */
+static const struct kshark_entry *asking_entry(struct plugin_unwind_ctx *ctx,
+					       const struct kshark_entry *c,
+					       int pid)
+{
+	ssize_t i = kshark_find_entry_by_time(c->ts, ctx->data, 0,
+					      ctx->n_data - 1);
+	const struct kshark_entry *e;
+	int taken = 0, seen = 0;
+
+	for (; i >= 0 && (size_t)i < ctx->n_data && ctx->data[i] != c &&
+	       ctx->data[i]->ts == c->ts; i++)
+		;
+	if (i < 0 || (size_t)i >= ctx->n_data || ctx->data[i] != c)
+		return NULL;
+	while (--i >= 0 && seen < US_MAX_OPEN) {
+		e = ctx->data[i];
+		if (e->stream_id != c->stream_id || e->cpu != c->cpu ||
+		    e->event_id == ctx->deferred_id ||
+		    e->event_id == ctx->kstack_id || e->event_id < 0)
+			continue;
+		if (rec_pid(ctx, e) != pid)
+			continue;
+		if (e->event_id == ctx->cookie_id)
+			taken++;
+		else if (taken)
+			taken--;
 		else
-			ctx->damaged++;
-		tracecmd_free_record(next[best]);
-		next[best] = stop ? NULL : tracecmd_read_data(in, best);
+			return e;
+		seen += e->event_id != ctx->cookie_id;
 	}
-	for (cpu = 0; cpu < cpus; cpu++)
-		tracecmd_free_record(next[cpu]);
-	free(next);
+	return NULL;
+}
+
+static int note_request(const struct ustack_event *ev, void *data)
+{
+	struct plugin_unwind_ctx *ctx = data;
+	const struct kshark_entry *c, *a = NULL;
+	struct us_slot *sl;
+	struct us_req *r;
+	int n = ctx->n_reqs, i;
+
+	/* a kernel stack without a cookie (a kernel thread): not ours */
+	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
+		return 0;
+	sl = slot_find(&ctx->cookie_at, ev->cookie_offset);
+	if (!sl)
+		return 0;
+	c = ctx->cookies->data[sl->idx]->entry;
+	if (n == ctx->cap_reqs) {
+		int cap = ctx->cap_reqs ? ctx->cap_reqs * 2 : 256;
+
+		r = realloc(ctx->reqs, cap * sizeof(*r));
+		if (!r) {
+			ctx->failed = 1;
+			return 1;	/* stop: show what we have */
+		}
+		ctx->reqs = r;
+		ctx->cap_reqs = cap;
+	}
+	a = asking_entry(ctx, c, ev->pid);
+	r = &ctx->reqs[n];
+	r->ts = a ? a->ts : c->ts;
+	r->ev_off = a ? a->offset : US_NONE;
+	r->ev_id = a ? a->event_id : -1;
+	r->cookie_off = ev->cookie_offset;
+	r->stack_off = ev->stack_offset ? (int64_t)ev->stack_offset : US_NONE;
+	r->pid = ev->pid;
+	r->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
+	r->cpu = ev->cpu;
+	r->next = -1;
+	r->cookie = ev->cookie;
+	r->status = ev->status;
+	r->unwinder = ev->unwinder;
+	ctx->n_reqs++;
+
+	slot_add(ctx, &ctx->req_at, r->ev_off, n);
+	slot_add(ctx, &ctx->req_at, r->cookie_off, n);
+	sl = slot_add(ctx, &ctx->req_at, r->stack_off, n);
+	if (sl) {
+		/* the user stack completes others too: append */
+		for (i = sl->idx; ctx->reqs[i].next >= 0; i = ctx->reqs[i].next)
+			;
+		ctx->reqs[i].next = n;
+	}
+	return ctx->failed;
+}
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct kshark_unwind_mark *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void build_marks(struct plugin_unwind_ctx *ctx)
+{
+	int i;
+
+	if (!ctx->n_reqs)
+		return;
+	ctx->marks = malloc(ctx->n_reqs * sizeof(*ctx->marks));
+	if (!ctx->marks)
+		return;
+	for (i = 0; i < ctx->n_reqs; i++) {
+		ctx->marks[i].ts = ctx->reqs[i].ts;
+		ctx->marks[i].pid = ctx->reqs[i].pid;
+		ctx->marks[i].cpu = ctx->reqs[i].cpu;
+	}
+	ctx->n_marks = ctx->n_reqs;
+	qsort(ctx->marks, ctx->n_marks, sizeof(*ctx->marks), mark_cmp);
+}
+
+/* Feed the record of @e to the join; non-zero: stop. */
+static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
+		const struct kshark_entry *e)
+{
+	struct tep_record *r = read_at(ctx, e->offset);
+	int stop = 0;
+
+	if (r && record_in_page(ctx->tep, r))
+		stop = ustack_join_add_record(join, r) > 0;
+	else
+		ctx->damaged++;
+	tracecmd_free_record(r);
+	return stop;
+}
+
+int kshark_unwind_join(int sd, struct kshark_entry **data, size_t n)
+{
+	struct plugin_unwind_ctx *ctx = __get_context(sd);
+	struct kshark_data_container *cs, *ss;
+	struct ustack_join_stats st;
+	struct ustack_join *join;
+	ssize_t i = 0, j = 0;
+	int stop = 0;
+
+	if (!ctx || ctx->joined || ctx->note || !data || !n)
+		return 0;
+	ctx->joined = 1;
+	cs = ctx->cookies;
+	ss = ctx->stacks;
+	qsort(cs->data, cs->size, sizeof(*cs->data), entry_cmp);
+	qsort(ss->data, ss->size, sizeof(*ss->data), entry_cmp);
+	for (i = 0; i < cs->size; i++)
+		slot_add(ctx, &ctx->cookie_at, cs->data[i]->entry->offset, i);
+	join = ustack_join_alloc(ctx->tep, note_request, ctx);
+	if (!join || ctx->failed) {
+		ustack_join_free(join);
+		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
+		return 1;
+	}
+	/* a cookie record whose event is not before it: delivered too */
+	ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS);
+	ctx->data = data;
+	ctx->n_data = n;
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	for (i = 0; !stop && (i < cs->size || j < ss->size);) {
+		if (j >= ss->size ||
+		    (i < cs->size && entry_cmp(&cs->data[i], &ss->data[j]) < 0))
+			stop = feed(ctx, join, cs->data[i++]->entry);
+		else
+			stop = feed(ctx, join, ss->data[j++]->entry);
+	}
 	ustack_join_flush(join);	/* the user stacks that never came */
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	ctx->data = NULL;
+	ctx->n_data = 0;
 	/* records the join refused: at odds with their format */
 	if (!ustack_join_get_stats(join, &st))
 		ctx->damaged += st.malformed;
 	ustack_join_free(join);
-	return 0;
+	if (ctx->failed)
+		fprintf(stderr, "unwind_stack: out of memory: %d requests kept\n",
+			ctx->n_reqs);
+	build_marks(ctx);
+	return 1;
+}
+
+const struct kshark_unwind_mark *kshark_unwind_marks(int sd, size_t *n)
+{
+	struct plugin_unwind_ctx *ctx = __get_context(sd);
+
+	*n = ctx && ctx->joined ? ctx->n_marks : 0;
+	return *n ? ctx->marks : NULL;
+}
+
+/* The request of entry @e (asking event or cookie record), or NULL. */
+static const struct us_req *entry_req(struct plugin_unwind_ctx *ctx,
+				      const struct kshark_entry *e)
+{
+	struct us_slot *sl = slot_find(&ctx->req_at, e->offset);
+
+	return sl ? &ctx->reqs[sl->idx] : NULL;
+}
+
+/* The first request completed by the user_stack_deferred @e, or -1. */
+static int first_completed(struct plugin_unwind_ctx *ctx,
+			   const struct kshark_entry *e)
+{
+	struct us_slot *sl = slot_find(&ctx->req_at, e->offset);
+
+	return sl && ctx->reqs[sl->idx].stack_off == e->offset ? sl->idx : -1;
 }
 
 /* ------------------------------------------------------------------ */
-/* Building the text. */
+/* Frames, read from the records when shown. */
+
+struct frames {
+	unsigned long long	a[US_MAX_FRAMES];
+	int			nr;		/* -1: unreadable */
+	int			truncated;
+	unsigned long long	depth;
+	unsigned long long	ts;
+	int			cpu;
+};
+
+/*
+ * The kernel frames of the cookie record at @off, or the user frames of
+ * the user_stack_deferred at @off (@kernel 0).
+ */
+static void read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
+			int kernel, struct frames *f, int max)
+{
+	struct tep_record *r;
+	struct tep_event *ev;
+	unsigned long long flags = 0;
+
+	f->nr = -1;
+	f->truncated = 0;
+	f->depth = 0;
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = read_at(ctx, off);
+	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
+	if (ev && kernel && ev->id == ctx->cookie_id) {
+		f->nr = array_frames(ev, r, "kernel", f->a, max);
+	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
+		f->nr = array_frames(ev, r, "frames", f->a, max);
+		if (!unwind_rec_field(ev, r, "flags", &flags))
+			f->truncated = !!(flags & UNWIND_REC_TRUNCATED);
+		if (unwind_rec_field(ev, r, "depth", &f->depth))
+			f->depth = f->nr;
+	}
+	if (r) {
+		f->ts = r->ts;
+		f->cpu = r->cpu;
+	}
+	tracecmd_free_record(r);
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+}
+
+/*
+ * The unwinder of a request's user stack, shown only when SFrame took
+ * part ("sframe", "sframe+fp"); NULL for frame pointers alone, or a
+ * kernel that does not say.
+ */
+static const char *sframe_word(const struct us_req *q)
+{
+	return q->unwinder & USTACK_UNWINDER_SFRAME ?
+		ustack_unwinder_name(q->unwinder) : NULL;
+}
+
+static const char *event_name(struct plugin_unwind_ctx *ctx, int id)
+{
+	struct tep_event *ev = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
+
+	return ev ? ev->name : "(event not in the trace)";
+}
+
+/*
+ * The symbols of the stream's user frames, from the maps that
+ * trace-cmd record --proc-map saved in the file and the binaries (at
+ * their recorded paths or next to the trace file; KSHARK_UNWIND_SYMDIR
+ * adds a directory), made when first needed.  Caller holds syms_lock.
+ */
+static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
+{
+	const char *path = ctx->stream->file;
+	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+
+	if (ctx->syms_tried)
+		return ctx->syms;
+	ctx->syms_tried = 1;
+	if (path)
+		ctx->file = ustack_file_open(path);
+	if (ctx->file)
+		ctx->syms = ustack_syms_alloc();
+	if (!ctx->syms || ustack_syms_set_file(ctx->syms, ctx->file) ||
+	    (dir && *dir && ustack_syms_add_search_dir(ctx->syms, dir))) {
+		if (asprintf(&ctx->syms_note,
+			     "User frames not named: cannot read the process maps saved in %s",
+			     path ? path : "the trace file") < 0)
+			ctx->syms_note = NULL;
+		ustack_syms_free(ctx->syms);
+		ustack_file_close(ctx->file);
+		ctx->syms = NULL;
+		ctx->file = NULL;
+	}
+	return ctx->syms;
+}
+
+/* The cookie of the user_stack_deferred at off (for one nobody asked). */
+static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
+			   unsigned long long *cookie)
+{
+	struct tep_record *r;
+	struct tep_event *ev;
+	int ok = 0;
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = read_at(ctx, off);
+	if (r) {
+		ev = tep_find_event(ctx->tep, tep_data_type(ctx->tep, r));
+		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
+		tracecmd_free_record(r);
+	}
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	return ok ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Text: a growing buffer, names of kernel frames, the merged stack. */
 
 struct buf {
 	char	*s;
@@ -415,191 +726,85 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/*
- * Read the frames of the record at @off (caller holds the mutex): the
- * kernel frames of a cookie record, or the user frames of a
- * user_stack_deferred (and whether they were cut short, and how deep the
- * stack was).
- */
-static int read_frames_at(struct plugin_unwind_ctx *ctx, int64_t off,
-			  int kernel, unsigned long long *out, int max,
-			  int *truncated, unsigned long long *depth,
-			  unsigned long long *ts, int *cpu)
+/* kernel frame @a as "func+0xoff" into @out */
+static void kname(struct plugin_unwind_ctx *ctx, unsigned long long a,
+		  char *out, size_t size)
 {
-	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
-	struct tep_record *r;
-	struct tep_event *ev;
-	unsigned long long f = 0;
-	int nr = -1;
+	const char *f = tep_find_function(ctx->tep, a);
 
-	if (!in || off < 0)
-		return -1;
-	r = tracecmd_read_at(in, off, NULL);
-	if (!r)
-		return -1;
-	if (ts)
-		*ts = r->ts;
-	if (cpu)
-		*cpu = r->cpu;
-	ev = rec_event(ctx->tep, r);
-	if (ev && kernel && ev->id == ctx->cookie_id) {
-		nr = array_frames(ev, r, "kernel", out, max);
-	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
-		nr = array_frames(ev, r, "frames", out, max);
-		if (truncated && !unwind_rec_field(ev, r, "flags", &f))
-			*truncated = !!(f & US_DEFERRED_TRUNCATED);
-		if (depth && unwind_rec_field(ev, r, "depth", depth))
-			*depth = nr;
-	}
-	tracecmd_free_record(r);
-	return nr;
-}
-
-static int read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
-		       int kernel, unsigned long long *out, int max,
-		       int *truncated, unsigned long long *depth)
-{
-	return read_frames_at(ctx, off, kernel, out, max, truncated, depth,
-			      NULL, NULL);
-}
-
-static void kframe(struct buf *b, struct tep_handle *tep,
-		   unsigned long long a, int oneline)
-{
-	const char *f = tep_find_function(tep, a);
-
-	if (a == US_FTRACE_TRAMPOLINE) {
-		bprintf(b, oneline ? "[ftrace trampoline] < " :
-			"=> [ftrace trampoline] (7fffffff)\n");
-	} else if (oneline) {
-		if (f)
-			bprintf(b, "%s+0x%llx < ", f,
-				a - tep_find_function_address(tep, a));
-		else
-			bprintf(b, "0x%llx < ", a);
-	} else if (f) {
-		bprintf(b, "=> %s+0x%llx (%llx)\n", f,
-			a - tep_find_function_address(tep, a), a);
-	} else {
-		bprintf(b, "=> 0x%llx\n", a);
-	}
-}
-
-/*
- * The unwinder of a request's user stack, shown only when SFrame took
- * part ("sframe", "sframe+fp"); NULL for frame pointers alone, or a
- * kernel that does not say.
- */
-static const char *sframe_word(const struct us_req *q)
-{
-	return q->unwinder & USTACK_UNWINDER_SFRAME ?
-		ustack_unwinder_name(q->unwinder) : NULL;
-}
-
-/* one request's merged stack */
-static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
-		     struct buf *b, int oneline)
-{
-	unsigned long long fr[US_MAX_FRAMES];
-	struct tep_event *ev = q->ev_id >= 0 ?
-		tep_find_event(ctx->tep, q->ev_id) : NULL;
-	unsigned long long depth = 0;
-	int i, nr, trunc = 0;
-
-	if (!oneline)
-		bprintf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
-			ev ? ev->name : "(event not seen)", q->pid, q->cpu,
-			(unsigned long long)q->cookie);
+	if (a == USTACK_FTRACE_TRAMPOLINE)
+		snprintf(out, size, "[ftrace trampoline]");
+	else if (f)
+		snprintf(out, size, "%s+0x%llx", f,
+			 a - tep_find_function_address(ctx->tep, a));
 	else
-		bprintf(b, " [stack: ");
+		snprintf(out, size, "0x%llx", a);
+}
 
-	pthread_mutex_lock(&ctx->stream->input_mutex);
-	nr = read_frames(ctx, q->cookie_off, 1, fr, US_MAX_FRAMES, NULL, NULL);
-	for (i = 0; i < nr; i++)
-		kframe(b, ctx->tep, fr[i], oneline);
-	if (nr <= 0 && !oneline)
-		bprintf(b, "   (no kernel stack recorded)\n");
-	nr = q->stack_off >= 0 ? read_frames(ctx, q->stack_off, 0, fr,
-					     US_MAX_FRAMES, &trunc, &depth) : -1;
-	pthread_mutex_unlock(&ctx->stream->input_mutex);
+#ifdef KSHARK_UNWIND_TESTING
+/* for the comparison of readers (kshark_stack, the test build only) */
+static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
+		     struct buf *b)
+{
+	struct frames f;
+	char name[512];
+	int i;
 
-	if (oneline) {
-		if (b->len >= 3 && !strcmp(b->s + b->len - 3, " < "))
-			b->len -= 3;
-		bprintf(b, " |");
-	}
-	for (i = 0; i < nr; i++) {
-		if (oneline)
-			bprintf(b, "%s0x%llx", i ? " < " : " ", fr[i]);
+	bprintf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
+		q->ev_id >= 0 ? event_name(ctx, q->ev_id) : "(event not seen)",
+		q->pid, q->cpu, (unsigned long long)q->cookie);
+	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
+	for (i = 0; i < f.nr; i++) {
+		kname(ctx, f.a[i], name, sizeof(name));
+		if (f.a[i] == USTACK_FTRACE_TRAMPOLINE)
+			bprintf(b, "=> %s (7fffffff)\n", name);
+		else if (strncmp(name, "0x", 2))
+			bprintf(b, "=> %s (%llx)\n", name, f.a[i]);
 		else
-			bprintf(b, "=> 0x%llx (user)\n", fr[i]);
+			bprintf(b, "=> %s\n", name);
 	}
-	if (q->stack_off < 0 && q->status == USTACK_LOST)
-		bprintf(b, oneline ? " user stack lost" :
-			"   (user stack lost: none will follow)\n");
-	else if (q->stack_off < 0)
-		bprintf(b, oneline ? " user stack never arrived" :
+	if (f.nr <= 0)
+		bprintf(b, "   (no kernel stack recorded)\n");
+	if (q->stack_off < 0) {
+		bprintf(b, q->status == USTACK_LOST ?
+			"   (user stack lost: none will follow)\n" :
 			"   (user stack never arrived)\n");
-	else if (nr < 0)
-		bprintf(b, oneline ? " bad user stack record" :
-			"   (bad user stack record)\n");
-	else if (nr == 0)
-		bprintf(b, oneline ? " no user frames (unwind failed)" :
-			"   (no user frames: unwind failed)\n");
-	else if (trunc && oneline)
-		bprintf(b, " (cut short)");
-	else if (trunc)
-		bprintf(b, "   (user stack cut short: %llu frames found)\n",
-			depth);
-	if (q->stack_off >= 0 && nr > 0 && sframe_word(q))
-		bprintf(b, oneline ? " [%s]" : "   (user stack: %s)\n",
-			sframe_word(q));
-	if (oneline)
-		bprintf(b, "]");
-}
-
-/* The cookie of the user_stack_deferred at off (for one nobody asked). */
-static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
-			   unsigned long long *cookie)
-{
-	struct tep_record *r;
-	struct tep_event *ev;
-	int ok = 0;
-
-	pthread_mutex_lock(&ctx->stream->input_mutex);
-	r = tracecmd_read_at(kshark_get_tep_input(ctx->stream), off, NULL);
-	if (r) {
-		ev = rec_event(ctx->tep, r);
-		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
-		tracecmd_free_record(r);
+		return;
 	}
-	pthread_mutex_unlock(&ctx->stream->input_mutex);
-	return ok ? 0 : -1;
+	read_frames(ctx, q->stack_off, 0, &f, US_MAX_FRAMES);
+	for (i = 0; i < f.nr; i++)
+		bprintf(b, "=> 0x%llx (user)\n", f.a[i]);
+	if (f.nr < 0)
+		bprintf(b, "   (bad user stack record)\n");
+	else if (f.nr == 0)
+		bprintf(b, "   (no user frames: unwind failed)\n");
+	else if (f.truncated)
+		bprintf(b, "   (user stack cut short: %llu frames found)\n",
+			f.depth);
+	if (f.nr > 0 && sframe_word(q))
+		bprintf(b, "   (user stack: %s)\n", sframe_word(q));
 }
 
-static char *entry_text(struct plugin_unwind_ctx *ctx,
-			const struct kshark_entry *e, int oneline)
+char *kshark_unwind_stack_text(const struct kshark_entry *e)
 {
-	struct us_slot *sl = slot_find(ctx, e->offset);
+	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
+	const struct us_req *q;
 	struct buf b = { 0 };
 	unsigned long long c;
-	int i, n = 0;
+	int i;
 
+	if (!ctx || !ctx->joined)
+		return NULL;
 	if (e->event_id == ctx->deferred_id) {
 		/* the requests it completes, in the order of delivery */
-		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
-			sl->req : -1;
-		for (; i >= 0; i = ctx->reqs[i].next, n++)
-			if (!oneline)
-				req_text(ctx, &ctx->reqs[i], &b, 0);
-		if (oneline)
-			bprintf(&b, " [completes %d event%s]", n,
-				n == 1 ? "" : "s");
-		else if (!n && !deferred_cookie(ctx, e->offset, &c))
+		for (i = first_completed(ctx, e); i >= 0; i = ctx->reqs[i].next)
+			req_text(ctx, &ctx->reqs[i], &b);
+		if (first_completed(ctx, e) < 0 &&
+		    !deferred_cookie(ctx, e->offset, &c))
 			bprintf(&b, "cookie 0x%llx: no event recorded its cookie\n",
 				c);
-	} else if (sl) {
-		req_text(ctx, &ctx->reqs[sl->req], &b, oneline);
+	} else if ((q = entry_req(ctx, e))) {
+		req_text(ctx, q, &b);
 	}
 	if (b.err) {
 		free(b.s);
@@ -607,52 +812,90 @@ static char *entry_text(struct plugin_unwind_ctx *ctx,
 	}
 	return b.s;
 }
-
-char *kshark_unwind_stack_text(const struct kshark_entry *e)
-{
-	struct plugin_unwind_ctx *ctx;
-
-	if (!e)
-		return NULL;
-	ctx = __get_context(e->stream_id);
-	if (!ctx)
-		return NULL;
-	return entry_text(ctx, e, 0);
-}
+#endif
 
 /* ------------------------------------------------------------------ */
-/* Names of user frames: libtracefs-ext's symbol lookup (syms.c). */
+/* The stack view (kshark_unwind_stack_view()), as structures. */
 
-/*
- * The symbols of the stream's user frames, from the maps that
- * trace-cmd record --proc-map saved in the file and the binaries (next
- * to the trace file, or at their recorded paths; KSHARK_UNWIND_SYMDIR
- * adds a directory), made when first needed.  Caller holds syms_lock.
- */
-static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
+#define MAX_MISSING	8
+
+struct vline_tmp {
+	enum kshark_unwind_kind	kind;
+	int64_t			target;
+	char			*text;
+};
+
+struct view {
+	struct vline_tmp	*l;
+	size_t			n, cap;
+	size_t			bytes;		/* of the texts, with NULs */
+	int			err;
+	const char		*missing[MAX_MISSING];	/* files named nothing */
+	int			n_missing;
+	int			no_map;
+};
+
+static void vline(struct view *v, enum kshark_unwind_kind kind,
+		  int64_t target, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void vline(struct view *v, enum kshark_unwind_kind kind,
+		  int64_t target, const char *fmt, ...)
 {
-	const char *path = ctx->stream->file;
-	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+	struct vline_tmp *l;
+	va_list ap;
+	char *t;
+	int n;
 
-	if (ctx->syms_tried)
-		return ctx->syms;
-	ctx->syms_tried = 1;
-	if (path)
-		ctx->file = ustack_file_open(path);
-	if (ctx->file)
-		ctx->syms = ustack_syms_alloc();
-	if (!ctx->syms || ustack_syms_set_file(ctx->syms, ctx->file) ||
-	    (dir && *dir && ustack_syms_add_search_dir(ctx->syms, dir))) {
-		if (asprintf(&ctx->syms_note,
-			     "User frames not named: cannot read the process maps saved in %s",
-			     path ? path : "the trace file") < 0)
-			ctx->syms_note = NULL;
-		ustack_syms_free(ctx->syms);
-		ustack_file_close(ctx->file);
-		ctx->syms = NULL;
-		ctx->file = NULL;
+	if (v->err)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		v->err = 1;
+		return;
 	}
-	return ctx->syms;
+	if (v->n == v->cap) {
+		l = realloc(v->l, (v->cap * 2 + 16) * sizeof(*l));
+		if (!l) {
+			free(t);
+			v->err = 1;
+			return;
+		}
+		v->l = l;
+		v->cap = v->cap * 2 + 16;
+	}
+	v->l[v->n].kind = kind;
+	v->l[v->n].target = kind == KSHARK_UNWIND_LINK ? target : US_NONE;
+	v->l[v->n++].text = t;
+	v->bytes += n + 1;
+}
+
+/* The lines in one block: the structure, then the texts. */
+static struct kshark_unwind_view *view_pack(struct view *v, int sd)
+{
+	struct kshark_unwind_view *out = NULL;
+	size_t i, head = sizeof(*out) + v->n * sizeof(out->line[0]);
+	char *p;
+
+	if (!v->err)
+		out = malloc(head + v->bytes);
+	if (out) {
+		out->stream_id = sd;
+		out->n = v->n;
+		p = (char *)out + head;
+		for (i = 0; i < v->n; i++) {
+			out->line[i].kind = v->l[i].kind;
+			out->line[i].target = v->l[i].target;
+			out->line[i].text = strcpy(p, v->l[i].text);
+			p += strlen(p) + 1;
+		}
+	}
+	for (i = 0; i < v->n; i++)
+		free(v->l[i].text);
+	free(v->l);
+	return out;
 }
 
 /* Is @file where the symbol lookup looks: next to the trace, or there? */
@@ -676,45 +919,6 @@ static int binary_found(struct plugin_unwind_ctx *ctx, const char *file)
 	return ok;
 }
 
-/* ------------------------------------------------------------------ */
-/* The stack view (kshark_unwind_stack_view(), for unwind_view.cpp). */
-
-#define MAX_MISSING	8
-
-struct view {
-	struct buf	b;
-	const char	*missing[MAX_MISSING];	/* files named nothing */
-	int		n_missing;
-	int		no_map;
-};
-
-static void vline(struct view *v, char kind, int64_t off, const char *fmt,
-		  ...) __attribute__((format(printf, 4, 5)));
-
-static void vline(struct view *v, char kind, int64_t off, const char *fmt,
-		  ...)
-{
-	char *t;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&t, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		v->b.err = 1;
-		return;
-	}
-	bprintf(&v->b, "%c %lld %s\n", kind, (long long)off, t);
-	free(t);
-}
-
-static void ts_str(char *buf, size_t size, unsigned long long ts)
-{
-	snprintf(buf, size, "%llu.%06llu", ts / 1000000000ULL,
-		 (ts % 1000000000ULL) / 1000);
-}
-
 /* one user frame, named; caller holds syms_lock */
 static void view_uframe(struct view *v, struct ustack_syms *syms, int tgid,
 			unsigned long long a)
@@ -725,14 +929,15 @@ static void view_uframe(struct view *v, struct ustack_syms *syms, int tgid,
 
 	if (!syms || ustack_syms_format_lines(syms, tgid, a, buf,
 					      sizeof(buf)) < 0) {
-		vline(v, 'U', -1, "0x%llx", a);
+		vline(v, KSHARK_UNWIND_UFRAME, -1, "0x%llx", a);
 		return;
 	}
 	for (line = buf; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		vline(v, next ? 'i' : 'U', -1, "%s", line);
+		vline(v, next ? KSHARK_UNWIND_INLINED : KSHARK_UNWIND_UFRAME,
+		      -1, "%s", line);
 	}
 	if (ustack_syms_resolve(syms, tgid, a, &sym))
 		return;
@@ -754,15 +959,15 @@ static void view_missing(struct plugin_unwind_ctx *ctx, struct view *v)
 	int i;
 
 	if (v->no_map)
-		vline(v, 'W', -1, "Some user frames are in no saved process map: record with trace-cmd record --proc-map");
+		vline(v, KSHARK_UNWIND_WARN, -1, "Some user frames are in no saved process map: record with trace-cmd record --proc-map");
 	for (i = 0; i < v->n_missing; i++) {
 		if (!v->missing[i])
 			continue;
 		if (binary_found(ctx, v->missing[i]))
-			vline(v, 'W', -1, "No symbols in %s (stripped, or another build than the one traced)",
+			vline(v, KSHARK_UNWIND_WARN, -1, "No symbols in %s (stripped, or another build than the one traced)",
 			      v->missing[i]);
 		else
-			vline(v, 'W', -1, "Binary missing: %s is neither at that path nor next to the trace file (KSHARK_UNWIND_SYMDIR=DIR to look elsewhere)",
+			vline(v, KSHARK_UNWIND_WARN, -1, "Binary missing: %s is neither at that path nor next to the trace file (KSHARK_UNWIND_SYMDIR=DIR to look elsewhere)",
 			      v->missing[i]);
 		free((char *)v->missing[i]);
 		v->missing[i] = NULL;
@@ -771,281 +976,279 @@ static void view_missing(struct plugin_unwind_ctx *ctx, struct view *v)
 	v->no_map = 0;
 }
 
-static const char *event_name(struct plugin_unwind_ctx *ctx, int id)
+static void ts_str(char *buf, size_t size, unsigned long long ts)
 {
-	struct tep_event *ev = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
-
-	return ev ? ev->name : "(event not in the trace)";
+	snprintf(buf, size, "%llu.%06llu", ts / 1000000000ULL,
+		 (ts % 1000000000ULL) / 1000);
 }
 
 /* one request's merged stack, named */
 static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct view *v)
 {
-	unsigned long long fr[US_MAX_FRAMES], depth = 0, sts = 0;
 	struct ustack_syms *syms;
-	char t[64], t2[64];
-	int i, nr, knr, trunc = 0, scpu = -1;
+	struct frames f;
+	char t[64], name[512];
+	int i;
 
 	ts_str(t, sizeof(t), q->ts);
-	vline(v, 'T', -1, "%s  pid %d  CPU %d  %s", event_name(ctx, q->ev_id),
-	      q->pid, q->cpu, t);
-	vline(v, 'I', -1, "cookie 0x%llx", (unsigned long long)q->cookie);
+	vline(v, KSHARK_UNWIND_TITLE, -1, "%s  pid %d  CPU %d  %s",
+	      event_name(ctx, q->ev_id), q->pid, q->cpu, t);
+	vline(v, KSHARK_UNWIND_INFO, -1, "cookie 0x%llx",
+	      (unsigned long long)q->cookie);
 	if (q->ev_off < 0)
-		vline(v, 'W', -1, "The event that asked is not in the trace (filtered out): only its cookie record is");
+		vline(v, KSHARK_UNWIND_WARN, -1, "The event that asked is not in the trace (filtered out): only its cookie record is");
 
-	pthread_mutex_lock(&ctx->stream->input_mutex);
-	knr = read_frames(ctx, q->cookie_off, 1, fr, US_MAX_FRAMES, NULL,
-			  NULL);
-	vline(v, 'S', -1, "Kernel stack (%d frame%s)", knr > 0 ? knr : 0,
-	      knr == 1 ? "" : "s");
-	for (i = 0; i < knr; i++) {
-		const char *f = tep_find_function(ctx->tep, fr[i]);
-
-		if (fr[i] == US_FTRACE_TRAMPOLINE)
-			vline(v, 'K', -1, "[ftrace trampoline]");
-		else if (f)
-			vline(v, 'K', -1, "%s+0x%llx", f, fr[i] -
-			      tep_find_function_address(ctx->tep, fr[i]));
-		else
-			vline(v, 'K', -1, "0x%llx", fr[i]);
+	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
+	vline(v, KSHARK_UNWIND_SECTION, -1, "Kernel stack (%d frame%s)",
+	      f.nr > 0 ? f.nr : 0, f.nr == 1 ? "" : "s");
+	for (i = 0; i < f.nr; i++) {
+		kname(ctx, f.a[i], name, sizeof(name));
+		vline(v, KSHARK_UNWIND_KFRAME, -1, "%s", name);
 	}
-	if (knr <= 0)
-		vline(v, 'W', -1, "No kernel stack recorded");
-	nr = q->stack_off >= 0 ?
-		read_frames_at(ctx, q->stack_off, 0, fr, US_MAX_FRAMES, &trunc,
-			       &depth, &sts, &scpu) : -1;
-	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	if (f.nr <= 0)
+		vline(v, KSHARK_UNWIND_WARN, -1, "No kernel stack recorded");
 
 	if (q->stack_off < 0) {
-		vline(v, 'S', -1, "User stack");
+		vline(v, KSHARK_UNWIND_SECTION, -1, "User stack");
 		if (q->status == USTACK_LOST)
-			vline(v, 'W', -1, "User stack lost: the kernel could not ask for it, none will follow");
+			vline(v, KSHARK_UNWIND_WARN, -1, "User stack lost: the kernel could not ask for it, none will follow");
 		else
-			vline(v, 'W', -1, "User stack missing: it never arrived (the task did not return to user space before tracing stopped, or events were lost)");
+			vline(v, KSHARK_UNWIND_WARN, -1, "User stack missing: it never arrived (the task did not return to user space before tracing stopped, or events were lost)");
 		return;
 	}
-	ts_str(t2, sizeof(t2), sts);
-	vline(v, 'J', q->stack_off,
+	read_frames(ctx, q->stack_off, 0, &f, US_MAX_FRAMES);
+	ts_str(t, sizeof(t), f.ts);
+	vline(v, KSHARK_UNWIND_LINK, q->stack_off,
 	      "User stack (%d frame%s)%s%s%s: in the user_stack_deferred row at %s, CPU %d (click to go there)",
-	      nr > 0 ? nr : 0, nr == 1 ? "" : "s",
-	      nr > 0 && sframe_word(q) ? " [" : "",
-	      nr > 0 && sframe_word(q) ? sframe_word(q) : "",
-	      nr > 0 && sframe_word(q) ? "]" : "", t2, scpu);
-	if (nr < 0) {
-		vline(v, 'W', -1, "Bad user stack record (damaged file)");
+	      f.nr > 0 ? f.nr : 0, f.nr == 1 ? "" : "s",
+	      f.nr > 0 && sframe_word(q) ? " [" : "",
+	      f.nr > 0 && sframe_word(q) ? sframe_word(q) : "",
+	      f.nr > 0 && sframe_word(q) ? "]" : "", t, f.cpu);
+	if (f.nr < 0) {
+		vline(v, KSHARK_UNWIND_WARN, -1, "Bad user stack record (damaged file)");
 		return;
 	}
-	if (nr == 0)
-		vline(v, 'W', -1, "No user frames: the unwind failed");
-	if (trunc)
-		vline(v, 'W', -1, "User stack truncated: %d of %llu frames kept",
-		      nr, depth);
+	if (f.nr == 0)
+		vline(v, KSHARK_UNWIND_WARN, -1, "No user frames: the unwind failed");
+	if (f.truncated)
+		vline(v, KSHARK_UNWIND_WARN, -1, "User stack truncated: %d of %llu frames kept",
+		      f.nr, f.depth);
 	pthread_mutex_lock(&ctx->syms_lock);
 	syms = get_syms(ctx);
 	if (!syms && ctx->syms_note)
-		vline(v, 'W', -1, "%s", ctx->syms_note);
-	for (i = 0; i < nr; i++)
-		view_uframe(v, syms, q->tgid, fr[i]);
+		vline(v, KSHARK_UNWIND_WARN, -1, "%s", ctx->syms_note);
+	for (i = 0; i < f.nr; i++)
+		view_uframe(v, syms, q->tgid, f.a[i]);
 	view_missing(ctx, v);
 	pthread_mutex_unlock(&ctx->syms_lock);
 }
 
 #define VIEW_MAX_REQS	16
 
-char *kshark_unwind_stack_view(const struct kshark_entry *e)
+/* the view of a user_stack_deferred: the events it completes */
+static void deferred_view(struct plugin_unwind_ctx *ctx,
+			  const struct kshark_entry *e, struct view *v)
 {
-	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
-	struct view v = { 0 };
-	struct us_slot *sl;
+	int first = first_completed(ctx, e), i, n = 0;
 	unsigned long long c;
 	char t[64];
-	int i, n;
+
+	for (i = first; i >= 0; i = ctx->reqs[i].next)
+		n++;
+	if (!n && !deferred_cookie(ctx, e->offset, &c))
+		vline(v, KSHARK_UNWIND_WARN, -1, "This user stack (cookie 0x%llx) completes no event: no event recorded its cookie",
+		      c);
+	else if (!n)
+		vline(v, KSHARK_UNWIND_WARN, -1, "Bad user stack record (damaged file)");
+	else
+		vline(v, KSHARK_UNWIND_INFO, -1, "This user stack completes %d event%s:",
+		      n, n == 1 ? "" : "s");
+	for (i = first; i >= 0; i = ctx->reqs[i].next) {
+		const struct us_req *q = &ctx->reqs[i];
+
+		ts_str(t, sizeof(t), q->ts);
+		vline(v, KSHARK_UNWIND_LINK, q->ev_off >= 0 ? q->ev_off :
+		      q->cookie_off, "%s  pid %d  CPU %d  %s (click to go there)",
+		      event_name(ctx, q->ev_id), q->pid, q->cpu, t);
+	}
+	for (i = first, n = 0; i >= 0 && n < VIEW_MAX_REQS;
+	     i = ctx->reqs[i].next, n++)
+		req_view(ctx, &ctx->reqs[i], v);
+	if (i >= 0)
+		vline(v, KSHARK_UNWIND_INFO, -1, "(the stacks of the other events: select them)");
+}
+
+struct kshark_unwind_view *kshark_unwind_stack_view(const struct kshark_entry *e)
+{
+	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
+	const struct us_req *q;
+	struct view v = { 0 };
+	char t[64];
 
 	if (!e)
-		vline(&v, 'W', -1, "No event selected");
+		vline(&v, KSHARK_UNWIND_WARN, -1, "No event selected");
 	else if (!ctx)
-		vline(&v, 'W', -1, "The unwind_stack plugin is not active for this trace");
-	else if (!ctx->active)
-		vline(&v, 'W', -1, "%s", ctx->note);
-	else if (e->event_id == ctx->deferred_id) {
-		sl = slot_find(ctx, e->offset);
-		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
-			sl->req : -1;
-		for (n = 0; i >= 0; i = ctx->reqs[i].next)
-			n++;
-		if (!n && !deferred_cookie(ctx, e->offset, &c))
-			vline(&v, 'W', -1, "This user stack (cookie 0x%llx) completes no event: no event recorded its cookie",
-			      c);
-		else if (!n)
-			vline(&v, 'W', -1, "Bad user stack record (damaged file)");
-		else
-			vline(&v, 'I', -1, "This user stack completes %d event%s:",
-			      n, n == 1 ? "" : "s");
-		i = sl && n ? sl->req : -1;
-		for (n = 0; i >= 0; i = ctx->reqs[i].next, n++) {
-			const struct us_req *q = &ctx->reqs[i];
-
-			ts_str(t, sizeof(t), q->ts);
-			vline(&v, 'J', q->ev_off >= 0 ? q->ev_off :
-			      q->cookie_off, "%s  pid %d  CPU %d  %s (click to go there)",
-			      event_name(ctx, q->ev_id), q->pid, q->cpu, t);
-		}
-		i = sl && n ? sl->req : -1;
-		for (n = 0; i >= 0 && n < VIEW_MAX_REQS;
-		     i = ctx->reqs[i].next, n++)
-			req_view(ctx, &ctx->reqs[i], &v);
-		if (i >= 0)
-			vline(&v, 'I', -1, "(the stacks of the other events: select them)");
-	} else if ((sl = slot_find(ctx, e->offset))) {
-		const struct us_req *q = &ctx->reqs[sl->req];
-
+		vline(&v, KSHARK_UNWIND_WARN, -1, "The unwind_stack plugin is not active for this trace");
+	else if (ctx->note)
+		vline(&v, KSHARK_UNWIND_WARN, -1, "%s", ctx->note);
+	else if (!ctx->joined)
+		vline(&v, KSHARK_UNWIND_WARN, -1, "The graph is not drawn yet: select the event again");
+	else if (e->event_id == ctx->deferred_id)
+		deferred_view(ctx, e, &v);
+	else if ((q = entry_req(ctx, e))) {
 		if (e->event_id == ctx->cookie_id && q->ev_off >= 0) {
 			ts_str(t, sizeof(t), q->ts);
-			vline(&v, 'J', q->ev_off,
+			vline(&v, KSHARK_UNWIND_LINK, q->ev_off,
 			      "The cookie record of %s at %s (click to go there)",
 			      event_name(ctx, q->ev_id), t);
 		}
 		req_view(ctx, q, &v);
 	} else {
-		vline(&v, 'I', -1, "%s", ctx->damaged ?
+		vline(&v, KSHARK_UNWIND_INFO, -1, "%s", ctx->damaged ?
 		      "This event did not ask for a deferred user stack, or its records are damaged" :
 		      "This event did not ask for a deferred user stack");
 	}
 	if (ctx && ctx->damaged)
-		vline(&v, 'W', -1, "Damaged file: %u record%s of the deferred stacks could not be read and were skipped",
+		vline(&v, KSHARK_UNWIND_WARN, -1, "Damaged file: %u record%s of the deferred stacks could not be read and were skipped",
 		      ctx->damaged, ctx->damaged == 1 ? "" : "s");
-	if (v.b.err) {
-		free(v.b.s);
-		return NULL;
-	}
-	return v.b.s;
+	return view_pack(&v, e ? e->stream_id : -1);
 }
 
 /* ------------------------------------------------------------------ */
-/* The graph's marks. */
-
-static int mark_cmp(const void *a, const void *b)
-{
-	const struct kshark_unwind_mark *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static void build_marks(struct plugin_unwind_ctx *ctx)
-{
-	int i;
-
-	if (!ctx->n_reqs)
-		return;
-	ctx->marks = malloc(ctx->n_reqs * sizeof(*ctx->marks));
-	if (!ctx->marks)
-		return;
-	for (i = 0; i < ctx->n_reqs; i++) {
-		ctx->marks[i].ts = ctx->reqs[i].ts;
-		ctx->marks[i].pid = ctx->reqs[i].pid;
-		ctx->marks[i].cpu = ctx->reqs[i].cpu;
-	}
-	ctx->n_marks = ctx->n_reqs;
-	qsort(ctx->marks, ctx->n_marks, sizeof(*ctx->marks), mark_cmp);
-}
-
-const struct kshark_unwind_mark *kshark_unwind_marks(int sd, size_t *n)
-{
-	struct plugin_unwind_ctx *ctx = __get_context(sd);
-
-	*n = ctx && ctx->active ? ctx->n_marks : 0;
-	return *n ? ctx->marks : NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* The Info column: the innermost user function only. */
+/*
+ * The shim: the Info column.  KernelShark has no API for a plugin to add
+ * to an entry's info text (the list's "Info" column and the graph's
+ * tooltip): that text is the stream's get_info(), so the plugin wraps it
+ * for the streams it is loaded for and puts the original back when
+ * unloaded.  It appends the innermost user function only
+ * ("[ustack: work_inner]"); the whole stack is in the view.  Nothing
+ * else in the plugin touches the stream's interface.
+ */
 
 static char *short_info(struct plugin_unwind_ctx *ctx,
 			const struct kshark_entry *e)
 {
-	struct us_slot *sl = slot_find(ctx, e->offset);
-	const struct us_req *q;
-	unsigned long long fr[1], depth = 0;
+	const struct us_req *q = entry_req(ctx, e);
 	struct ustack_syms *syms;
 	struct ustack_sym sym;
+	struct frames f;
 	char *out = NULL, name[512];
-	int i, n = 0, nr, trunc = 0;
+	int i, n = 0;
 
 	if (e->event_id == ctx->deferred_id) {
-		i = sl && ctx->reqs[sl->req].stack_off == e->offset ?
-			sl->req : -1;
-		for (; i >= 0; i = ctx->reqs[i].next)
+		for (i = first_completed(ctx, e); i >= 0; i = ctx->reqs[i].next)
 			n++;
 		if (asprintf(&out, " [completes %d event%s]", n,
 			     n == 1 ? "" : "s") < 0)
 			out = NULL;
 		return out;
 	}
-	if (!sl)
+	if (!q)
 		return NULL;
-	q = &ctx->reqs[sl->req];
 	if (q->stack_off < 0)
 		return strdup(q->status == USTACK_LOST ? " [user stack lost]" :
 			      " [user stack never arrived]");
-	pthread_mutex_lock(&ctx->stream->input_mutex);
-	nr = read_frames(ctx, q->stack_off, 0, fr, 1, &trunc, &depth);
-	pthread_mutex_unlock(&ctx->stream->input_mutex);
-	if (nr < 0)
+	read_frames(ctx, q->stack_off, 0, &f, 1);
+	if (f.nr < 0)
 		return strdup(" [bad user stack record]");
-	if (nr == 0)
+	if (f.nr == 0)
 		return strdup(" [no user frames]");
 	pthread_mutex_lock(&ctx->syms_lock);
 	syms = get_syms(ctx);
-	if (syms && !ustack_syms_resolve(syms, q->tgid, fr[0], &sym) &&
+	if (syms && !ustack_syms_resolve(syms, q->tgid, f.a[0], &sym) &&
 	    sym.name)
 		snprintf(name, sizeof(name), "%s", sym.name);
-	else if (!syms || ustack_syms_format(syms, q->tgid, fr[0], name,
+	else if (!syms || ustack_syms_format(syms, q->tgid, f.a[0], name,
 					     sizeof(name)) < 0)
-		snprintf(name, sizeof(name), "0x%llx", fr[0]);
+		snprintf(name, sizeof(name), "0x%llx", f.a[0]);
 	pthread_mutex_unlock(&ctx->syms_lock);
 	if (asprintf(&out, " [ustack: %s%s%s%s]", name,
-		     trunc ? ", cut short" : "", sframe_word(q) ? ", " : "",
+		     f.truncated ? ", cut short" : "", sframe_word(q) ? ", " : "",
 		     sframe_word(q) ? sframe_word(q) : "") < 0)
 		out = NULL;
 	return out;
 }
 
-/* The stream's get_info, with the innermost user function appended. */
+/*
+ * The row of one of the two records: what it holds, in the words of the
+ * libtraceevent plugin's unmerged print.  Not that print itself: it
+ * merges front to back, and KernelShark asks for rows in any order.
+ */
+static char *record_info(struct plugin_unwind_ctx *ctx,
+			 const struct kshark_entry *e)
+{
+	unsigned long long cookie, tgid = 0, flags = 0, depth;
+	int cookie_rec = e->event_id == ctx->cookie_id, nr = -1, ok;
+	struct unwind_rec_span sp;
+	struct tep_record *r;
+	struct tep_event *ev;
+	struct buf b = { 0 };
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = read_at(ctx, e->offset);
+	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
+	ok = ev && !unwind_rec_field(ev, r, "cookie", &cookie);
+	if (ok && !unwind_rec_dynamic(ctx->tep, r, tep_find_field(ev,
+			cookie_rec ? "kernel" : "frames"), &sp))
+		nr = sp.nr;
+	if (ok) {
+		unwind_rec_field(ev, r, "flags", &flags);
+		unwind_rec_field(ev, r, "tgid", &tgid);
+		if (unwind_rec_field(ev, r, "depth", &depth))
+			depth = nr;
+	}
+	tracecmd_free_record(r);
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	if (!ok)
+		return NULL;
+	if (cookie_rec) {
+		bprintf(&b, "cookie=0x%llx kernel=%d", cookie, nr < 0 ? 0 : nr);
+		if (nr < 0)
+			bprintf(&b, " [bad or missing kernel array]");
+		if (flags & UNWIND_REC_NO_USER_STACK)
+			bprintf(&b, " (no user stack)");
+	} else if (nr < 0) {
+		bprintf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
+			cookie, (int)tgid);
+	} else {
+		bprintf(&b, "cookie=0x%llx tgid=%d nr=%d", cookie, (int)tgid,
+			nr);
+		if ((flags & UNWIND_REC_TRUNCATED) || depth != (unsigned)nr)
+			bprintf(&b, " depth=%llu", depth);
+		if (flags & UNWIND_REC_TRUNCATED)
+			bprintf(&b, " (truncated)");
+		if (flags & UNWIND_REC_LATE)
+			bprintf(&b, " (late)");
+		if (!nr)
+			bprintf(&b, " empty (user unwind failed)");
+		if (flags & UNWIND_REC_UNWIND_SFRAME)
+			bprintf(&b, " [%s]", flags & UNWIND_REC_UNWIND_FP ?
+				"sframe+fp" : "sframe");
+	}
+	if (b.err) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
 static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 				    const struct kshark_entry *e)
 {
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
-	char *info, *extra, *both;
+	char *info = NULL, *extra, *both;
 
 	if (!ctx || !ctx->orig_get_info)
 		return NULL;
-	info = ctx->orig_get_info(stream, e);
-	if (!ctx->active || e->event_id < 0 ||
-	    (e->event_id != ctx->deferred_id && !slot_find(ctx, e->offset)))
+	if (ctx->joined && (e->event_id == ctx->cookie_id ||
+			    e->event_id == ctx->deferred_id))
+		info = record_info(ctx, e);
+	if (!info)
+		info = ctx->orig_get_info(stream, e);
+	if (!ctx->joined || e->event_id < 0 ||
+	    (e->event_id != ctx->deferred_id && !entry_req(ctx, e)))
 		return info;
-	/* one frame per line does not fit a table row: one line */
-	if (info) {
-		char *p;
-
-		for (p = info; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
-		/*
-		 * the frames the records print (the libtraceevent plugin's
-		 * "=> ..."): the short form below replaces them
-		 */
-		if (e->event_id == ctx->cookie_id ||
-		    e->event_id == ctx->deferred_id) {
-			char *f = strstr(info, "=>");
-
-			if (f)
-				*f = '\0';
-			p = info + strlen(info);
-		}
-		while (p > info && p[-1] == ' ')
-			*--p = '\0';
-	}
 	extra = short_info(ctx, e);
 	if (!extra)
 		return info;
@@ -1058,20 +1261,43 @@ static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
 	return both;
 }
 
-/* ------------------------------------------------------------------ */
-
-static void ctx_drop(struct kshark_data_stream *stream)
+static void shim_install(struct kshark_data_stream *stream,
+			 struct plugin_unwind_ctx *ctx)
 {
-	__close(stream->stream_id);
-	if (--n_contexts == 0)
-		__close(KS_PLUGIN_CONTEXT_FREE);
+	struct kshark_generic_stream_interface *iface = stream->interface;
+
+	if (iface && iface->type == KS_GENERIC_DATA_INTERFACE &&
+	    iface->get_info != plugin_unwind_get_info) {
+		ctx->orig_get_info = iface->get_info;
+		iface->get_info = plugin_unwind_get_info;
+	}
 }
 
+static void shim_remove(struct kshark_data_stream *stream,
+			struct plugin_unwind_ctx *ctx)
+{
+	struct kshark_generic_stream_interface *iface = stream->interface;
+
+	if (iface && iface->get_info == plugin_unwind_get_info)
+		iface->get_info = ctx->orig_get_info;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* The join knows the records' formats (it says which field it misses). */
+static int formats_known(struct plugin_unwind_ctx *ctx)
+{
+	struct ustack_join *join = ustack_join_alloc(ctx->tep, note_request,
+						     ctx);
+
+	ustack_join_free(join);
+	return join != NULL;
+}
+
+__attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
-	struct kshark_generic_stream_interface *iface;
 	struct plugin_unwind_ctx *ctx;
-	int ret;
 
 	if (!kshark_is_tep(stream))
 		return 0;
@@ -1082,18 +1308,15 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->stream = stream;
 	pthread_mutex_init(&ctx->syms_lock, NULL);
 	ctx->tep = kshark_get_tep(stream);
-	ctx->cookie_id = kshark_find_event_id(stream,
-					      "ftrace/user_stack_cookie");
+	ctx->cookie_id = kshark_find_event_id(stream, "ftrace/user_stack_cookie");
 	ctx->deferred_id = kshark_find_event_id(stream,
 						"ftrace/user_stack_deferred");
-	/* the GUI part learns the graph's entries from the draw handler */
+	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
+	/* the draw handler also lets the GUI part find the entries */
 	kshark_register_draw_handler(stream, kshark_unwind_draw);
-	/*
-	 * Without the records the context stays, inactive: the stack view
-	 * says why there is nothing to show.
-	 */
-	if ((ctx->cookie_id < 0 || ctx->deferred_id < 0) &&
-	    kshark_find_event_id(stream, "unwind/user_stack_cookie") >= 0) {
+	/* without the records the context stays: the view says why */
+	if (ctx->tep && unwind_rec_prerelease(ctx->tep) &&
+	    (ctx->cookie_id < 0 || ctx->deferred_id < 0)) {
 		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
 			stream->file ? stream->file : "trace");
 		ctx->note = "This trace has the pre-release unwind:* records: record it again";
@@ -1103,44 +1326,41 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		ctx->note = "No deferred user stacks in this trace: it has no ftrace:user_stack_cookie / user_stack_deferred records (record with -R stacktrace:defer or -T -O userstacktrace_defer)";
 		return 1;
 	}
-
-	/* the join, once, over the whole stream in time order */
-	pthread_mutex_lock(&stream->input_mutex);
-	ret = join_stream(ctx);
-	pthread_mutex_unlock(&stream->input_mutex);
-	if (ret < 0) {
+	if (!formats_known(ctx)) {
+		ctx->note = "The deferred stack records of this trace have a format this plugin does not know (a newer kernel?)";
+		return 1;
+	}
+	ctx->cookies = kshark_init_data_container();
+	ctx->stacks = kshark_init_data_container();
+	if (!ctx->cookies || !ctx->stacks) {
 		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
 		return 1;
 	}
-	if (ctx->failed)
-		fprintf(stderr, "unwind_stack: out of memory: %d requests kept\n",
-			ctx->n_reqs);
-	build_marks(ctx);
-	ctx->active = 1;
-
-	iface = stream->interface;
-	if (iface && iface->type == KS_GENERIC_DATA_INTERFACE &&
-	    iface->get_info != plugin_unwind_get_info) {
-		ctx->orig_get_info = iface->get_info;
-		iface->get_info = plugin_unwind_get_info;
-	}
-
-	/* merging is done here: the libtraceevent plugin's is not needed */
-	tep_plugin_add_option("unwind_deferred:merge", "0");
+	kshark_register_event_handler(stream, ctx->cookie_id, cookie_action);
+	kshark_register_event_handler(stream, ctx->deferred_id,
+				      deferred_action);
+	ctx->handlers = 1;
+	shim_install(stream, ctx);
 	return 1;
 }
 
+__attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 {
-	struct kshark_generic_stream_interface *iface;
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
 
 	if (!ctx)
 		return 0;
-	iface = stream->interface;
-	if (iface && iface->get_info == plugin_unwind_get_info)
-		iface->get_info = ctx->orig_get_info;
+	shim_remove(stream, ctx);
+	if (ctx->handlers) {
+		kshark_unregister_event_handler(stream, ctx->cookie_id,
+						cookie_action);
+		kshark_unregister_event_handler(stream, ctx->deferred_id,
+						deferred_action);
+	}
 	kshark_unregister_draw_handler(stream, kshark_unwind_draw);
-	ctx_drop(stream);
+	__close(stream->stream_id);
+	if (--n_contexts == 0)
+		__close(KS_PLUGIN_CONTEXT_FREE);
 	return 1;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Screenshot of KernelShark with the unwind_stack plugin, under Xvfb: the
-# plugin's test hook (KSHARK_UNWIND_TEST) selects the N-th (from 0) entry
+# Screenshot of KernelShark with the unwind_stack plugin (its test build),
+# under Xvfb: the plugin's test hook (KSHARK_UNWIND_TEST) selects the N-th (from 0) entry
 # of EVENT, so the stack view shows its merged stack; KernelShark's
 # "running as root" notice is turned off in a private settings directory.
 # Usage: kernelshark/screenshot.sh TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]
@@ -12,7 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]" >&2; exit 2; }
 "$HERE/../trace-cmd/plugins/install-deps.sh" kernelshark xvfb xauth xdotool \
 	imagemagick
-make -C "$HERE" -s
+make -C "$HERE" -s test
 make -C "$HERE/../trace-cmd/plugins" -s
 TRACE=$(realpath "$1")
 OUT=$(realpath "$2")
@@ -37,6 +37,6 @@ xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
 	[ -n "$w" ] && xdotool windowsize "$w" 1600 1000 windowmove "$w" 0 0
 	sleep 2
 	import -window root "$out"
-	kill $pid' _ "$OUT" "$TMP" -p "$HERE/plugin-unwind_stack.so" -i "$TRACE" "$@"
+	kill $pid' _ "$OUT" "$TMP" -p "$HERE/test/plugin-unwind_stack.so" -i "$TRACE" "$@"
 cat "$TMP/view.txt.done" 2>/dev/null || true
 echo "wrote $OUT"

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * KernelShark plugin "unwind_stack": merged kernel + deferred user stacks.
+ * The interface between its C part (plugin-unwind_stack.c) and its GUI
+ * part (unwind_view.cpp).  Hidden in the plugin KernelShark loads; the
+ * test build (make test, -DKSHARK_UNWIND_TESTING) exports it for
+ * kshark_stack.
  */
 #ifndef _KS_UNWIND_STACK_H
 #define _KS_UNWIND_STACK_H
@@ -13,21 +17,64 @@
 extern "C" {
 #endif
 
-/*
- * The merged stack of @e as text, one frame per line (kernel frames
- * "=> func+0xoff (addr)", then user frames "=> 0xaddr (user)"), for an
- * event that asked for a deferred user stack, its user_stack_cookie
- * record (which carries the kernel frames), or a user_stack_deferred
- * record (every event it completes).  NULL when @e has none.  Free with
- * free().
- */
-char *kshark_unwind_stack_text(const struct kshark_entry *e);
+#ifdef KSHARK_UNWIND_TESTING
+#define KS_UNWIND_API __attribute__((visibility("default")))
+#else
+#define KS_UNWIND_API __attribute__((visibility("hidden")))
+#endif
+#define KS_UNWIND_HIDDEN __attribute__((visibility("hidden")))
 
 /*
- * For the plugin's own GUI part (unwind_view.cpp, the stack view and the
- * graph's marks), hidden: not exported from the .so.
+ * The second pass (as sched_events' second pass): join the records the
+ * event handlers collected, given KernelShark's entries of the stream
+ * in time order (the graph's data array).  Done once per stream; the
+ * views below have nothing to show before.  Returns 1 when it joined
+ * now, 0 when it had been done (or there is nothing to join).
  */
-#define KS_UNWIND_HIDDEN __attribute__((visibility("hidden")))
+KS_UNWIND_API int kshark_unwind_join(int sd, struct kshark_entry **data,
+				     size_t n);
+
+/* One line of the stack view. */
+enum kshark_unwind_kind {
+	KSHARK_UNWIND_TITLE	= 'T',	/* the event */
+	KSHARK_UNWIND_INFO	= 'I',
+	KSHARK_UNWIND_SECTION	= 'S',	/* "Kernel stack", "User stack" */
+	KSHARK_UNWIND_KFRAME	= 'K',
+	KSHARK_UNWIND_UFRAME	= 'U',
+	KSHARK_UNWIND_INLINED	= 'i',	/* inlined at the user frame below */
+	KSHARK_UNWIND_WARN	= 'W',	/* what is missing */
+	KSHARK_UNWIND_LINK	= 'J',	/* goes to the row of target */
+};
+
+struct kshark_unwind_line {
+	enum kshark_unwind_kind	kind;
+	/* KSHARK_UNWIND_LINK: the file offset of the row it goes to
+	 * (kshark_entry.offset, same stream); -1 otherwise */
+	int64_t			target;
+	const char		*text;
+};
+
+struct kshark_unwind_view {
+	int				stream_id;
+	size_t				n;
+	struct kshark_unwind_line	line[];
+};
+
+/*
+ * The stack view of @e: the event, its kernel stack, its named user
+ * stack, what is missing.  Never NULL but on ENOMEM: an entry without a
+ * stack gets a line saying why.  One block: free() it.
+ */
+KS_UNWIND_API struct kshark_unwind_view *
+kshark_unwind_stack_view(const struct kshark_entry *e);
+
+/*
+ * The merged stack of @e as text, one frame per line (kernel frames
+ * "=> func+0xoff (addr)", user frames "=> 0xaddr (user)"), for the
+ * comparison of readers (tests/userspace/plugin/readers.py).  NULL when
+ * @e has none.  free() it.
+ */
+KS_UNWIND_API char *kshark_unwind_stack_text(const struct kshark_entry *e);
 
 /* an event that asked for a deferred stack, for the graph */
 struct kshark_unwind_mark {
@@ -40,22 +87,10 @@ struct kshark_unwind_mark {
 KS_UNWIND_HIDDEN const struct kshark_unwind_mark *
 kshark_unwind_marks(int sd, size_t *n);
 
-/*
- * The stack view of @e (exported: kshark_stack prints it), named: one line per item, "KIND OFFSET TEXT",
- * KIND one of
- *   T title, I information, S section, K kernel frame, U user frame,
- *   i a function inlined at the user frame below, W what is missing,
- *   J a line that jumps to the record at OFFSET (the file offset, as in
- *     kshark_entry.offset of the same stream) when clicked;
- * OFFSET is -1 on lines that jump nowhere.  Never NULL but on ENOMEM:
- * an entry without a stack gets a line saying why.  Free with free().
- */
-char *kshark_unwind_stack_view(const struct kshark_entry *e);
-
-/* the draw handler: marks on the task and CPU plots (unwind_view.cpp) */
+/* the draw handler (unwind_view.cpp): the second pass, the marks */
 struct kshark_cpp_argv;
-KS_UNWIND_HIDDEN void kshark_unwind_draw(struct kshark_cpp_argv *argv,
-					 int sd, int val, int draw_action);
+KS_UNWIND_HIDDEN void kshark_unwind_draw(struct kshark_cpp_argv *argv, int sd,
+				      int val, int draw_action);
 
 #ifdef __cplusplus
 }

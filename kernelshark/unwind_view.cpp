@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * KernelShark plugin "unwind_stack", its GUI part: the stack view (a dock
- * of the main window) and the marks on the graph.
+ * of the main window), the marks on the graph, and the second pass.
  *
- * Only KernelShark's installed headers (libkshark, KsPlotTools.hpp,
- * KsPlugins.hpp) and Qt 5 Widgets are used, no private GUI header:
- *  - KSHARK_MENU_PLUGIN_INITIALIZER gets the main window (a QMainWindow);
- *    the view is a QDockWidget added to it, with a QTextBrowser;
- *  - the trace viewer is the main window's QTableView whose model has an
- *    "Info" column; its selection (a click in the table, or in the graph,
- *    which selects the row) gives the row, which through the table's
- *    proxy model is the index into KernelShark's array of entries;
- *  - that array is the graph model's (kshark_trace_histo.data, the same
- *    rows as the table's), which the draw handler sees on every redraw;
- *  - a link in the view ("go there") selects the target row and emits
- *    the table's clicked() signal, as a click of the user does: the
- *    table and the graph's marker follow.
- * The text of the view is the C part's (kshark_unwind_stack_view()).
+ * KernelShark's plugin interfaces, installed headers only:
+ *  - KSHARK_MENU_PLUGIN_INITIALIZER gets the main window; the view is a
+ *    QDockWidget added to it (and to its Tools menu), with a
+ *    QTextBrowser, deleted by KernelShark before it unloads plugins;
+ *  - the draw handler gets the graph's entries (kshark_trace_histo.data,
+ *    the rows of the table too): the first draw runs the second pass
+ *    (kshark_unwind_join()), each draw puts the marks into the shapes;
+ *  - a link in the view ("go there") moves marker A with markEntryA()
+ *    (KsPluginsGUI.hpp, libkshark-gui), as KernelShark's own plugins do.
+ * The view's content comes from the C part as structures
+ * (kshark_unwind_stack_view()).  The one thing without an API, learning
+ * which entry is selected, is the shim below (GUI shim).
  *
- * Test hook: KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE"
- * selects the N-th (from 0) entry of the event, writes the view's text to
- * FILE (and where its menu entry is to FILE.menu), follows the view's first
- * link and writes FILE.jump, selects the
- * entry again and writes FILE.done (kernelshark/screenshot.sh).
+ * Test hook (the test build only, make test: -DKSHARK_UNWIND_TESTING):
+ * KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE" marks the N-th
+ * (from 0) entry of the event, writes the view's text to FILE (and where
+ * its menu entry is to FILE.menu), follows the view's first link and
+ * writes FILE.jump, marks the entry again and writes FILE.done
+ * (tests/userspace/kernelshark/run.sh, kernelshark/screenshot.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +50,14 @@
 #include "libkshark-plugin.h"
 #include "KsPlotTools.hpp"
 #include "KsPlugins.hpp"
+#include "KsPluginsGUI.hpp"
 
 #include "unwind_stack.h"
 
 /* the graph's model: its data array is the table's rows */
 static kshark_trace_histo *g_histo;
+/* the main window, for markEntryA() */
+static void *g_ks;
 
 /* ------------------------------------------------------------------ */
 /* Marks on the graph. */
@@ -83,7 +85,7 @@ private:
 	}
 };
 
-static void ensure_attached();
+static void data_ready(bool joined);
 
 extern "C" void kshark_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 				   int draw_action)
@@ -96,7 +98,8 @@ extern "C" void kshark_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 	bool task = draw_action & KSHARK_TASK_DRAW;
 
 	g_histo = h;
-	ensure_attached();
+	/* the second pass, at the first draw (as sched_events') */
+	data_ready(h && kshark_unwind_join(sd, h->data, h->data_size));
 	if (!(draw_action & (KSHARK_TASK_DRAW | KSHARK_CPU_DRAW)))
 		return;
 	m = kshark_unwind_marks(sd, &n);
@@ -135,7 +138,6 @@ public:
 	void selected();
 	void show_entry(const kshark_entry *e);
 	bool go(int sd, long long off);
-	bool go_row(size_t row);
 	ssize_t current_row();
 	const QString &first_link() const { return _first_link; }
 	QString text() const { return _text.toPlainText(); }
@@ -151,12 +153,6 @@ private:
 };
 
 static QPointer<StackView> g_view;
-
-static void ensure_attached()
-{
-	if (g_view)
-		g_view->attach();
-}
 
 StackView::StackView(QMainWindow *mw)
 : QDockWidget("Deferred stack", mw)
@@ -192,7 +188,16 @@ StackView::StackView(QMainWindow *mw)
 	attach();
 }
 
-/* Find the trace viewer's table and follow its selection. */
+/*
+ * GUI shim.  KernelShark tells a plugin neither which entry is selected
+ * nor when marker A moves (KsPluginsGUI.hpp only sets the markers), and
+ * its GUI classes are not installed.  So the view follows the trace
+ * viewer's table: the main window's QTableView whose model has an "Info"
+ * column.  Its selection (a click in the table, in the graph, or
+ * markEntryA()) is a row of a proxy model over the entries in load
+ * order, the graph's data array.  This, current_row() and the Info
+ * column's shim in the C part are what rely on KernelShark's internals.
+ */
 void StackView::attach()
 {
 	QMainWindow *mw = qobject_cast<QMainWindow *>(parent());
@@ -241,6 +246,19 @@ ssize_t StackView::current_row()
 	return idx.isValid() ? idx.row() : -1;
 }
 
+/* After a draw: the table exists, and the second pass may just be done. */
+static void data_ready(bool joined)
+{
+	if (!g_view)
+		return;
+	g_view->attach();
+	if (joined) {
+		if (g_view->_table)	/* the Info column has more to say */
+			g_view->_table->viewport()->update();
+		g_view->selected();
+	}
+}
+
 void StackView::selected()
 {
 	ssize_t row = current_row();
@@ -257,62 +275,49 @@ void StackView::selected()
 
 void StackView::show_entry(const kshark_entry *e)
 {
-	char *v = kshark_unwind_stack_view(e), *line, *next, *rest;
-	QString html;
+	kshark_unwind_view *v = kshark_unwind_stack_view(e);
+	QString html, t, href;
 
 	_first_link.clear();
 	if (!v) {
 		_text.setHtml("<b>Out of memory</b>");
 		return;
 	}
-	for (line = v; line && *line; line = next) {
-		long long off;
-		char kind = line[0];
+	for (size_t i = 0; i < v->n; i++) {
+		const kshark_unwind_line &l = v->line[i];
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		off = strtoll(line + 1, &rest, 10);
-		if (*rest == ' ')
-			rest++;
-		QString t = QString::fromUtf8(rest).toHtmlEscaped();
-
-		switch (kind) {
-		case 'T':
+		t = QString::fromUtf8(l.text).toHtmlEscaped();
+		switch (l.kind) {
+		case KSHARK_UNWIND_TITLE:
 			html += "<p style='margin-top:8px'><b>" + t +
 				"</b></p>";
 			break;
-		case 'S':
+		case KSHARK_UNWIND_SECTION:
 			html += "<p style='margin-top:6px'><b>" + t +
 				"</b></p>";
 			break;
-		case 'K':
+		case KSHARK_UNWIND_KFRAME:
+		case KSHARK_UNWIND_UFRAME:
 			html += "<div style='font-family:monospace'>=&gt; " +
 				t + "</div>";
 			break;
-		case 'U':
-			html += "<div style='font-family:monospace'>=&gt; " +
-				t + "</div>";
-			break;
-		case 'i':
+		case KSHARK_UNWIND_INLINED:
 			html += "<div style='font-family:monospace;"
 				"color:#777'>&nbsp;&nbsp;&nbsp;" + t +
 				"</div>";
 			break;
-		case 'W':
+		case KSHARK_UNWIND_WARN:
 			html += "<p style='color:#b00000'><b>" + t +
 				"</b></p>";
 			break;
-		case 'J': {
-			QString href = QString("go:%1:%2")
-				.arg(e ? e->stream_id : 0).arg(off);
-
+		case KSHARK_UNWIND_LINK:
+			href = QString("go:%1:%2").arg(v->stream_id)
+				.arg((long long)l.target);
 			if (_first_link.isEmpty())
 				_first_link = href;
 			html += "<p style='margin-top:6px'><a href='" + href +
 				"'>" + t + "</a></p>";
 			break;
-		}
 		default:
 			html += "<div>" + t + "</div>";
 		}
@@ -321,43 +326,27 @@ void StackView::show_entry(const kshark_entry *e)
 	_text.setHtml(html);
 }
 
-/* Select a row as a click of the user does: the graph follows. */
-bool StackView::go_row(size_t row)
-{
-	QAbstractProxyModel *pm;
-	QAbstractItemModel *m;
-	QModelIndex idx;
-
-	if (!_table || !(m = _table->model()))
-		return false;
-	pm = qobject_cast<QAbstractProxyModel *>(m);
-	idx = pm ? pm->mapFromSource(pm->sourceModel()->index(row, 0)) :
-		   m->index(row, 0);
-	if (!idx.isValid())
-		return false;	/* hidden by a filter of the table */
-	_table->scrollTo(idx, QAbstractItemView::PositionAtCenter);
-	_table->selectRow(idx.row());
-	Q_EMIT _table->clicked(idx);
-	return true;
-}
-
+/* Go to the entry of stream sd at file offset off: marker A, as a click. */
 bool StackView::go(int sd, long long off)
 {
 	size_t i;
 
-	if (!g_histo)
+	if (!g_histo || !g_ks)
 		return false;
 	for (i = 0; i < g_histo->data_size; i++) {
 		const kshark_entry *e = g_histo->data[i];
 
-		if (e->stream_id == sd && e->offset == off)
-			return go_row(i);
+		if (e->stream_id == sd && e->offset == off) {
+			markEntryA(g_ks, e);
+			return true;
+		}
 	}
 	return false;
 }
 
+#ifdef KSHARK_UNWIND_TESTING
 /* ------------------------------------------------------------------ */
-/* The test hook. */
+/* The test hook (test build only). */
 
 struct TestHook {
 	QString	event;
@@ -419,7 +408,7 @@ static void hook_step(TestHook *h, QTimer *t)
 		h->row = hook_find(*h);
 		if (h->row < 0)
 			h->row = 0;	/* the view says what is missing */
-		g_view->go_row(h->row);
+		markEntryA(g_ks, g_histo->data[h->row]);
 		break;
 	case 1:
 		head = QString("selected row %1\n").arg(g_view->current_row());
@@ -433,7 +422,7 @@ static void hook_step(TestHook *h, QTimer *t)
 	case 2:
 		head = QString("selected row %1\n").arg(g_view->current_row());
 		hook_write(h->dump + ".jump", head + g_view->text() + "\n");
-		g_view->go_row(h->row);
+		markEntryA(g_ks, g_histo->data[h->row]);
 		break;
 	case 3:
 		head = QString("selected row %1\n").arg(g_view->current_row());
@@ -474,6 +463,9 @@ static void hook_start(QObject *owner)
 	QObject::connect(t, &QObject::destroyed, [h]() { delete h; });
 	t->start(700);
 }
+#else
+static void hook_start(QObject *) {}
+#endif
 
 /*
  * Called by KernelShark with its main window when the plugin is loaded
@@ -490,6 +482,7 @@ void *KSHARK_MENU_PLUGIN_INITIALIZER(void *ks_ptr)
 		return g_view.data();
 	if (!mw)
 		return nullptr;
+	g_ks = ks_ptr;
 	g_view = new StackView(mw);
 	hook_start(g_view.data());
 	return g_view.data();

@@ -33,11 +33,14 @@ need_pkgs() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing missing packages: ${missing[*]}"
 	if [ -z "$_ftd_apt_updated" ]; then
-		as_root apt-get update -q >&2 || die "apt-get update failed"
+		as_root apt-get -o DPkg::Lock::Timeout=900 update -q >&2 ||
+			die "apt-get update failed"
 		_ftd_apt_updated=1
 	fi
+	# Another rig run (a second cache, a helper) may hold dpkg's lock: wait
 	as_root env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+		apt-get -o DPkg::Lock::Timeout=900 install -y -q \
+		--no-install-recommends "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
 }
 

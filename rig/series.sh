@@ -17,8 +17,10 @@
 #                            that touch them.  Edit there, the kernel way
 #                            (commit --fixup, rebase -i --autosquash), then
 #   rig/series.sh export     write the work tree's commits back as
-#                            patches/*.patch + patches/series, and its new
-#                            files back to the repo
+#                            patches/<part>/*.patch + patches/series (the
+#                            parts, the series as posted, are named and
+#                            counted in patches/parts), and its new files
+#                            back to the repo
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -107,19 +109,57 @@ apply() {
 	echo "$W"
 }
 
+# cover_tail COVER N BASE LAST: keep the hand-written cover letter up to
+# its "Based on" line; write its patch count, shortlog and diffstat anew
+cover_tail() {
+	local f=$1 n=$2 base=$3 last=$4 keep
+	[ -f "$f" ] || die "no cover letter $f"
+	keep=$(awk '{ print } /^Based on / { exit }' "$f")
+	grep -q '^Based on ' <<< "$keep" || die "$f has no 'Based on' line"
+	{
+		sed -e "s|^Subject: \[PATCH [0-9]*/[0-9]*\]|Subject: [PATCH 0/$n]|" <<< "$keep"
+		echo
+		gitw shortlog "$base..$last"
+		gitw diff --stat=72 "$base" "$last"
+	} > "$f.new"
+	mv "$f.new" "$f"
+}
+
+# parts: "DIR COUNT" per posted series, in order (patches/parts)
+parts() { sed -e 's/#.*//' "$P/parts" | awk 'NF { print $1, $2 }'; }
+
 export_series() {
-	local tmp f c i
+	local tmp f c i dir n start=0 total
+	local -a commits
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	gitw format-patch -q --no-signature --zero-commit -o "$tmp" pristine..HEAD
-	ls "$tmp"/*.patch >/dev/null 2>&1 || die "no commits on top of pristine in $W"
+	mapfile -t commits < <(gitw rev-list --reverse pristine..HEAD)
+	total=${#commits[@]}
+	[ "$total" -gt 0 ] || die "no commits on top of pristine in $W"
+	[ "$(parts | awk '{ n += $2 } END { print n + 0 }')" = "$total" ] ||
+		die "patches/parts counts $(parts | awk '{ n += $2 } END { print n + 0 }') patches, $W has $total: edit patches/parts"
+	# Each part is numbered on its own, as posted; its cover letter
+	# (0000-cover-letter.patch) is written by hand and kept.
+	: > "$tmp/series"
+	while read -r dir n; do
+		mkdir -p "$tmp/$dir"
+		gitw format-patch -q --no-signature --zero-commit -n -o "$tmp/$dir" \
+			"${commits[$start]}^..${commits[$((start + n - 1))]}"
+		(cd "$tmp" && ls "$dir"/*.patch) >> "$tmp/series"
+		cover_tail "$P/$dir/0000-cover-letter.patch" "$n" \
+			"${commits[$start]}^" "${commits[$((start + n - 1))]}"
+		start=$((start + n))
+	done < <(parts)
+	find "$P" -mindepth 2 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
 	rm -f "$P"/*.patch
-	cp "$tmp"/*.patch "$P/"
-	(cd "$tmp" && ls *.patch) > "$P/series"
+	while read -r dir n; do
+		mkdir -p "$P/$dir"
+		cp "$tmp/$dir"/*.patch "$P/$dir/"
+	done < <(parts)
+	cp "$tmp/series" "$P/series"
 	# Which patch creates each new file, from the work tree's history:
 	# patch names follow subjects, which an edit may have changed.
-	local -a commits names
-	mapfile -t commits < <(gitw rev-list --reverse pristine..HEAD)
+	local -a names
 	mapfile -t names < "$P/series"
 	{
 		sed -n '/^#/p' "$P/new-files"

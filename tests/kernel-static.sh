@@ -1,5 +1,6 @@
 #!/bin/bash
-# Host-side checks of the kernel change: the series applies to a pristine
+# Host-side checks of the kernel change: the series is posted in parts
+# (patches/parts) with a cover letter each, applies to a pristine
 # 7.3 tree and carries every new file as the repo has it, and checkpatch
 # --strict from that tree finds no error and no warning in the series or
 # in the new files.
@@ -14,6 +15,26 @@ need_pkgs patch perl python3-ply python3-git git
 tree=$("$REPO/rig/fetch-kernel.sh") || die "no kernel source"
 mapfile -t new_files < <(sed -e 's/#.*//' "$REPO/patches/new-files" | awk 'NF { print $1 }')
 mapfile -t series < <(sed -e 's/#.*//' "$REPO/patches/series" | awk 'NF { print $1 }')
+
+# The change is posted as the series of patches/parts, in order: each
+# directory holds its patches numbered 1/N..N/N and a cover letter 0/N,
+# and the series file lists them part by part.
+want=() bad=
+while read -r dir n; do
+	cover=$REPO/patches/$dir/0000-cover-letter.patch
+	got=$(printf '%s\n' "${series[@]}" | grep -c "^$dir/")
+	if [ "$got" != "$n" ]; then
+		bad+=" $dir: $got patches listed, parts says $n;"
+	elif ! grep -q "^Subject: \[PATCH 0*0/0*$n\]" "$cover" 2>/dev/null; then
+		bad+=" $dir: no cover letter 0/$n;"
+	elif ! grep -q "^Subject: \[PATCH 0*$n/0*$n\]" "$REPO/patches/$(printf '%s\n' "${series[@]}" | grep "^$dir/" | tail -1)"; then
+		bad+=" $dir: its last patch is not $n/$n;"
+	fi
+	want+=($(printf '%s\n' "${series[@]}" | grep "^$dir/"))
+done < <(sed -e 's/#.*//' "$REPO/patches/parts" | awk 'NF { print $1, $2 }')
+[ "${want[*]}" != "${series[*]}" ] && bad+=" the series file is not the parts in order;"
+[ -z "$bad" ] && ok "series-parts ($(sed -e 's/#.*//' "$REPO/patches/parts" | awk 'NF { printf "%s%s", s, $1; s = " " }'))" ||
+	ko "series-parts" "$bad"
 
 # Every new file is in the checkout and tracked: the rig copies what it
 # finds, and a file that git ignores is missing from a fresh clone.
@@ -39,7 +60,7 @@ fi
 # Apply in a scratch copy of the files the series touches
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$tree" archive pristine | tar -x -C "$tmp" $(cat "$REPO"/patches/*.patch |
+git -C "$tree" archive pristine | tar -x -C "$tmp" $(cd "$REPO/patches" && cat "${series[@]}" |
 	sed -n 's|^--- a/||p' | sort -u) 2>/dev/null
 applied=1
 for p in "${series[@]}"; do

@@ -3,38 +3,42 @@
 #define _LINUX_TRACE_UNWIND_USER_TYPES_H
 
 #include <linux/types.h>
+#include <linux/bitops.h>
 
 #ifdef CONFIG_TRACE_UNWIND_USER
 
-#define TRACE_UNWIND_MAX_INSTANCES	CONFIG_TRACE_UNWIND_USER_MAX_INSTANCES
-#define TRACE_UNWIND_TASK_SLOTS		4
+/*
+ * Instances that can use deferred user stacks at one time: a bit each in
+ * every task's record, so a constant rather than a Kconfig choice
+ */
+#define TRACE_UNWIND_MAX_INSTANCES	128
 
 /**
  * struct trace_unwind_task - which trace instances want this task's user stack
  * @cookie: the deferred unwind cookie (kernel entry) the record describes
  * @delivered: set to @cookie once the deferred callback ran for that entry
- * @asked: slot + 1 of the instances that recorded @cookie, with
- *	TRACE_UNWIND_SERVED once given the user stack; 0 when free
- * @broadcast: more instances asked than @asked holds, or an NMI asked while
- *	the record was being reset: the stack goes to every instance
- * @broadcast_gen: the slot generation when the callback broadcast: the
- *	instances given a slot up to then were served
- * @nmi: an NMI asked while the record was being reset; not cleared by
- *	the reset, so that the context that resets it sees it
+ * @asked: a bit per instance slot: that instance recorded @cookie
+ * @served: a bit per instance slot: that instance was given the user stack
+ * @nmi_asked: slots of instances that asked from an NMI while the record
+ *	was being reset; not cleared by the reset, so that the context that
+ *	resets it adds them to @asked
+ * @pid: the pid of the task when @cookie was first asked for
+ * @pid_moved: a request of @cookie was made under another pid: a thread
+ *	that execs takes the pid of its group leader in de_thread()
  *
  * The record lives in task_struct so that a request from any context,
- * NMI included, can note itself without allocating.  Its size does not
- * depend on the number of instances.  It is only ever written by the task
- * itself (or by an interrupt or NMI on top of it), except for slot
- * teardown when an instance is deleted.
+ * NMI included, can note itself without allocating: 72 bytes on 64-bit.
+ * It is only ever written by the task itself (or by an interrupt or NMI on
+ * top of it), except for slot teardown when an instance gives its slot up.
  */
 struct trace_unwind_task {
 	u64		cookie;
 	u64		delivered;
-	u32		asked[TRACE_UNWIND_TASK_SLOTS];
-	u32		broadcast;
-	u32		broadcast_gen;
-	u32		nmi;
+	DECLARE_BITMAP(asked, TRACE_UNWIND_MAX_INSTANCES);
+	DECLARE_BITMAP(served, TRACE_UNWIND_MAX_INSTANCES);
+	DECLARE_BITMAP(nmi_asked, TRACE_UNWIND_MAX_INSTANCES);
+	pid_t		pid;
+	u32		pid_moved;
 };
 
 struct task_struct;

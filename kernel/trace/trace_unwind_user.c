@@ -4,15 +4,19 @@
  *
  * One unwind_deferred client serves all of tracing.  An instance that
  * wants user stacks (a stacktrace:defer trigger, or the
- * userstacktrace_defer option) is given a slot.  When one of its events
- * asks, the request records the deferred unwind cookie, with the event's
- * kernel stack, in the instance's buffer and marks the slot in the task's
- * struct trace_unwind_task.  The deferred callback runs in task context
- * right before the task returns to user space and writes the user stack
- * into every instance marked for that kernel entry, once per instance.
+ * userstacktrace_defer option) is given a slot, a bit in the task's
+ * struct trace_unwind_task.  When one of its events asks, the request
+ * records the deferred unwind cookie, with the event's kernel stack, in
+ * the instance's buffer and sets the instance's bit.  The deferred
+ * callback runs in task context right before the task returns to user
+ * space and writes the user stack into every instance whose bit is set
+ * for that kernel entry, once per instance.
  *
  * A single client, instead of one per instance, keeps the number of
- * instances independent of the few free bits of the unwind mask.
+ * instances independent of the few free bits of the unwind mask.  The
+ * slot goes back when the instance's last trigger or option goes and
+ * another instance needs it: until then, stacks still pending for it are
+ * delivered.
  */
 #include <linux/unwind_deferred.h>
 #include <linux/ring_buffer.h>
@@ -37,9 +41,6 @@
 /* Never a cookie: the per-task record is being reset for a new entry */
 #define TRACE_UNWIND_RESETTING		U64_MAX
 
-/* In trace_unwind_task::asked: that instance was given the user stack */
-#define TRACE_UNWIND_SERVED		BIT(31)
-
 /* What the event that asks for a user stack records with its cookie */
 struct trace_unwind_ask {
 	unsigned int	trace_ctx;
@@ -51,51 +52,110 @@ struct trace_unwind_ask {
 static struct unwind_work trace_unwind_work;
 static bool trace_unwind_ready __read_mostly;
 
-/*
- * Instances by slot.  A slot is taken the first time an instance asks for
- * deferred user stacks and kept until the instance is removed, so that
- * stacks still pending when a trigger or the option goes are delivered.
- */
+/* Instances by slot, under trace_unwind_mutex, read under RCU */
 static struct trace_array __rcu *trace_unwind_slots[TRACE_UNWIND_MAX_INSTANCES];
 static DEFINE_MUTEX(trace_unwind_mutex);
 
+/* Drop every trace of @slot from a task's record */
+static void trace_unwind_task_forget(struct trace_unwind_task *rec,
+				     unsigned int slot)
+{
+	clear_bit(slot, rec->asked);
+	clear_bit(slot, rec->served);
+	clear_bit(slot, rec->nmi_asked);
+}
+
 /*
- * Counts the slots given, so that a broadcast can tell the instances that
- * had their slot when it was made (see trace_unwind_task::broadcast_gen).
+ * Take the slot away from @tr.  Its events no longer ask for user stacks
+ * (no trigger or option is left, or the instance is going), so no new
+ * request for it can come once the requests in flight are done.  Waits
+ * for them and for callbacks that may still write to @tr, then clears the
+ * slot in every task, so that an instance given the slot later does not
+ * inherit pending requests.
  */
-static u32 trace_unwind_gen;
+static void trace_unwind_release(struct trace_array *tr)
+{
+	struct task_struct *g, *t;
+	unsigned int slot;
+
+	lockdep_assert_held(&trace_unwind_mutex);
+
+	slot = tr->unwind_slot;
+	if (!slot)
+		return;
+	slot--;
+
+	RCU_INIT_POINTER(trace_unwind_slots[slot], NULL);
+	WRITE_ONCE(tr->unwind_slot, 0);
+	tr->unwind_users = 0;
+	synchronize_rcu();
+
+	scoped_guard(rcu) {
+		for_each_process_thread(g, t)
+			trace_unwind_task_forget(&t->trace_unwind, slot);
+	}
+
+	/*
+	 * A callback that read one of the bits just cleared may not have
+	 * looked up the slot yet.  Until it is done, the slot must not be
+	 * given to another instance, which would then get the stack of a
+	 * request it never made: wait for it, with trace_unwind_mutex held.
+	 */
+	synchronize_rcu();
+}
+
+/* A free slot, or the slot of an instance that no longer asks, or -1 */
+static int trace_unwind_find_slot(void)
+{
+	struct trace_array *tr;
+	unsigned int slot;
+
+	lockdep_assert_held(&trace_unwind_mutex);
+
+	for (slot = 0; slot < TRACE_UNWIND_MAX_INSTANCES; slot++) {
+		if (!rcu_access_pointer(trace_unwind_slots[slot]))
+			return slot;
+	}
+	for (slot = 0; slot < TRACE_UNWIND_MAX_INSTANCES; slot++) {
+		tr = rcu_dereference_protected(trace_unwind_slots[slot], true);
+		if (!tr->unwind_users) {
+			trace_unwind_release(tr);
+			return slot;
+		}
+	}
+	return -1;
+}
 
 /**
  * trace_unwind_user_enable - let an instance ask for deferred user stacks
  * @tr: the trace instance
  *
  * Called in process context before a stacktrace:defer trigger or the
- * userstacktrace_defer option takes effect in @tr.
+ * userstacktrace_defer option takes effect in @tr; each successful call
+ * is paired with trace_unwind_user_disable() when it goes.
  *
  * Return: 0 on success, -ENODEV when deferred unwinding is not available,
- * -ENOSPC when every slot is taken.
+ * -ENOSPC when TRACE_UNWIND_MAX_INSTANCES other instances use it.
  */
 int trace_unwind_user_enable(struct trace_array *tr)
 {
-	unsigned int slot;
+	int slot;
 
 	if (!trace_unwind_ready)
 		return -ENODEV;
 
 	guard(mutex)(&trace_unwind_mutex);
 
-	if (tr->unwind_slot)
+	if (tr->unwind_slot) {
+		tr->unwind_users++;
 		return 0;
-
-	for (slot = 0; slot < TRACE_UNWIND_MAX_INSTANCES; slot++) {
-		if (!rcu_access_pointer(trace_unwind_slots[slot]))
-			break;
 	}
-	if (slot == TRACE_UNWIND_MAX_INSTANCES)
+
+	slot = trace_unwind_find_slot();
+	if (slot < 0)
 		return -ENOSPC;
 
-	WRITE_ONCE(trace_unwind_gen, trace_unwind_gen + 1);
-	tr->unwind_gen = trace_unwind_gen;
+	tr->unwind_users = 1;
 	rcu_assign_pointer(trace_unwind_slots[slot], tr);
 	/*
 	 * Pairs with the acquire in trace_unwind_user_request(): a request
@@ -104,6 +164,22 @@ int trace_unwind_user_enable(struct trace_array *tr)
 	 */
 	smp_store_release(&tr->unwind_slot, slot + 1);
 	return 0;
+}
+
+/**
+ * trace_unwind_user_disable - a trigger or the option of @tr went
+ * @tr: the trace instance
+ *
+ * The instance keeps its slot, so that the stacks of requests it made
+ * are still delivered, until another instance needs a slot and none is
+ * free.
+ */
+void trace_unwind_user_disable(struct trace_array *tr)
+{
+	guard(mutex)(&trace_unwind_mutex);
+
+	if (tr->unwind_slot && !WARN_ON_ONCE(!tr->unwind_users))
+		tr->unwind_users--;
 }
 
 /**
@@ -118,68 +194,28 @@ void trace_unwind_task_init(struct task_struct *task)
 	memset(&task->trace_unwind, 0, sizeof(task->trace_unwind));
 }
 
-/* Drop every trace of @slot from a task's record */
-static void trace_unwind_task_forget(struct trace_unwind_task *rec,
-				     unsigned int slot)
-{
-	unsigned int i, val;
-
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
-		val = READ_ONCE(rec->asked[i]);
-		if ((val & ~TRACE_UNWIND_SERVED) == slot + 1)
-			try_cmpxchg(&rec->asked[i], &val, 0);
-	}
-}
-
 /**
  * trace_unwind_user_remove - release the slot of an instance being removed
  * @tr: the trace instance
  *
  * Called after the events of @tr are disabled, so no new request for @tr
- * can come, and before its buffers are freed.  Waits for callbacks that
- * may still write to @tr, then clears the slot in every task, so that an
- * instance given the slot later does not inherit pending requests.
+ * can come, and before its buffers are freed.
  */
 void trace_unwind_user_remove(struct trace_array *tr)
 {
-	struct task_struct *g, *t;
-	unsigned int slot;
-
 	guard(mutex)(&trace_unwind_mutex);
-
-	slot = tr->unwind_slot;
-	if (!slot)
-		return;
-	slot--;
-
-	RCU_INIT_POINTER(trace_unwind_slots[slot], NULL);
-	WRITE_ONCE(tr->unwind_slot, 0);
-	synchronize_rcu();
-
-	scoped_guard(rcu) {
-		for_each_process_thread(g, t)
-			trace_unwind_task_forget(&t->trace_unwind, slot);
-	}
-
-	/*
-	 * A callback that read one of the entries just cleared may not have
-	 * looked up the slot yet.  Until it is done, the slot must not be
-	 * given to another instance, which would then get the stack of a
-	 * request it never made: wait for it, with trace_unwind_mutex held.
-	 */
-	synchronize_rcu();
+	trace_unwind_release(tr);
 }
 
 /*
  * Make the task's record describe the kernel entry of @cookie, forgetting
  * the previous entry.  Runs with interrupts disabled, so only an NMI can
- * find the record half reset; it then returns false and the NMI sets
- * rec->nmi, which the resetting context turns into a broadcast.
+ * find the record half reset; it then returns false and the NMI notes its
+ * slot in rec->nmi_asked, which the resetting context adds to rec->asked.
  */
 static bool trace_unwind_claim(struct trace_unwind_task *rec, u64 cookie)
 {
 	u64 old = READ_ONCE(rec->cookie);
-	unsigned int i;
 
 	do {
 		if (old == cookie)
@@ -188,66 +224,29 @@ static bool trace_unwind_claim(struct trace_unwind_task *rec, u64 cookie)
 			return false;
 	} while (!try_cmpxchg64(&rec->cookie, &old, TRACE_UNWIND_RESETTING));
 
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++)
-		WRITE_ONCE(rec->asked[i], 0);
-	WRITE_ONCE(rec->broadcast, 0);
-	WRITE_ONCE(rec->broadcast_gen, 0);
+	/* Only NMIs can write meanwhile, and they keep off: see above */
+	bitmap_zero(rec->asked, TRACE_UNWIND_MAX_INSTANCES);
+	bitmap_zero(rec->served, TRACE_UNWIND_MAX_INSTANCES);
 	WRITE_ONCE(rec->delivered, 0);
+	WRITE_ONCE(rec->pid, current->pid);
+	WRITE_ONCE(rec->pid_moved, 0);
 	barrier();
 	WRITE_ONCE(rec->cookie, cookie);
 	return true;
 }
 
-/*
- * An NMI asked during the reset just done: it could not say which
- * instance, so this entry's stack goes to every instance.
- */
+/* The instances that asked from an NMI during the reset just done */
 static void trace_unwind_drain_nmi(struct trace_unwind_task *rec)
 {
-	if (READ_ONCE(rec->nmi) && xchg(&rec->nmi, 0))
-		WRITE_ONCE(rec->broadcast, 1);
-}
-
-/* The entry of @slot in rec->asked, or -1 */
-static int trace_unwind_find(struct trace_unwind_task *rec, unsigned int slot)
-{
+	unsigned long bits;
 	unsigned int i;
 
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
-		if ((READ_ONCE(rec->asked[i]) & ~TRACE_UNWIND_SERVED) == slot + 1)
-			return i;
+	for (i = 0; i < BITS_TO_LONGS(TRACE_UNWIND_MAX_INSTANCES); i++) {
+		if (!READ_ONCE(rec->nmi_asked[i]))
+			continue;
+		bits = xchg(&rec->nmi_asked[i], 0);
+		atomic_long_or(bits, (atomic_long_t *)&rec->asked[i]);
 	}
-	return -1;
-}
-
-/*
- * Note that @slot asked in this entry.  Interrupts and NMIs on top may
- * note themselves at the same time: entries are taken with cmpxchg.
- * Returns the entry, or -1 when every entry is taken.
- */
-static int trace_unwind_note(struct trace_unwind_task *rec, unsigned int slot)
-{
-	unsigned int i, val;
-	int found;
-
-	found = trace_unwind_find(rec, slot);
-	if (found >= 0)
-		return found;
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
-		val = 0;
-		if (try_cmpxchg(&rec->asked[i], &val, slot + 1))
-			return i;
-		if ((val & ~TRACE_UNWIND_SERVED) == slot + 1)
-			return i;
-	}
-	return -1;
-}
-
-/* Has @slot asked in this entry, or will the broadcast serve it? */
-static bool trace_unwind_asked(struct trace_unwind_task *rec,
-			       unsigned int slot)
-{
-	return READ_ONCE(rec->broadcast) || trace_unwind_find(rec, slot) >= 0;
 }
 
 /*
@@ -308,11 +307,15 @@ static unsigned int trace_unwind_type_flags(unsigned int types)
 	return flags;
 }
 
-/* Returns false when @tr cannot record now: nothing was written */
-static bool trace_unwind_write_stack(struct trace_array *tr,
-				     const unsigned long *frames,
-				     unsigned int nr, unsigned int flags,
-				     u64 cookie, unsigned int trace_ctx)
+/*
+ * Write one user_stack_deferred record under @pid.  Returns false when @tr
+ * cannot record now: nothing was written.
+ */
+static bool trace_unwind_write_one(struct trace_array *tr,
+				   const unsigned long *frames,
+				   unsigned int nr, unsigned int flags,
+				   u64 cookie, unsigned int trace_ctx,
+				   pid_t pid)
 {
 	struct trace_event_data_offsets_user_stack_deferred offsets;
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
@@ -341,6 +344,7 @@ static bool trace_unwind_write_stack(struct trace_array *tr,
 		return false;
 
 	entry = ring_buffer_event_data(event);
+	entry->ent.pid = pid;
 	entry->cookie = cookie;
 	entry->tgid = current->tgid;
 	entry->flags = flags;
@@ -354,70 +358,79 @@ static bool trace_unwind_write_stack(struct trace_array *tr,
 }
 
 /*
- * Give @tr, noted in rec->asked[@i], the user stack of this entry, once.
- * When @tr cannot record right now (recording off, this CPU outside its
- * tracing_cpumask, a full buffer that does not overwrite), the entry is
- * left unserved, so that a later request of the same entry tries again
- * from the unwind cache.
+ * The user stack of this entry, under the pid its cookie records were
+ * written under, so that readers can join them by (pid, cookie).  That is
+ * the pid of the entry's first request: a thread that execs is given its
+ * leader's pid in de_thread(), after requests made while de_thread()
+ * waited for the other threads.  When requests came under both pids, the
+ * stack is written under each.  Returns false when @tr cannot record now.
  */
-static void trace_unwind_serve(struct trace_unwind_task *rec, int i,
-			       struct trace_array *tr,
+static bool trace_unwind_write_stack(struct trace_array *tr,
+				     const unsigned long *frames,
+				     unsigned int nr, unsigned int flags,
+				     u64 cookie, unsigned int trace_ctx)
+{
+	struct trace_unwind_task *rec = &current->trace_unwind;
+	pid_t pid = READ_ONCE(rec->pid);
+
+	if (pid == current->pid || READ_ONCE(rec->cookie) != cookie)
+		return trace_unwind_write_one(tr, frames, nr, flags, cookie,
+					      trace_ctx, current->pid);
+	if (!trace_unwind_write_one(tr, frames, nr, flags, cookie, trace_ctx,
+				    pid))
+		return false;
+	if (READ_ONCE(rec->pid_moved))
+		trace_unwind_write_one(tr, frames, nr, flags, cookie,
+				       trace_ctx, current->pid);
+	return true;
+}
+
+/*
+ * Give @tr, the instance of @slot, the user stack of this entry, once.
+ * When @tr cannot record right now (recording off, this CPU outside its
+ * tracing_cpumask, a full buffer that does not overwrite), it is left
+ * unserved, so that a later request of the same entry tries again from
+ * the unwind cache.
+ */
+static void trace_unwind_serve(struct trace_unwind_task *rec,
+			       unsigned int slot, struct trace_array *tr,
 			       const unsigned long *frames, unsigned int nr,
 			       unsigned int flags, u64 cookie,
 			       unsigned int trace_ctx)
 {
-	u32 val = READ_ONCE(rec->asked[i]);
-
-	if (!val || (val & TRACE_UNWIND_SERVED) ||
-	    !try_cmpxchg(&rec->asked[i], &val, val | TRACE_UNWIND_SERVED))
+	if (test_and_set_bit(slot, rec->served))
 		return;
 	if (!trace_unwind_write_stack(tr, frames, nr, flags, cookie, trace_ctx))
-		cmpxchg(&rec->asked[i], val | TRACE_UNWIND_SERVED, val);
-}
-
-/* Results of trace_unwind_late_entry() that are not an entry */
-#define TRACE_UNWIND_LATE_NO_ROOM	-1
-#define TRACE_UNWIND_LATE_DONE		-2
-
-/*
- * The deferred callback of this entry already ran, so no other will come
- * for a request of @slot: the entry to serve it from the unwind cache
- * (serving a served entry does nothing), TRACE_UNWIND_LATE_DONE when the
- * callback's broadcast wrote to the instance (one it could not write to
- * is noted), or TRACE_UNWIND_LATE_NO_ROOM
- * when the instance got its slot after the broadcast and there is no room
- * to note it: no stack will come.
- */
-static int trace_unwind_late_entry(struct trace_unwind_task *rec,
-				   struct trace_array *tr, unsigned int slot)
-{
-	u32 gen;
-	int i;
-
-	i = trace_unwind_find(rec, slot);
-	if (i >= 0)
-		return i;
-	gen = READ_ONCE(rec->broadcast_gen);
-	if (gen && tr->unwind_gen <= gen)
-		return TRACE_UNWIND_LATE_DONE;
-	i = trace_unwind_note(rec, slot);
-	return i >= 0 ? i : TRACE_UNWIND_LATE_NO_ROOM;
+		clear_bit(slot, rec->served);
 }
 
 /*
  * Answer from the task's unwind cache, which holds this entry's user stack
  * until the task returns to user space.  Reading it needs no fault.
  */
-static void trace_unwind_serve_late(struct trace_unwind_task *rec, int i,
-				    struct trace_array *tr, u64 cookie,
-				    unsigned int trace_ctx)
+static void trace_unwind_serve_late(struct trace_unwind_task *rec,
+				    unsigned int slot, struct trace_array *tr,
+				    u64 cookie, unsigned int trace_ctx)
 {
 	struct unwind_cache *cache = current->unwind_info.cache;
 
-	trace_unwind_serve(rec, i, tr, cache ? cache->entries : NULL,
+	trace_unwind_serve(rec, slot, tr, cache ? cache->entries : NULL,
 			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE |
 			   (cache ? trace_unwind_type_flags(cache->types) : 0),
 			   cookie, trace_ctx);
+}
+
+/* The same from the cache, under the current pid, with no bookkeeping */
+static void trace_unwind_write_cached(struct trace_array *tr, u64 cookie,
+				      unsigned int trace_ctx)
+{
+	struct unwind_cache *cache = current->unwind_info.cache;
+
+	trace_unwind_write_one(tr, cache ? cache->entries : NULL,
+			       cache ? cache->nr_entries : 0,
+			       TRACE_UNWIND_LATE | (cache ?
+			       trace_unwind_type_flags(cache->types) : 0),
+			       cookie, trace_ctx, current->pid);
 }
 
 /*
@@ -465,7 +478,6 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	unsigned long flags;
 	unsigned int slot;
 	u64 cookie;
-	int late;
 
 	/* Pairs with the release in trace_unwind_user_enable() */
 	slot = smp_load_acquire(&tr->unwind_slot);
@@ -480,7 +492,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	 */
 	cookie = READ_ONCE(current->unwind_info.id.id);
 	if (cookie && READ_ONCE(rec->cookie) == cookie &&
-	    trace_unwind_asked(rec, slot))
+	    test_bit(slot, rec->asked))
 		goto write;
 
 	/* On error the cookie may be set anyway: it means nothing */
@@ -490,32 +502,36 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	local_irq_save(flags);
 	if (trace_unwind_claim(rec, cookie)) {
 		trace_unwind_drain_nmi(rec);
-		/* No room to say which instance: give the stack to all */
-		if (trace_unwind_note(rec, slot) < 0)
-			WRITE_ONCE(rec->broadcast, 1);
+		set_bit(slot, rec->asked);
 	} else {
 		/* Found the record half reset: the resetting context will see */
-		WRITE_ONCE(rec->nmi, 1);
+		set_bit(slot, rec->nmi_asked);
 	}
 	local_irq_restore(flags);
 
 write:
+	if (unlikely(READ_ONCE(rec->pid) != current->pid)) {
+		WRITE_ONCE(rec->pid_moved, 1);
+		/*
+		 * After the callback, an entry served under the first pid
+		 * gets nothing more: write this pid's stack from the cache
+		 */
+		if (READ_ONCE(rec->delivered) == cookie) {
+			trace_unwind_write_cookie(tr, cookie, 0, &ask);
+			trace_unwind_write_cached(tr, cookie, trace_ctx);
+			return;
+		}
+	}
+	trace_unwind_write_cookie(tr, cookie, 0, &ask);
 	/*
 	 * A request after the callback ran in this entry (for example from
-	 * sched_switch on the way out) gets no callback of its own.  Looked
-	 * at after noting the request, which the callback looks at after
-	 * marking the entry delivered.
+	 * sched_switch on the way out) gets no callback of its own: it is
+	 * served from the cache here.  Looked at after setting the bit,
+	 * which the callback looks at after marking the entry delivered.
 	 */
 	barrier();
-	late = TRACE_UNWIND_LATE_DONE;
 	if (READ_ONCE(rec->delivered) == cookie)
-		late = trace_unwind_late_entry(rec, tr, slot);
-
-	trace_unwind_write_cookie(tr, cookie,
-				  late == TRACE_UNWIND_LATE_NO_ROOM ?
-				  TRACE_UNWIND_NO_USER_STACK : 0, &ask);
-	if (late >= 0)
-		trace_unwind_serve_late(rec, late, tr, cookie, trace_ctx);
+		trace_unwind_serve_late(rec, slot, tr, cookie, trace_ctx);
 	return;
 
 kernel_only:
@@ -525,93 +541,37 @@ kernel_only:
 				     regs ? 0 : skip + 1, regs);
 }
 
-/*
- * The broadcast could not write to the instance of @slot: note it, not
- * served, so that a later request of the instance in this entry is served
- * from the unwind cache, as when the write to a noted instance fails.
- * Room is a free entry or the served entry of an instance that the
- * broadcast loop has passed: the broadcast generation covers that one
- * from now on.  Without room the stack is lost to the instance, as any
- * event it could not record now.
- */
-static void trace_unwind_note_failed(struct trace_unwind_task *rec,
-				     unsigned int slot)
-{
-	unsigned int i, val;
-
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
-		val = READ_ONCE(rec->asked[i]);
-		if (val && (!(val & TRACE_UNWIND_SERVED) ||
-			    (val & ~TRACE_UNWIND_SERVED) > slot))
-			continue;
-		if (try_cmpxchg(&rec->asked[i], &val, slot + 1))
-			return;
-	}
-}
-
-/* Every instance that held a slot at the broadcast and is not noted */
-static void trace_unwind_broadcast(struct trace_unwind_task *rec,
-				   struct unwind_stacktrace *trace, u64 cookie,
-				   u32 gen, unsigned int trace_ctx)
-{
-	struct trace_array *tr;
-	unsigned int slot;
-
-	for (slot = 0; slot < TRACE_UNWIND_MAX_INSTANCES; slot++) {
-		tr = rcu_dereference(trace_unwind_slots[slot]);
-		if (!tr || tr->unwind_gen > gen ||
-		    trace_unwind_find(rec, slot) >= 0)
-			continue;
-		if (!trace_unwind_write_stack(tr, trace->entries, trace->nr,
-					      trace_unwind_type_flags(trace->types),
-					      cookie, trace_ctx))
-			trace_unwind_note_failed(rec, slot);
-	}
-}
-
 static void trace_unwind_callback(struct unwind_work *work,
 				  struct unwind_stacktrace *trace, u64 cookie)
 {
 	struct trace_unwind_task *rec = &current->trace_unwind;
 	unsigned int trace_ctx = tracing_gen_ctx();
+	unsigned int flags = trace_unwind_type_flags(trace->types);
+	DECLARE_BITMAP(asked, TRACE_UNWIND_MAX_INSTANCES);
 	struct trace_array *tr;
-	unsigned long flags;
-	u32 val, gen = 0;
-	unsigned int i;
+	unsigned long irqflags;
+	unsigned int slot, i;
 
-	local_irq_save(flags);
+	local_irq_save(irqflags);
 	/* Only an NMI can fail to claim, and this is not one */
 	WARN_ON_ONCE(!trace_unwind_claim(rec, cookie));
 	trace_unwind_drain_nmi(rec);
-	/* From here on, requests of this entry deliver by themselves */
+	/* From here on, requests of this entry serve themselves */
 	WRITE_ONCE(rec->delivered, cookie);
-	local_irq_restore(flags);
+	local_irq_restore(irqflags);
 
-	/*
-	 * After marking the entry delivered: a request noted before that
-	 * is served here, one noted after serves itself.  The instances
-	 * given a slot after this point are not in the broadcast.
-	 */
+	/* After marking the entry delivered: see trace_unwind_user_request() */
 	barrier();
-	if (READ_ONCE(rec->broadcast)) {
-		gen = READ_ONCE(trace_unwind_gen);
-		WRITE_ONCE(rec->broadcast_gen, gen);
-	}
+	for (i = 0; i < BITS_TO_LONGS(TRACE_UNWIND_MAX_INSTANCES); i++)
+		asked[i] = READ_ONCE(rec->asked[i]);
 
 	guard(rcu)();
-	for (i = 0; i < TRACE_UNWIND_TASK_SLOTS; i++) {
-		val = READ_ONCE(rec->asked[i]) & ~TRACE_UNWIND_SERVED;
-		if (!val)
-			continue;
-		tr = rcu_dereference(trace_unwind_slots[val - 1]);
+	for_each_set_bit(slot, asked, TRACE_UNWIND_MAX_INSTANCES) {
+		tr = rcu_dereference(trace_unwind_slots[slot]);
 		if (tr)
-			trace_unwind_serve(rec, i, tr, trace->entries,
-					   trace->nr,
-					   trace_unwind_type_flags(trace->types),
-					   cookie, trace_ctx);
+			trace_unwind_serve(rec, slot, tr, trace->entries,
+					   trace->nr, flags, cookie, trace_ctx);
 	}
-	if (gen)
-		trace_unwind_broadcast(rec, trace, cookie, gen, trace_ctx);
 }
 
 /*

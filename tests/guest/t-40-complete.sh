@@ -53,14 +53,13 @@ check "both cookies resolve, one stack" $TC complete "$f" --comm callchain --min
 check "the stack is the caller's" $TC chain "$f" "$WL"/callchain callchain $CHAIN &&
 t_pass
 
-# The same for an instance that the callback served by broadcast: four
-# instances ask first and take every entry of the task's record, the fifth
-# one's request is served by broadcast.  Its write fails (recording off),
-# and its later request of the same entry must get the stack from the
-# unwind cache, as a noted instance does.  Tracepoint probes of one event
-# run in the order they were registered, so "fifth" is the last instance
-# whose trigger was set.  Fails without the fix: the broadcast counted the
-# failed write as served.
+# The same for a fifth instance asking in the same entry (the kernel once
+# served it by a broadcast to every slot holder, which counted the failed
+# write as served): four instances ask first, the fifth one's write fails
+# (recording off), and its later request of the same entry must get the
+# stack from the unwind cache.  Tracepoint probes of one event run in the
+# order they were registered, so "fifth" is the last instance whose
+# trigger was set.
 t_begin late-request-after-failed-broadcast-write
 reset_tracing
 ok=1
@@ -167,6 +166,57 @@ check "the asking thread was not the leader" awk '
 		if (pid != tgid) n++ }
 	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$f" &&
 t_pass
+
+# The same, with the entry's first request made while de_thread() waits
+# for the other threads to die: the thread still has its own pid, and
+# takes the leader's before the next flush.  The target is static and on
+# a tmpfs, so nothing sleeps (and asks) before de_thread(); de_thread() is
+# inlined into begin_new_exec().  Issue 19 item 1: the stack came under
+# the leader's pid, the cookie under the thread's.
+t_begin execve-from-thread-in-de_thread-same-pid
+reset_tracing
+tdir=/tmp/ftd-exec-tmpfs
+mkdir -p "$tdir" && mount -t tmpfs none "$tdir" && cp "$WL"/exit0 "$tdir"/ &&
+mkinst tdexec &&
+trig tdexec sched/sched_switch 'stacktrace:defer if prev_comm == "thread_exec"' &&
+"$WL"/thread_exec "$tdir"/exit0 > /dev/null &&
+f=$(save tdexec execve-thread-de_thread) &&
+check "a request from inside de_thread()" awk '
+	/^ => / { if (prev == "schedule" && $2 == "begin_new_exec") n++; prev = $2 }
+	END { exit !n }' "$f" &&
+check "each cookie and its stack under one pid" $TC complete "$f" --by-pid --min 2 &&
+check "the thread's stack under its own pid, not the leader's" awk '
+	/user_stack_deferred:/ { split($1, a, "-"); pid = a[length(a)]
+		for (i = 1; i <= NF; i++) if ($i ~ /^tgid=/) { sub("tgid=", "", $i); tgid = $i }
+		if (pid != tgid) n++ }
+	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$f" &&
+t_pass
+umount "$tdir" 2>/dev/null
+
+# A request inside exec_mmap(), after the last flush and before the new
+# mm is in place (a kprobe on mm_exit_exec_release(), which exec_mmap()
+# calls first), as the first of its entry: the old image's stack can no longer
+# be walked, so it gets none, and sched_process_exec gets a new cookie
+# with the new image's stack.  Issue 19 item 2: both got one cookie and
+# the new image's frame.
+t_begin execve-request-in-exec_mmap-new-cookie
+reset_tracing
+kp=$TRACEFS/kprobe_events
+if ! echo 'p:ftd_exec_mmap mm_exit_exec_release' >> "$kp"; then
+	t_fail "cannot add a kprobe on mm_exit_exec_release"
+else
+	mkinst xmmap &&
+	trig xmmap kprobes/ftd_exec_mmap "stacktrace:defer $F" &&
+	trig xmmap sched/sched_process_exec 'stacktrace:defer if filename == "/bin/true"' &&
+	"$WL"/callchain exec /bin/true &&
+	f=$(save xmmap execve-exec_mmap) &&
+	check "a request from exec_mmap()" grep -qE '^ => (mm_exit_exec_release|begin_new_exec)$' "$f" &&
+	check "every cookie resolves" $TC complete "$f" --min 2 &&
+	check "none for the old image, the new image's after" $TC exec --first-empty "$f" "$WL"/callchain &&
+	t_pass
+	reset_tracing
+	echo '-:ftd_exec_mmap' >> "$kp"
+fi
 
 # A request once the new image is in place (sched_process_exec, after
 # exec_mmap()) is about the new image: a cookie of its own, and never the

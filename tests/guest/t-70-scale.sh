@@ -1,6 +1,7 @@
 #!/bin/bash
-# Guarantee 7 (scale): one unwind client serves 100 instances at once, and
-# the instance slots run out cleanly.
+# Guarantee 7 (scale): one unwind client serves 100 instances at once, the
+# instance slots run out cleanly, and come back when an instance stops
+# asking.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
@@ -48,6 +49,43 @@ elif [ -n "$why" ]; then
 	t_fail "$why"
 else
 	echo "  ok: instance s$i refused, all slots taken"
+	t_pass
+fi
+
+# Slots come back: when the last trigger of an instance goes (the instance
+# stays), the instance refused above gets the slot; an instance whose
+# option is cleared gives its slot up the same way.  Issue 19 item 6: a
+# slot was kept until its instance was deleted.
+t_begin scale-slot-comes-back-when-trigger-goes
+why=
+r=$TRACEFS/instances/s$i
+trg=events/syscalls/sys_enter_getppid/trigger
+if [ ! -d "$r" ]; then
+	why="no refused instance from scale-slots-run-out"
+elif ! echo '!stacktrace' > $TRACEFS/instances/s1/$trg; then
+	why="cannot remove the trigger of s1"
+elif ! echo "stacktrace:defer $F" > $r/$trg 2>/dev/null; then
+	why="s$i still refused after s1's trigger went: $(tail -1 $r/error_log)"
+else
+	mkdir $TRACEFS/instances/sopt &&
+	echo 1 > $TRACEFS/instances/sopt/options/userstacktrace_defer 2>/dev/null &&
+		why="sopt: the option was accepted with no slot left"
+	[ -z "$why" ] && ! echo '!stacktrace' > $TRACEFS/instances/s2/$trg &&
+		why="cannot remove the trigger of s2"
+	[ -z "$why" ] && ! echo 1 > $TRACEFS/instances/sopt/options/userstacktrace_defer &&
+		why="sopt: the option refused after s2's trigger went"
+	[ -z "$why" ] && ! echo 0 > $TRACEFS/instances/sopt/options/userstacktrace_defer &&
+		why="sopt: cannot clear the option"
+	[ -z "$why" ] && ! echo "stacktrace:defer $F" > $TRACEFS/instances/s2/$trg &&
+		why="s2 refused after sopt's option was cleared: $(tail -1 $TRACEFS/instances/s2/error_log)"
+fi
+if [ -n "$why" ]; then
+	t_fail "$why"
+else
+	echo > $TRACEFS/instances/s1/trace &&
+	"$WL"/callchain getppid 2 &&
+	check "the instance given s1's slot gets its stacks" $TC complete "$(save s$i scale-slot-back)" --comm callchain --min 2 &&
+	check "s1, which stopped asking, got none of them" bash -c "! grep -q 'user_stack_cookie:' '$(save s1 scale-slot-gone)'" &&
 	t_pass
 fi
 

@@ -77,8 +77,9 @@ def parse(path):
     return recs
 
 
-def cookies(recs, comm=None):
-    """cookie -> dict(pid, comm, asked, stacks, nr, truncated, frames)"""
+def cookies(recs, comm=None, by_pid=False):
+    """cookie -> dict(pid, comm, asked, stacks, nr, truncated, frames);
+    with by_pid, (pid, cookie) -> the same: the join readers make"""
     out = OrderedDict()
     for r in recs:
         if r.event not in ('user_stack_cookie', 'user_stack_deferred'):
@@ -86,6 +87,8 @@ def cookies(recs, comm=None):
         if comm and r.comm != comm:
             continue
         c = r.field('cookie')
+        if by_pid:
+            c = '%s@%d' % (c, r.pid)
         d = out.setdefault(c, dict(pid=r.pid, comm=r.comm, asked=0,
                                    stacks=0, nr=0, truncated=0,
                                    frames=[], pids=set(), order_ok=True))
@@ -161,7 +164,15 @@ def cmd_exec(a):
              % len(cs))
     syms = Symbols(a.binary)
     first, d = cs[0]
-    if not any(syms.name(x) != '?' for x in d['frames']):
+    if a.first_empty:
+        # asked once the old image could no longer be walked: no frames,
+        # neither the old image's nor the new one's
+        if d['frames']:
+            fail('first cookie %s: frames %s, expected none' %
+                 (first, [hex(x) for x in d['frames']]))
+        if not all(e['frames'] for _, e in cs[1:]):
+            fail('a cookie after the new image has no frames')
+    elif not any(syms.name(x) != '?' for x in d['frames']):
         fail('first cookie %s: no frame in %s: %s' %
              (first, a.binary, [hex(x) for x in d['frames']]))
     for c, d in cs[1:]:
@@ -175,7 +186,7 @@ def cmd_exec(a):
 def cmd_complete(a):
     total = 0
     for t in a.trace:
-        cs = cookies(parse(t), a.comm)
+        cs = cookies(parse(t), a.comm, a.by_pid)
         check_complete(cs, a.min, a.asked)
         total += len(cs)
     print('%d trace(s), %d cookies, each with exactly one user stack' %
@@ -299,6 +310,9 @@ def main():
     s.add_argument('--comm')
     s.add_argument('--min', type=int, default=1)
     s.add_argument('--asked', type=int)
+    s.add_argument('--by-pid', action='store_true',
+                   help='join on (pid, cookie): a stack written under each '
+                   'pid that asked counts once per pid')
     s.set_defaults(fn=cmd_complete)
     s = sub.add_parser('chain')
     s.add_argument('trace')
@@ -321,6 +335,9 @@ def main():
     s = sub.add_parser('exec')
     s.add_argument('trace')
     s.add_argument('binary')
+    s.add_argument('--first-empty', action='store_true',
+                   help='the first cookie was asked for when the old image '
+                   'could no longer be walked: it has no frames')
     s.set_defaults(fn=cmd_exec)
     a = p.parse_args()
     a.fn(a)

@@ -59,7 +59,15 @@ TRACE_EVENT(user_stack_cookie,
 		       nr * sizeof(unsigned long));
 	),
 
-	TP_printk("cookie=0x%llx flags=0x%x", __entry->cookie, __entry->flags)
+	/*
+	 * For readers without a handler for this record: the kernel frames
+	 * as addresses (a print format cannot name the elements of an array)
+	 */
+	TP_printk("cookie=0x%llx flags=0x%x kernel=%s", __entry->cookie,
+		  __entry->flags,
+		  __print_array(__get_dynamic_array(kernel),
+				__get_dynamic_array_len(kernel) /
+				sizeof(unsigned long), sizeof(unsigned long)))
 );
 
 /*
@@ -95,9 +103,12 @@ TRACE_EVENT(user_stack_deferred,
 		       nr * sizeof(unsigned long));
 	),
 
-	TP_printk("cookie=0x%llx tgid=%d flags=0x%x depth=%u",
+	TP_printk("cookie=0x%llx tgid=%d flags=0x%x depth=%u frames=%s",
 		  __entry->cookie, __entry->tgid, __entry->flags,
-		  __entry->depth)
+		  __entry->depth,
+		  __print_array(__get_dynamic_array(frames),
+				__get_dynamic_array_len(frames) /
+				sizeof(unsigned long), sizeof(unsigned long)))
 );
 
 #endif /* _TRACE_UNWIND_H */

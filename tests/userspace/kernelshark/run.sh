@@ -59,13 +59,29 @@ finish() {
 mkdir -p "$ART"
 rm -f "$ART"/*.png "$ART"/*.txt*
 
-check "plugin (C and C++ parts) builds with -Wall -Wextra -Werror" \
-	make -C "$KSDIR" -s clean all
-[ -f "$KSDIR/plugin-unwind_stack.so" ] || finish
-check "plugin exports only KernelShark's entry points and its two texts" \
-	bash -c "test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
-		awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
-	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_stack_text kshark_unwind_stack_view '"
+check "plugin and its test build (C and C++ parts) build with -Wall -Wextra -Werror" \
+	make -C "$KSDIR" -s clean all test
+[ -f "$KSDIR/test/plugin-unwind_stack.so" ] || finish
+TEST_SO=$KSDIR/test/plugin-unwind_stack.so
+exports() { nm -D --defined-only "$1" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' '; }
+check "plugin exports only KernelShark's three entry points; its test build the second pass and the two texts too" \
+	bash -c "$(declare -f exports)
+	test \"\$(exports '$KSDIR/plugin-unwind_stack.so')\" = \
+	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer ' &&
+	test \"\$(exports '$TEST_SO')\" = \
+	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_join kshark_unwind_stack_text kshark_unwind_stack_view '"
+check "the test hook is in the test build only" \
+	bash -c "! grep -q KSHARK_UNWIND_TEST '$KSDIR/plugin-unwind_stack.so' &&
+		grep -q KSHARK_UNWIND_TEST '$TEST_SO'"
+# The way KernelShark's own plugins load: event handlers, no reader of
+# its own, no option of another plugin set (libtraceevent's options are
+# process-wide), the markers moved with markEntryA()
+check "plugin loads through event handlers only: no reading of the file's CPUs, no libtraceevent plugin option set" \
+	bash -c "u=\$(nm -D --undefined-only '$KSDIR/plugin-unwind_stack.so' | awk '{print \$2}');
+		echo \"\$u\" | grep -qx kshark_register_event_handler &&
+		! echo \"\$u\" | grep -Eqx 'tracecmd_read_cpu_first|tracecmd_read_data|tep_plugin_add_option'"
+check "links move marker A with KernelShark's markEntryA()" \
+	bash -c "nm -D --undefined-only '$KSDIR/plugin-unwind_stack.so' | grep -q ' _Z10markEntryAPvPK12kshark_entry\$'"
 check "the libtraceevent plugin builds (KernelShark runs with it, as users do)" \
 	make -C "$REPO/trace-cmd/plugins" -s
 check "ustack (libtracefs-ext) builds, to compare with" \
@@ -104,7 +120,7 @@ ks_gui() {
 		import -window root "$3" 2>/dev/null
 		kill -0 $pid 2>/dev/null && touch "$2.alive"
 		kill $pid 2>/dev/null; wait $pid 2>/dev/null
-		true' "${KS_SO:-$KSDIR/plugin-unwind_stack.so}" "$trace" "$O/$name" \
+		true' "${KS_SO:-$TEST_SO}" "$trace" "$O/$name" \
 		"$ART/$name.png"
 	[ -f "$O/$name.log" ] && cp "$O/$name.log" "$ART/$name.log"
 	for f in "$O/$name".txt*; do
@@ -169,7 +185,7 @@ check "${P}screenshot kept: $ART/${N}fixture.png (not blank)" \
 # ------------------------------------------------------------- bad input
 # no unwind records: a synthetic trace's formats renamed, as in the plugin
 # suite (the fixtures' headers are compressed)
-python3 "$REPO/tests/userspace/plugin/mkdat.py" basic "$WORK/basic.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" basic "$WORK/basic.dat"
 python3 - "$WORK/basic.dat" "$WORK/nounwind.dat" <<'PY'
 import sys
 d = open(sys.argv[1], 'rb').read().replace(b'name: user_stack_', b'name: uSer_stack_')
@@ -189,17 +205,17 @@ check "${P}binaries missing: KernelShark keeps running, frames as file+offset, t
 		grep -q '^=> /results/fixtures/callchain+0x' '$O/${N}nobin.txt' &&
 		grep -q '^Binary missing: /results/fixtures/callchain is neither at that path nor next to the trace file' '$O/${N}nobin.txt'"
 
-# damaged records (mkdat.py corrupt: array locations out of their
+# damaged records (mktrace.py corrupt: array locations out of their
 # record), which KernelShark loads
-python3 "$REPO/tests/userspace/plugin/mkdat.py" corrupt "$WORK/corrupt.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" corrupt "$WORK/corrupt.dat"
 ks_gui ${N}corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:0
 check "${P}damaged records: KernelShark keeps running, the view says the file is damaged" \
 	bash -c "test -f '$O/${N}corrupt.alive' &&
 		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/${N}corrupt.txt'"
 
-# the unwinder (mkdat.py unwinder: 0xd00001 frame pointers, 0xd00002
+# the unwinder (mktrace.py unwinder-marks: 0xd00001 frame pointers, 0xd00002
 # SFrame, ...): marked in the view only when SFrame took part
-python3 "$REPO/tests/userspace/plugin/mkdat.py" unwinder "$WORK/unwinder.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" unwinder-marks "$WORK/unwinder.dat"
 ks_gui ${N}sframe "$WORK/unwinder.dat" syscalls/sys_enter_getppid:1
 ks_gui ${N}fp "$WORK/unwinder.dat" syscalls/sys_enter_getppid:0
 check "${P}view: [sframe] on the user stack's line of an SFrame stack, no mark on a frame-pointer one" \
@@ -228,14 +244,30 @@ check "${P}unreadable file: KernelShark keeps running, the view says no trace is
 gui_checks '' ''
 
 # ---------------------------------------------------- the C part, no GUI
-KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
+KS="$KSDIR/kshark_stack $TEST_SO"
 check "Info column: the innermost user function only, not the chain (also on the records, with the libtraceevent plugin)" \
 	bash -c "TRACEEVENT_PLUGIN_DIR='$REPO/trace-cmd/plugins' $KS '$FIX' >'$WORK/info.out' 2>/dev/null;
 		grep -q '^#0 syscalls/sys_enter_getppid pid=80 cpu=0:  \[ustack: work_inner\]\$' '$WORK/info.out' &&
 		grep -q '^#1 ftrace/user_stack_cookie pid=80 cpu=0: cookie=0x300000001 kernel=4 \[ustack: work_inner\]\$' '$WORK/info.out' &&
 		grep -q '^#4 ftrace/user_stack_deferred pid=80 cpu=0: cookie=0x300000001 tgid=80 nr=5 \[completes 2 events\]\$' '$WORK/info.out' &&
 		! grep '^#' '$WORK/info.out' | grep -q 'work_middle\|=>'"
+# the rows of the two records are the plugin's own words, read from the
+# record: the same whether the libtraceevent plugin (whose merging reads
+# front to back) is loaded or not, its options untouched
+check "Info column of the two records: the same with and without the libtraceevent plugin" \
+	bash -c "TRACEEVENT_PLUGIN_DIR='$REPO/trace-cmd/plugins' $KS '$FIX' 2>/dev/null | grep '^#' >'$WORK/info.with' &&
+		TRACEEVENT_PLUGIN_DIR=/nonexistent $KS '$FIX' 2>/dev/null | grep '^#' >'$WORK/info.without' &&
+		grep -q 'user_stack_cookie pid=80 cpu=0: cookie=0x300000001 kernel=4 ' '$WORK/info.without' &&
+		diff '$WORK/info.with' '$WORK/info.without'"
 VG="valgrind -q --suppressions=$REPO/tests/userspace/plugin/ldso.supp --suppressions=$REPO/tests/userspace/plugin/kshark.supp --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
+# KernelShark 2.2 reloads a stream without a new plugin context (an
+# advanced filter): the entries the handlers kept are freed; the plugin
+# starts over (without that: other views, reads of freed entries)
+check "a reload of the stream (once before a draw, then drawn twice): the same views, valgrind clean" \
+	bash -c "KSHARK_STACK_VIEW=1 $KS '$FIX' >'$WORK/reload.1' 2>/dev/null &&
+		KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $KS '$FIX' >'$WORK/reload.2' 2>/dev/null &&
+		grep -q '^--- view' '$WORK/reload.2' && diff '$WORK/reload.1' '$WORK/reload.2' &&
+		{ KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $VG $KS '$FIX' >/dev/null 2>'$WORK/reload.err'; [ \$? != 99 ]; }"
 for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/corrupt.dat" "$FIXTURES/option-T.dat"; do
 	check "valgrind: the plugin loads, shows every entry's view and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
 		bash -c "KSHARK_STACK_VIEW=1 $VG $KS '$f' >'$WORK/vg.out' 2>'$WORK/vg.err'; [ \$? != 99 ] && grep -q '^--- view' '$WORK/vg.out'"
@@ -247,7 +279,8 @@ done
 if [ "${KS24:-0}" = 1 ]; then
 	if "$KSDIR/build-ks24.sh" >"$WORK/ks24.env" 2>"$WORK/ks24.err"; then
 		pass=$((pass + 1)); echo "PASS 2.4.0: KernelShark 2.4.0 and the plugin (QT=6) build"
-		eval "$(grep -E '^KS_(BIN|SO)=' "$WORK/ks24.env")"
+		eval "$(grep -E '^KS_(BIN|TEST_SO)=' "$WORK/ks24.env")"
+		KS_SO=$KS_TEST_SO
 		export KS_BIN KS_SO
 		gui_checks "2.4.0: " ks24-
 	else

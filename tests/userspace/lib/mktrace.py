@@ -1,41 +1,37 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write synthetic trace.dat files (format version 6) for the tests, the
-fuzzer's seed corpus and the benchmark, until and besides the fixtures
-recorded on the booted kernel.
+"""Write synthetic trace.dat files (format version 6) for the userspace
+tests (lib, plugin, kernelshark, tests/rig/tracecmd.sh), the fuzzers'
+seeds and the benchmark: the cases that are hard to get on demand from a
+real kernel, beside the fixtures recorded on the booted kernel
+(tests/fixtures/).
 
-The records follow Documentation/contract.md ("The records"): an event,
-then on the same CPU ftrace:user_stack_cookie { cookie, flags, kernel[] }
-carrying the event's kernel stack, and later, possibly on another CPU,
-ftrace:user_stack_deferred { cookie, tgid, flags, depth, frames[] }.  A
-kernel thread gets a plain ftrace:kernel_stack and no cookie.  The user
-frames are real return addresses inside a binary built on the host
-(found with nm), mapped at a chosen base, with the process maps saved the
-way "trace-cmd record --proc-map" saves them, so symbols resolve.
+The records follow Documentation/contract.md ("The records"); the event
+formats are the files of data/formats (one file per event, SYSTEM_EVENT,
+in the words of /sys/kernel/tracing/events/*/*/format), and the IDs are
+theirs.  The kernel allocates the IDs of these records at boot, as for
+any trace event, and readers find the records by name: 21 and 22 are
+just two IDs no other format of the set has.
 
-The event IDs are those of the format files (data/formats).  The kernel
-allocates the IDs of these records at boot, as for any trace event (their
-TRACE_SYSTEM is ftrace, but they are no entries of enum trace_type), and
-readers find the records by name: 21 and 22 there are just two IDs that
-no other format of the set has.
+The file layout follows trace-cmd.dat.v6(5): magic, header_page,
+header_event, ftrace formats, event systems, kallsyms, printk formats,
+saved cmdlines, options (saved process maps, buffer instances),
+"flyrecord" and page-aligned ring-buffer pages per CPU.  `trace-cmd
+convert --file-version 7 --compression any` turns one into the
+compressed version 7 files that trace-cmd record writes.
 
-usage: mktrace.py SCENARIO OUT.dat --formats DIR [--binary PATH]
-                  [--libc PATH] [--count N] [--instances]
-SCENARIO: trigger | option | large | instances | never | flags | unwinder
-          | stuck | kstack
-  kstack: as trigger, but each event followed by a plain
-  ftrace:kernel_stack, as -T records on a kernel without deferred user
-  stacks (no cookie, no user stack)
-  stuck: as trigger, after --stuck threads of the process (default 1)
-  that each enter getppid first and never come back to user space (a
-  thread parked in futex or epoll): their requests wait to the end;
-  with --back they come back last (user stacks at the end)
-  flags: one kernel entry each of: complete, truncated (depth 300), late
-  (the kernel's LATE flag), lost (NO_USER_STACK cookies, no user stack),
-  empty (no user frames), and no kernel frames (option, no stacktrace)
-  unwinder: one kernel entry each with the user stack record's unwinder
-  flags: FP, SFRAME, FP|SFRAME, SFRAME truncated, FP|SFRAME late, none,
-  reserved bits only, SFRAME with reserved bits
+Two kinds of scenario:
+- with --binary: the user frames are real return addresses inside a
+  binary built on the host (found with nm), mapped at a chosen base,
+  with the process maps saved as "trace-cmd record --proc-map" saves
+  them, so symbols resolve (ustack, the series' report, the fuzzers);
+- without: fixed kernel and user addresses, for the plugins' tests
+  (records on other CPUs, damage, renamed fields, the pre-release
+  records).
+
+usage: mktrace.py SCENARIO OUT.dat [--formats DIR] [--binary PATH]
+                  [--libc PATH] [--count N] ...
+       mktrace.py --list
 """
 import argparse
 import os
@@ -44,8 +40,16 @@ import struct
 import subprocess
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+FORMATS = os.path.join(HERE, "data", "formats")
 PAGE = 4096
-DATA = PAGE - 16
+DATA = PAGE - 16        # a page: u64 timestamp, local_t commit, data
+T0 = 1000000000         # 1 s, in ns
+
+# Kernel symbols of the synthetic kernel (sorted; kallsyms style).  The
+# first part names the frames of the --binary scenarios, the second
+# those of the others.  As in a real kallsyms, the last function has a
+# symbol after it (libtraceevent names no address past the last symbol).
 KSYMS = [
     (0xffffffff81000000, "entry_SYSCALL_64_after_hwframe"),
     (0xffffffff81000400, "do_syscall_64"),
@@ -59,11 +63,15 @@ KSYMS = [
     (0xffffffff81007000, "process_one_work"),
     (0xffffffff81008000, "kthread"),
     (0xffffffff81009000, "ret_from_fork"),
-    # as in a real kallsyms: the last function has a symbol after it
-    # (libtraceevent names no address past the last symbol)
-    (0xffffffff8100a000, "_etext"),
+    (0xffffffff8100a000, "_einittext"),
+    (0xffffffff81100000, "ftrace_syscall_enter"),
+    (0xffffffff81100400, "ftrace_syscall_exit"),
+    (0xffffffff81200000, "syscall_trace_enter"),
+    (0xffffffff81200800, "syscall_exit_work"),
+    (0xffffffff81300000, "do_syscall_64"),
+    (0xffffffff81400000, "entry_SYSCALL_64_after_hwframe"),
+    (0xffffffff81500000, "_etext"),
 ]
-
 
 # flags of the records (contract.md)
 NO_USER_STACK = 1      # user_stack_cookie
@@ -71,6 +79,47 @@ TRUNCATED = 1          # user_stack_deferred
 LATE = 2               # user_stack_deferred
 UNWIND_FP = 4          # user_stack_deferred: frames by frame pointers
 UNWIND_SFRAME = 8      # user_stack_deferred: frames by SFrame
+
+HEADER_PAGE = (
+    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n")
+HEADER_EVENT = (
+    "# compressed entry header\n"
+    "\ttype_len    :    5 bits\n"
+    "\ttime_delta  :   27 bits\n"
+    "\tarray       :   32 bits\n\n"
+    "\tpadding     : type == 29\n"
+    "\ttime_extend : type == 30\n"
+    "\ttime_stamp : type == 31\n"
+    "\tdata max type_len  == 28\n")
+
+# The formats of the pre-release series (system "unwind"), which no
+# reader reads any more: for the tests that they say so.
+COMMON_FIELDS = (
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
+    "\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n")
+OLD_COOKIE_FMT = (
+    "name: user_stack_cookie\nID: 1500\nformat:\n" + COMMON_FIELDS +
+    "\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+    "print fmt: \"cookie=0x%llx\", REC->cookie\n")
+OLD_DEFER_FMT = (
+    "name: user_stack_deferred\nID: 1501\nformat:\n" + COMMON_FIELDS +
+    "\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:int tgid;\toffset:16;\tsize:4;\tsigned:1;\n"
+    "\tfield:unsigned int truncated;\toffset:20;\tsize:4;\tsigned:0;\n"
+    "\tfield:__data_loc unsigned long[] frames;\toffset:24;\tsize:4;"
+    "\tsigned:0;\n\n"
+    "print fmt: \"cookie=0x%llx tgid=%d nr=%u%s frames={%s}\", "
+    "REC->cookie, REC->tgid, __get_dynamic_array_len(frames) / "
+    "sizeof(unsigned long), REC->truncated ? \" (truncated)\" : \"\", "
+    "__print_array(__get_dynamic_array(frames), "
+    "__get_dynamic_array_len(frames) / sizeof(unsigned long), "
+    "sizeof(unsigned long))\n")
 
 
 def ksym(name, off=0x10):
@@ -85,12 +134,14 @@ def fmt_ids(text):
 
 
 class Formats:
-    def __init__(self, d):
+    """The format files of a folder, by (system, event)."""
+
+    def __init__(self, d=FORMATS):
         self.files = {}
         for f in sorted(os.listdir(d)):
             sysname, _, ev = f.partition("_")
-            text = open(os.path.join(d, f)).read()
-            self.files[(sysname, ev)] = text
+            with open(os.path.join(d, f)) as fh:
+                self.files[(sysname, ev)] = fh.read()
 
     def id(self, sysname, ev):
         return fmt_ids(self.files[(sysname, ev)])
@@ -100,21 +151,29 @@ def hdr(pid, eid):
     return struct.pack("<HBBi", eid, 0, 0, pid)
 
 
+def words(frames):
+    return b"".join(struct.pack("<Q", a) for a in frames)
+
+
 class Writer:
     """Per-CPU streams of (ts, payload) turned into ring buffer pages."""
 
-    def __init__(self, ncpu):
+    def __init__(self, ncpu=2):
         self.cpus = [[] for _ in range(ncpu)]
 
     def add(self, cpu, ts, payload):
+        while cpu >= len(self.cpus):
+            self.cpus.append([])
         self.cpus[cpu].append((ts, payload))
 
     @staticmethod
     def event_bytes(delta, payload):
+        """One ring-buffer event: header word(s), data 4-byte aligned."""
         if len(payload) % 4:
             payload += b"\0" * (4 - len(payload) % 4)
         out = b""
         if delta >= (1 << 27):
+            # TIME_EXTEND (type_len 30): delta split over two words
             out += struct.pack("<II", 30 | ((delta & ((1 << 27) - 1)) << 5),
                                delta >> 27)
             delta = 0
@@ -125,7 +184,8 @@ class Writer:
         return out + payload
 
     def pages(self, cpu):
-        evs = sorted(self.cpus[cpu], key=lambda e: e[0])
+        evs = sorted(self.cpus[cpu], key=lambda e: e[0]) \
+            if cpu < len(self.cpus) else []
         out = []
         cur = b""
         page_ts = prev = None
@@ -150,22 +210,6 @@ class Writer:
                 b"\0" * (DATA - len(data)))
 
 
-HEADER_PAGE = (
-    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n")
-HEADER_EVENT = (
-    "# compressed entry header\n"
-    "\ttype_len    :    5 bits\n"
-    "\ttime_delta  :   27 bits\n"
-    "\tarray       :   32 bits\n\n"
-    "\tpadding     : type == 29\n"
-    "\ttime_extend : type == 30\n"
-    "\ttime_stamp : type == 31\n"
-    "\tdata max type_len  == 28\n")
-
-
 def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
     """buffers: list of (name, Writer); name "" is the top buffer."""
     h = bytearray()
@@ -175,6 +219,7 @@ def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
         HEADER_PAGE.encode()
     h += b"header_event\0" + struct.pack("<Q", len(HEADER_EVENT)) + \
         HEADER_EVENT.encode()
+    # trace-cmd saves events/ftrace/* always
     ftrace = [t for (s, _), t in fmts.files.items() if s == "ftrace"]
     h += struct.pack("<I", len(ftrace))
     for t in ftrace:
@@ -190,7 +235,7 @@ def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
             h += struct.pack("<Q", len(t)) + t.encode()
     ks = "".join("%016x T %s\n" % (a, n) for a, n in KSYMS).encode()
     h += struct.pack("<I", len(ks)) + ks
-    h += struct.pack("<I", 0)
+    h += struct.pack("<I", 0)                       # printk formats
     cl = "".join("%d %s\n" % (p, c) for p, c in cmdlines).encode()
     h += struct.pack("<Q", len(cl)) + cl
     h += struct.pack("<I", ncpu)
@@ -228,6 +273,71 @@ def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
     with open(path, "wb") as f:
         f.write(h)
 
+
+class Records:
+    """The records, laid out by the formats' IDs."""
+
+    def __init__(self, fmts):
+        self.f = fmts
+        self.ids = {k: fmts.id(*k) for k in fmts.files}
+
+    def ev_enter(self, pid):
+        return hdr(pid, self.ids[("syscalls", "sys_enter_getppid")]) + \
+            struct.pack("<i", 110) + b"\0" * 4
+
+    def ev_exit(self, pid, ret=1):
+        return hdr(pid, self.ids[("syscalls", "sys_exit_getppid")]) + \
+            struct.pack("<iiq", 110, 0, ret)
+
+    def kernel_stack(self, pid, frames):
+        """int size; (pad) unsigned long caller[]: the record holds
+        exactly the frames taken, as the kernel's kernel_stack does."""
+        return hdr(pid, self.ids[("ftrace", "kernel_stack")]) + \
+            struct.pack("<i4x", len(frames)) + words(frames)
+
+    @staticmethod
+    def frames_loc(fixed, frames, loc=None):
+        """a __data_loc array (offset | length << 16) right after the
+        fixed fields, 8-byte words; loc: a location that lies"""
+        if loc is None:
+            loc = (len(frames) * 8) << 16 | len(fixed) + 4
+        return fixed + struct.pack("<I", loc) + words(frames)
+
+    def cookie(self, pid, c, kframes, flags=0, loc=None):
+        """ftrace:user_stack_cookie: cookie @8, flags @16, kernel @20"""
+        fixed = hdr(pid, self.ids[("ftrace", "user_stack_cookie")]) + \
+            struct.pack("<QI", c, flags)
+        return self.frames_loc(fixed, kframes, loc)
+
+    def ustack(self, pid, tgid, c, frames, flags=0, depth=None, loc=None):
+        """ftrace:user_stack_deferred: cookie @8, tgid @16, flags @20,
+        depth @24, frames @28"""
+        if depth is None:
+            depth = len(frames)
+        fixed = hdr(pid, self.ids[("ftrace", "user_stack_deferred")]) + \
+            struct.pack("<QiII", c, tgid, flags, depth)
+        return self.frames_loc(fixed, frames, loc)
+
+    def sched_switch(self, pid, nxt):
+        return hdr(pid, self.ids[("sched", "sched_switch")]) + \
+            b"callchain".ljust(16, b"\0") + struct.pack("<iiq", pid, 120, 1) + \
+            b"swapper/1".ljust(16, b"\0") + struct.pack("<ii", nxt, 120)
+
+    @staticmethod
+    def old_cookie(pid, c):
+        """unwind:user_stack_cookie of the pre-release series"""
+        return hdr(pid, fmt_ids(OLD_COOKIE_FMT)) + struct.pack("<Q", c)
+
+    @staticmethod
+    def old_ustack(pid, c, frames, truncated=0):
+        """unwind:user_stack_deferred of the pre-release series"""
+        arr = words(frames)
+        return hdr(pid, fmt_ids(OLD_DEFER_FMT)) + \
+            struct.pack("<QiII", c, pid, truncated,
+                        28 | (len(arr) << 16)) + arr
+
+
+# ------------------------------------------- scenarios with a binary
 
 def nm_funcs(binary):
     out = subprocess.run(["nm", "-S", "--defined-only", binary],
@@ -290,10 +400,9 @@ def procmap_option(pid, exe_name, lines, build_id=None):
     return s
 
 
-class Scenario:
+class Scenario(Records):
     def __init__(self, fmts, binary, libc, binname):
-        self.f = fmts
-        self.ids = {k: fmts.id(*k) for k in fmts.files}
+        Records.__init__(self, fmts)
         self.binary = binary
         self.funcs = nm_funcs(binary)
         self.base = 0x555555554000
@@ -330,45 +439,6 @@ class Scenario:
                      "syscall_exit_to_user_mode", "do_syscall_64",
                      "entry_SYSCALL_64_after_hwframe"]
         return [ksym(n) for n in names]
-
-    def ev_enter(self, pid):
-        return hdr(pid, self.ids[("syscalls", "sys_enter_getppid")]) + \
-            struct.pack("<i", 110) + b"\0" * 4
-
-    def ev_exit(self, pid):
-        return hdr(pid, self.ids[("syscalls", "sys_exit_getppid")]) + \
-            struct.pack("<iiq", 110, 0, 1)
-
-    def kernel_stack(self, pid, frames):
-        return hdr(pid, self.ids[("ftrace", "kernel_stack")]) + \
-            struct.pack("<i4x", len(frames)) + \
-            b"".join(struct.pack("<Q", a) for a in frames)
-
-    @staticmethod
-    def frames_loc(fixed, frames):
-        """a __data_loc array right after the fixed fields, 8-byte words"""
-        loc = struct.pack("<I", (len(frames) * 8) << 16 | len(fixed) + 4)
-        return fixed + loc + b"".join(struct.pack("<Q", a) for a in frames)
-
-    def cookie(self, pid, c, kframes, flags=0):
-        """ftrace:user_stack_cookie: cookie @8, flags @16, kernel @20"""
-        fixed = hdr(pid, self.ids[("ftrace", "user_stack_cookie")]) + \
-            struct.pack("<QI", c, flags)
-        return self.frames_loc(fixed, kframes)
-
-    def ustack(self, pid, tgid, c, frames, flags=0, depth=None):
-        """ftrace:user_stack_deferred: cookie @8, tgid @16, flags @20,
-        depth @24, frames @28"""
-        if depth is None:
-            depth = len(frames)
-        fixed = hdr(pid, self.ids[("ftrace", "user_stack_deferred")]) + \
-            struct.pack("<QiII", c, tgid, flags, depth)
-        return self.frames_loc(fixed, frames)
-
-    def sched_switch(self, pid, nxt):
-        return hdr(pid, self.ids[("sched", "sched_switch")]) + \
-            b"callchain".ljust(16, b"\0") + struct.pack("<iiq", pid, 120, 1) + \
-            b"swapper/1".ljust(16, b"\0") + struct.pack("<ii", nxt, 120)
 
     def entry(self, w, pid, tgid, cookie, ts, cpu, ucpu, trigger,
               udelay=5000, ustack=True, truncated=False, late=False,
@@ -410,32 +480,14 @@ class Scenario:
             ksym("ret_from_fork")]))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario")
-    ap.add_argument("out")
-    ap.add_argument("--formats", required=True)
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--binname", help="path of the binary in the maps")
-    ap.add_argument("--libc")
-    ap.add_argument("--count", type=int, default=4)
-    ap.add_argument("--pid", type=int, default=1234)
-    ap.add_argument("--stuck", type=int, default=1,
-                    help="stuck: how many threads never come back")
-    ap.add_argument("--back", action="store_true",
-                    help="stuck: the threads come back at the end (their "
-                    "user stacks are the last records)")
-    ap.add_argument("--build-id", help="hex build ID saved after the binary's "
-                    "map lines, as trace-cmd record with our series saves it")
-    a = ap.parse_args()
-
-    fmts = Formats(a.formats)
+def binary_scenario(a, fmts):
+    """trigger | option | large | never | stuck | kstack | instances |
+    flags | unwinder; returns (buffers, cmdlines, procmaps)."""
     sc = Scenario(fmts, a.binary, a.libc, a.binname or a.binary)
     pid = a.pid
-    ncpu = 2
-    w = Writer(ncpu)
+    w = Writer(2)
     buffers = [("", w)]
-    ts = 1000000000
+    ts = T0
     if a.scenario in ("trigger", "option", "never", "large", "stuck"):
         trig = a.scenario != "option"
         n = a.count
@@ -475,7 +527,7 @@ def main():
                       sc.kernel_stack(pid, sc.kstack(enter)))
             ts += 10000
     elif a.scenario == "instances":
-        w2 = Writer(ncpu)
+        w2 = Writer(2)
         buffers.append(("second", w2))
         for i in range(a.count):
             c = (i + 1) << 16
@@ -503,12 +555,299 @@ def main():
             sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, 1 - i % 2, True,
                      **kw)
             ts += 10000
-    else:
-        sys.exit("unknown scenario " + a.scenario)
     pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)
-    write_dat(a.out, fmts, buffers, [(pid, "callchain"), (33, "kworker/0:1")],
-              [pm], ncpu)
+    return buffers, [(pid, "callchain"), (33, "kworker/0:1")], [pm]
+
+
+BINARY_SCENARIOS = {
+    "trigger": "entries of one task asking with the trigger (enter and "
+               "exit), each user stack on the other CPU; a kernel thread's "
+               "kernel_stack at the end",
+    "option": "as trigger, with the option: sched_switch asks too",
+    "never": "as trigger, the last entry's user stack never comes",
+    "large": "as trigger, every 97th stack truncated, a kernel thread "
+             "every 50 entries (bench/join.sh)",
+    "stuck": "as trigger, after --stuck threads of the process (default "
+             "1) that each enter getppid first and never come back to user "
+             "space (a thread parked in futex or epoll): their requests "
+             "wait to the end; with --back they come back last",
+    "kstack": "each event followed by a plain ftrace:kernel_stack, as -T "
+              "records on a kernel without deferred user stacks (no "
+              "cookie, no user stack)",
+    "instances": "two buffer instances; the second asks for every other "
+                 "entry",
+    "flags": "one kernel entry each of: complete, truncated (depth 300), "
+             "late (the kernel's LATE flag), lost (NO_USER_STACK cookies, "
+             "no user stack), empty (no user frames), and no kernel frames "
+             "(option, no stacktrace)",
+    "unwinder": "one kernel entry each with the user stack record's "
+                "unwinder flags: FP, SFRAME, FP|SFRAME, SFRAME truncated, "
+                "FP|SFRAME late, none, reserved bits only, SFRAME with "
+                "reserved bits",
+}
+
+
+# ------------------------------- scenarios at fixed addresses (plugins)
+
+# Kernel stacks as the stacktrace trigger records them (innermost first).
+KSTACK_ENTER = [0xffffffff81100042, 0xffffffff81200123,
+                0xffffffff81300077, 0xffffffff81400046]
+KSTACK_EXIT = [0xffffffff81100444, 0xffffffff81200856,
+               0xffffffff813000a1, 0xffffffff81400046]
+# User frames of callchain: work_inner, work_middle, work_outer, main,
+# __libc_start_call_main (innermost first).
+USTACK = [0x55555555513a, 0x555555555160, 0x555555555180,
+          0x5555555551c0, 0x7ffff7df018a]
+
+
+def syscall(r, w, cpu, ts, pid, c, ustack_cpu=None, ustack_ts=None,
+            ustack=USTACK, both=True, kstack=True, **kw):
+    """One getppid entry: enter + cookie (+ exit + cookie), each cookie
+    carrying the kernel stack of its event, then its user stack on
+    ustack_cpu at ustack_ts (None: the stack never comes)."""
+    w.add(cpu, ts, r.ev_enter(pid))
+    w.add(cpu, ts + 200, r.cookie(pid, c, KSTACK_ENTER if kstack else ()))
+    if both:
+        w.add(cpu, ts + 1000, r.ev_exit(pid))
+        w.add(cpu, ts + 1200,
+              r.cookie(pid, c, KSTACK_EXIT if kstack else ()))
+    if ustack_ts is not None:
+        w.add(cpu if ustack_cpu is None else ustack_cpu, ustack_ts,
+              r.ustack(pid, pid, c, ustack, **kw))
+
+
+def sc_basic(r, w):
+    """Two entries of one task, each stack on the same CPU."""
+    syscall(r, w, 0, T0, 1234, 0x100001, ustack_ts=T0 + 5000)
+    syscall(r, w, 0, T0 + 10000, 1234, 0x100002, ustack_ts=T0 + 15000)
+    return {1234: "callchain"}
+
+
+def sc_crosscpu(r, w):
+    """Two tasks on two CPUs, each CPU's first event printed before the
+    first cookie record; each user stack lands on the OTHER CPU, and the
+    stacks come in the opposite order of the cookies."""
+    syscall(r, w, 0, T0, 1234, 0x200001, ustack_cpu=1, ustack_ts=T0 + 9000)
+    syscall(r, w, 1, T0 + 50, 1240, 0x200002, ustack_cpu=0,
+            ustack_ts=T0 + 6000, ustack=[0x400100, 0x400200, 0x400300])
+    return {1234: "callchain", 1240: "other"}
+
+
+def sc_firstcpus(r, w):
+    """Four CPUs whose first records are asking events printed before
+    any cookie record (the plugin's wrappers are not in place yet): the
+    first on each CPU follows a record of another task, and CPU 3 starts
+    with an event that asks nothing."""
+    for cpu in range(4):
+        pid = 3000 + cpu
+        ts = T0 + cpu * 10
+        if cpu == 3:
+            w.add(cpu, ts - 5, r.ev_exit(2999))
+        w.add(cpu, ts, r.ev_enter(pid))
+        w.add(cpu, ts + 100, r.cookie(pid, 0x900000 + cpu, KSTACK_ENTER))
+        w.add(cpu, ts + 1000, r.ev_exit(pid))
+        w.add(cpu, ts + 1100, r.cookie(pid, 0x900000 + cpu, KSTACK_EXIT))
+        w.add((cpu + 1) % 4, T0 + 5000 + cpu * 100,
+              r.ustack(pid, pid, 0x900000 + cpu, USTACK[:3]))
+    return {3000: "a", 3001: "b", 3002: "c", 3003: "d", 2999: "e"}
+
+
+def sc_kstack_then_cookie(r, w):
+    """-T with the trigger: ftrace:kernel_stack (the stacktrace option's
+    record) sits between the event and its cookie; it is not the event
+    that asked."""
+    w.add(0, T0, r.ev_enter(1234))
+    w.add(0, T0 + 100, r.kernel_stack(1234, KSTACK_ENTER))
+    w.add(0, T0 + 200, r.cookie(1234, 0xa00001, KSTACK_ENTER))
+    w.add(0, T0 + 1000, r.ev_exit(1234))
+    w.add(0, T0 + 1100, r.kernel_stack(1234, KSTACK_EXIT))
+    w.add(0, T0 + 1200, r.cookie(1234, 0xa00001, KSTACK_EXIT))
+    w.add(0, T0 + 2000, r.ustack(1234, 1234, 0xa00001, USTACK))
+    return {1234: "callchain"}
+
+
+def sc_missing(r, w):
+    """The first entry's user stack never comes (tracing stopped);
+    a user stack whose cookie was never seen (ring buffer overwrote it);
+    a cookie record with no kernel stack (the option without -T)."""
+    syscall(r, w, 0, T0, 1234, 0x300001, ustack_ts=None)
+    w.add(1, T0 + 3000, r.ustack(1250, 1250, 0x3000ff, [0x401000]))
+    w.add(1, T0 + 4000, r.ev_enter(1260))
+    w.add(1, T0 + 4100, r.cookie(1260, 0x300003, []))
+    w.add(1, T0 + 4500, r.ustack(1260, 1260, 0x300003, [0x402000, 0x402100]))
+    return {1234: "callchain", 1250: "gone", 1260: "nokstack"}
+
+
+def sc_lost(r, w):
+    """A cookie with NO_USER_STACK: no user stack follows for it, and
+    none comes; then a normal entry."""
+    w.add(0, T0, r.ev_enter(1234))
+    w.add(0, T0 + 100, r.cookie(1234, 0xb00001, KSTACK_ENTER,
+                                flags=NO_USER_STACK))
+    syscall(r, w, 0, T0 + 10000, 1234, 0xb00002, ustack_ts=T0 + 15000)
+    return {1234: "callchain"}
+
+
+def sc_truncated(r, w):
+    """A stack cut short (300 frames found), an empty one (unwind
+    failed)."""
+    syscall(r, w, 0, T0, 1234, 0x400001, ustack_ts=T0 + 5000,
+            flags=TRUNCATED, depth=300)
+    syscall(r, w, 0, T0 + 10000, 1234, 0x400002, ustack_ts=T0 + 15000,
+            ustack=[])
+    return {1234: "callchain"}
+
+
+def sc_unwinder_marks(r, w):
+    """The unwinder flags of user stacks: frame pointers only, SFrame
+    only, both, SFrame in a truncated stack, none."""
+    fp, sf = UNWIND_FP, UNWIND_SFRAME
+    for i, (flags, depth) in enumerate(((fp, None), (sf, None),
+                                        (sf | fp, None),
+                                        (sf | TRUNCATED, 300),
+                                        (0, None))):
+        ts = T0 + i * 10000
+        syscall(r, w, 0, ts, 1234, 0xd00001 + i, ustack_ts=ts + 5000,
+                flags=flags, depth=depth)
+    return {1234: "callchain"}
+
+
+def sc_many(r, w):
+    """300 entries of 3 tasks whose stacks come late and interleaved
+    (for the eviction test with a small max_pending)."""
+    for i in range(300):
+        pid = 2000 + i % 3
+        ts = T0 + i * 10000
+        syscall(r, w, i % 2, ts, pid, 0x500000 + i, both=False,
+                ustack_cpu=(i + 1) % 2,
+                ustack_ts=T0 + 300 * 10000 + 1000 + (299 - i) * 100)
+    return {2000: "a", 2001: "b", 2002: "c"}
+
+
+def sc_late(r, w):
+    """A request after the user stack was written in the same kernel
+    entry (signal delivery on the way out): its cookie record comes after
+    the user_stack_deferred of that cookie, and no other stack comes.
+    Then another entry whose stack the kernel answered from its cache
+    (LATE)."""
+    c = 0x800001
+    w.add(0, T0, r.ev_enter(1234))
+    w.add(0, T0 + 200, r.cookie(1234, c, KSTACK_ENTER))
+    w.add(1, T0 + 3000, r.ustack(1234, 1234, c, USTACK))
+    w.add(0, T0 + 4000, r.ev_exit(1234))
+    w.add(0, T0 + 4200, r.cookie(1234, c, KSTACK_EXIT))
+    w.add(0, T0 + 9000, r.ev_exit(1234))
+    w.add(0, T0 + 9200, r.cookie(1234, 0x800002, KSTACK_EXIT))
+    w.add(0, T0 + 9300, r.ustack(1234, 1234, 0x800002, USTACK, flags=LATE))
+    return {1234: "callchain"}
+
+
+def sc_corrupt(r, w):
+    """Damaged records: a __data_loc pointing out of the record, a
+    length not a multiple of 8, a cookie whose kernel array lies."""
+    w.add(0, T0, r.ev_enter(1234))
+    w.add(0, T0 + 200, r.cookie(1234, 0x600001, KSTACK_ENTER,
+                                loc=24 | (4000 << 16)))
+    w.add(0, T0 + 300, r.ustack(1234, 1234, 0x600001, USTACK,
+                                loc=200 | (4000 << 16)))
+    w.add(0, T0 + 1000, r.ev_enter(1234))
+    w.add(0, T0 + 1200, r.cookie(1234, 0x600002, KSTACK_ENTER,
+                                 loc=24 | (12 << 16)))
+    w.add(0, T0 + 1300, r.ustack(1234, 1234, 0x600002, USTACK,
+                                 loc=32 | (13 << 16)))
+    w.add(0, T0 + 1400, r.ustack(1234, 1234, 0x600003, [], loc=0xffffffff))
+    return {1234: "callchain"}
+
+
+def sc_badformat(r, w):
+    """user_stack_deferred and user_stack_cookie with formats the readers
+    do not know (fields renamed)."""
+    syscall(r, w, 0, T0, 1234, 0x700001, ustack_ts=T0 + 5000)
+    f = r.f.files
+    k = ("ftrace", "user_stack_cookie")
+    f[k] = f[k].replace("u64 cookie", "u64 kooky")
+    f[k] = f[k].replace("REC->cookie", "REC->kooky")
+    k = ("ftrace", "user_stack_deferred")
+    f[k] = f[k].replace("frames", "ips")
+    return {1234: "callchain"}
+
+
+def sc_prerelease(r, w):
+    """A trace of the pre-release series: unwind:user_stack_cookie after
+    ftrace:kernel_stack, unwind:user_stack_deferred with a 4-byte
+    truncated field.  The readers do not read them and say so once."""
+    for i, ts in enumerate((T0, T0 + 10000)):
+        c = 0xc00001 + i
+        w.add(0, ts, r.ev_enter(1234))
+        w.add(0, ts + 100, r.kernel_stack(1234, KSTACK_ENTER))
+        w.add(0, ts + 200, r.old_cookie(1234, c))
+        w.add(1, ts + 5000, r.old_ustack(1234, c, USTACK))
+    f = r.f.files
+    del f[("ftrace", "user_stack_cookie")], f[("ftrace", "user_stack_deferred")]
+    f[("unwind", "user_stack_cookie")] = OLD_COOKIE_FMT
+    f[("unwind", "user_stack_deferred")] = OLD_DEFER_FMT
+    return {1234: "callchain"}
+
+
+FIXED_SCENARIOS = {
+    "basic": sc_basic,
+    "crosscpu": sc_crosscpu,
+    "firstcpus": sc_firstcpus,
+    "kstack-then-cookie": sc_kstack_then_cookie,
+    "missing": sc_missing,
+    "lost": sc_lost,
+    "truncated": sc_truncated,
+    "unwinder-marks": sc_unwinder_marks,
+    "many": sc_many,
+    "late": sc_late,
+    "corrupt": sc_corrupt,
+    "badformat": sc_badformat,
+    "prerelease": sc_prerelease,
+}
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        for k, v in BINARY_SCENARIOS.items():
+            print("%-18s (--binary) %s" % (k, v))
+        for k, v in FIXED_SCENARIOS.items():
+            print("%-18s %s" % (k, " ".join(v.__doc__.split())))
+        return 0
+    ap = argparse.ArgumentParser(
+        usage="mktrace.py SCENARIO OUT.dat [options] (--list: scenarios)")
+    ap.add_argument("scenario",
+                    choices=list(BINARY_SCENARIOS) + list(FIXED_SCENARIOS))
+    ap.add_argument("out")
+    ap.add_argument("--formats", default=FORMATS)
+    ap.add_argument("--binary", help="the traced program (scenarios that "
+                    "name user frames need it)")
+    ap.add_argument("--binname", help="path of the binary in the maps")
+    ap.add_argument("--libc")
+    ap.add_argument("--count", type=int, default=4)
+    ap.add_argument("--pid", type=int, default=1234)
+    ap.add_argument("--stuck", type=int, default=1,
+                    help="stuck: how many threads never come back")
+    ap.add_argument("--back", action="store_true",
+                    help="stuck: the threads come back at the end (their "
+                    "user stacks are the last records)")
+    ap.add_argument("--build-id", help="hex build ID saved after the binary's "
+                    "map lines, as trace-cmd record with our series saves it")
+    a = ap.parse_args()
+
+    fmts = Formats(a.formats)
+    if a.scenario in BINARY_SCENARIOS:
+        if not a.binary:
+            ap.error("scenario %s needs --binary" % a.scenario)
+        buffers, cmdlines, procmaps = binary_scenario(a, fmts)
+        ncpu = 2
+    else:
+        w = Writer(2)
+        comms = FIXED_SCENARIOS[a.scenario](Records(fmts), w)
+        buffers, cmdlines, procmaps = [("", w)], list(comms.items()), []
+        ncpu = len(w.cpus)
+    write_dat(a.out, fmts, buffers, cmdlines, procmaps, ncpu)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -648,6 +648,26 @@ else
 	cat "$B/man.out"
 	fail "man page check"
 fi
+# every relative link of the Markdown files resolves (file, and heading)
+mkdir -p "$B/links-bad/sub"
+printf '# Top\n[ok](sub/b.md#b-head) [gone](missing.md) [x](sub/b.md#nope)\n`[code](none.md)`\n' >"$B/links-bad/a.md"
+printf '## B head\n[up](../a.md#top)\n' >"$B/links-bad/sub/b.md"
+if "$HERE/check-links.sh" "$B/links-bad" >"$B/links-bad.out" 2>&1; then
+	fail "the link check passes a broken link"
+elif [ "$(grep -c . "$B/links-bad.out")" = 2 ] &&
+	grep -q '^./a.md:2: missing.md (no such file)$' "$B/links-bad.out" &&
+	grep -q '^./a.md:2: sub/b.md#nope (no heading #nope)$' "$B/links-bad.out"; then
+	pass "the link check finds a missing file and a missing heading, and nothing else"
+else
+	cat "$B/links-bad.out"
+	fail "the link check on broken links"
+fi
+if "$HERE/check-links.sh" "$REPO" >"$B/links.out" 2>&1; then
+	pass "every relative link of the Markdown files resolves"
+else
+	cat "$B/links.out"
+	fail "documentation links: $(grep -c . "$B/links.out") broken"
+fi
 if make -s -C "$LIB" OUT="$B/lib" doc >"$B/doc.log" 2>&1 && [ -f "$B/lib/man/ustack_join_alloc.3" ] && [ -f "$B/lib/man/ustack.1" ]; then
 	pass "man pages build ($(ls "$B/lib/man/"*.[13] | wc -l) pages)"
 else

@@ -4,11 +4,11 @@
 # Tests of the libtraceevent plugin (trace-cmd/plugins) and the KernelShark
 # plugin (kernelshark/).  Builds both, then:
 #  - runs the stock /usr/bin/trace-cmd report with TRACEEVENT_PLUGIN_DIR on
-#    synthetic trace.dat files (mkdat.py) and on the real fixtures in
+#    synthetic trace.dat files (lib/mktrace.py) and on the real fixtures in
 #    tests/fixtures/*.dat when they exist, and checks the merged stacks
 #    with check_report.py;
 #  - checks that a trace of the pre-release series (tests/fixtures/
-#    prerelease-*.dat, and mkdat.py prerelease) gives one line saying so,
+#    prerelease-*.dat, and mktrace.py prerelease) gives one line saying so,
 #    and no crash;
 #  - runs tep_harness (libtraceevent only: records built by hand);
 #  - runs valgrind on report runs and the harness;
@@ -20,6 +20,9 @@
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
+# the synthetic trace writer and its event formats, shared with tests/userspace/lib
+MKTRACE=$REPO/tests/userspace/lib/mktrace.py
+FORMATS=$REPO/tests/userspace/lib/data/formats
 PLUGDIR=$REPO/trace-cmd/plugins
 KSDIR=$REPO/kernelshark
 FIXTURES=${FIXTURES:-$REPO/tests/fixtures}
@@ -72,10 +75,10 @@ check "tep_harness builds" \
 	       \$(pkg-config --libs libtraceevent)"
 
 # ---------------------------------------------------------- synthetic
-SCENARIOS="basic crosscpu firstcpus kstack missing lost truncated unwinder many late corrupt badformat prerelease"
+SCENARIOS="basic crosscpu firstcpus kstack-then-cookie missing lost truncated unwinder-marks many late corrupt badformat prerelease"
 for s in $SCENARIOS; do
-	python3 "$HERE/mkdat.py" $s "$WORK/$s.dat" ||
-		not_ok "mkdat.py $s"
+	python3 "$MKTRACE" $s "$WORK/$s.dat" ||
+		not_ok "mktrace.py $s"
 done
 
 report() { # report FILE [trace-cmd report args]: output in $WORK/r.out
@@ -126,7 +129,7 @@ check "firstcpus as a compressed version 7 file (as trace-cmd record writes): al
 	       checked '$WORK/firstcpus7.dat' --expect-merged-events 8 \
 		--expect-unseen-events 0 --expect-kernel-frames-checked 32"
 check "kstack: a kernel_stack record between the event and its cookie is not the asker" \
-	checked "$WORK/kstack.dat" --expect-merged-events 2 \
+	checked "$WORK/kstack-then-cookie.dat" --expect-merged-events 2 \
 		--expect-unseen-events 0 --expect-kernel-frames-checked 8
 check "missing: unknown cookie says so, event without kernel stack has no <kernel stack>, lost stack left pending" \
 	bash -c "checked '$WORK/missing.dat' --expect-no-pending 1 --expect-never-completed 2 &&
@@ -145,7 +148,7 @@ check "truncated/empty user stacks are marked (flags, depth)" \
 	       grep -q 'nr=0 empty (user unwind failed) events=2' '$WORK/r.out' &&
 	       grep -q '^ <user stack> empty\$' '$WORK/r.out'"
 check "unwinder: [sframe] and [sframe+fp] after <user stack> and on the record line; frame pointers, none: no mark" \
-	bash -c "checked '$WORK/unwinder.dat' --expect-merged-deferred 5 \
+	bash -c "checked '$WORK/unwinder-marks.dat' --expect-merged-deferred 5 \
 		--expect-merged-events 10 --expect-sframe-blocks 4 \
 		--expect-sframe-fp-blocks 2 &&
 	       grep -q 'cookie=0xd00001 tgid=1234 nr=5 events=2\$' '$WORK/r.out' &&
@@ -157,7 +160,7 @@ check "unwinder: [sframe] and [sframe+fp] after <user stack> and on the record l
 	       test \$(grep -c '^ <user stack> \[sframe\]\$' '$WORK/r.out') = 2 &&
 	       test \$(grep -c '^ <user stack> \[sframe+fp\]\$' '$WORK/r.out') = 2 &&
 	       test \$(grep -c '^ <user stack> truncated (300 frames found) \[sframe\]\$' '$WORK/r.out') = 2 &&
-	       report '$WORK/unwinder.dat' -O unwind_deferred:merge=0 &&
+	       report '$WORK/unwinder-marks.dat' -O unwind_deferred:merge=0 &&
 	       grep -q 'cookie=0xd00002 tgid=1234 nr=5 \[sframe\]\$' '$WORK/r.out' &&
 	       grep -q 'cookie=0xd00001 tgid=1234 nr=5\$' '$WORK/r.out'"
 check "many: 300 interleaved cookies all merged with the defaults" \
@@ -217,7 +220,7 @@ check "two copies of the plugin on the path: one is used, output unchanged" \
 # ------------------------------------------------------------ harness
 if [ -x "$WORK/tep_harness" ]; then
 	check "tep_harness (libtraceevent only, records built by hand)" \
-		"$WORK/tep_harness" "$HERE/formats"
+		"$WORK/tep_harness" "$FORMATS"
 	[ $VERBOSE = 1 ] || grep -E '^(ok|not ok)' "$WORK/last.out" | sed 's/^/    /'
 fi
 
@@ -240,7 +243,7 @@ check "valgrind: report with eviction (max_pending=50)" \
 	vg_report "$WORK/many.dat" -O unwind_deferred:max_pending=50
 [ -x "$WORK/tep_harness" ] &&
 	check "valgrind: tep_harness, no errors, no leaks" \
-		$VG "$WORK/tep_harness" "$HERE/formats"
+		$VG "$WORK/tep_harness" "$FORMATS"
 
 # ------------------------------------------------- damaged trace.dat files
 no_crash() { # no_crash FILE: trace-cmd exits, not killed by a signal
@@ -369,19 +372,19 @@ done
 # (with the plugin's innermost user function) and the merged stack of each
 # entry.  The GUI part (the stack view, the graph's marks) is tested by
 # tests/userspace/kernelshark/run.sh.
-KS="$KSDIR/kshark_stack $KSDIR/plugin-unwind_stack.so"
+KS="$KSDIR/kshark_stack $KSDIR/test/plugin-unwind_stack.so"
 ks_run() { # ks_run FILE [EVENT]: output in $WORK/ks.out
 	$KS "$@" >"$WORK/ks.out" 2>"$WORK/ks.err"
 }
 export KS KSDIR
 export -f ks_run
-check "KernelShark plugin and kshark_stack build (libkshark 2.2)" \
-	make -C "$KSDIR" -s clean all
+check "KernelShark plugin, its test build and kshark_stack build (libkshark 2.2)" \
+	make -C "$KSDIR" -s clean all test
 check "KernelShark plugin: libtracefs-ext's join linked in, none of it exported" \
 	sh -c "nm '$KSDIR/plugin-unwind_stack.so' | grep -q ' t ustack_join_add_record\$' &&
 	       test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
 			awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
-		'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_stack_text kshark_unwind_stack_view '"
+		'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer '"
 check "KernelShark: every asking event of crosscpu.dat gets its merged stack" \
 	bash -c "ks_run '$WORK/crosscpu.dat' syscalls/sys_enter_getppid &&
 	       grep -q 'merged stacks shown: 2' '$WORK/ks.out' &&
@@ -409,7 +412,7 @@ check "KernelShark: the first event of each CPU is named (firstcpus.dat)" \
 	bash -c "ks_run '$WORK/firstcpus.dat' ftrace/user_stack_deferred &&
 	       grep -c '^sys_enter_getppid pid=300[0-3] cpu=[0-3] cookie=0x90000[0-3]' '$WORK/ks.out' | grep -qx 4"
 check "KernelShark: a kernel_stack record between event and cookie is skipped" \
-	bash -c "ks_run '$WORK/kstack.dat' ftrace/user_stack_deferred &&
+	bash -c "ks_run '$WORK/kstack-then-cookie.dat' ftrace/user_stack_deferred &&
 	       grep -q '^sys_enter_getppid pid=1234 cpu=0 cookie=0xa00001' '$WORK/ks.out' &&
 	       grep -q '^sys_exit_getppid pid=1234 cpu=0 cookie=0xa00001' '$WORK/ks.out'"
 check "KernelShark: truncated/empty stacks are marked" \
@@ -417,7 +420,7 @@ check "KernelShark: truncated/empty stacks are marked" \
 	       grep -q '(user stack cut short: 300 frames found)' '$WORK/ks.out' &&
 	       grep -q '(no user frames: unwind failed)' '$WORK/ks.out'"
 check "KernelShark: the unwinder next to the status when SFrame took part (Info column, text, view); frame pointers, none: no mark" \
-	bash -c "ks_run '$WORK/unwinder.dat' syscalls/sys_enter_getppid &&
+	bash -c "ks_run '$WORK/unwinder-marks.dat' syscalls/sys_enter_getppid &&
 	       test \$(grep -c ':  \[ustack: 0x55555555513a\]\$' '$WORK/ks.out') = 2 &&
 	       grep -q ':  \[ustack: 0x55555555513a, sframe\]\$' '$WORK/ks.out' &&
 	       grep -q ':  \[ustack: 0x55555555513a, sframe+fp\]\$' '$WORK/ks.out' &&
@@ -425,7 +428,7 @@ check "KernelShark: the unwinder next to the status when SFrame took part (Info 
 	       test \$(grep -c '^   (user stack: sframe)\$' '$WORK/ks.out') = 2 &&
 	       test \$(grep -c '^   (user stack: sframe+fp)\$' '$WORK/ks.out') = 1 &&
 	       grep -A11 'cookie=0xd00004\$' '$WORK/ks.out' | tail -2 | head -1 | grep -q '(user stack cut short: 300 frames found)' &&
-	       KSHARK_STACK_VIEW=1 ks_run '$WORK/unwinder.dat' syscalls/sys_enter_getppid &&
+	       KSHARK_STACK_VIEW=1 ks_run '$WORK/unwinder-marks.dat' syscalls/sys_enter_getppid &&
 	       test \$(grep -c '^J [0-9]* User stack (5 frames): in the ' '$WORK/ks.out') = 2 &&
 	       test \$(grep -c '^J [0-9]* User stack (5 frames) \[sframe\]: in the ' '$WORK/ks.out') = 2 &&
 	       test \$(grep -c '^J [0-9]* User stack (5 frames) \[sframe+fp\]: in the ' '$WORK/ks.out') = 1"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of plugin_unwind_deferred through libtraceevent alone: the
- * event formats (formats/) are parsed with tep_parse_event, records are
+ * event formats (../lib/data/formats/) are parsed with tep_parse_event, records are
  * built by hand, the plugin is loaded with tep_load_plugins (from
  * TRACEEVENT_PLUGIN_DIR; system plugins off) and each record is printed
  * with tep_print_event, the way a reader such as trace-cmd does.
@@ -24,10 +24,10 @@
 #include <trace-seq.h>
 
 #define ID_KSTACK	4
-#define ID_ENTER	301
-#define ID_EXIT		300
-#define ID_COOKIE	21	/* formats/ftrace.user_stack_cookie */
-#define ID_DEFER	22	/* formats/ftrace.user_stack_deferred */
+#define ID_ENTER	200
+#define ID_EXIT		199
+#define ID_COOKIE	21	/* lib/data/formats/ftrace_user_stack_cookie */
+#define ID_DEFER	22	/* lib/data/formats/ftrace_user_stack_deferred */
 #define ID_OLD_COOKIE	1500	/* the pre-release unwind:* records */
 #define ID_OLD_DEFER	1501
 
@@ -141,11 +141,11 @@ static struct tep_handle *alloc_tep(void)
 
 static void parse_formats(struct tep_handle *tep)
 {
-	parse_fmt(tep, "ftrace.kernel_stack", "ftrace");
-	parse_fmt(tep, "ftrace.user_stack_cookie", "ftrace");
-	parse_fmt(tep, "ftrace.user_stack_deferred", "ftrace");
-	parse_fmt(tep, "syscalls.sys_enter_getppid", "syscalls");
-	parse_fmt(tep, "syscalls.sys_exit_getppid", "syscalls");
+	parse_fmt(tep, "ftrace_kernel_stack", "ftrace");
+	parse_fmt(tep, "ftrace_user_stack_cookie", "ftrace");
+	parse_fmt(tep, "ftrace_user_stack_deferred", "ftrace");
+	parse_fmt(tep, "syscalls_sys_enter_getppid", "syscalls");
+	parse_fmt(tep, "syscalls_sys_exit_getppid", "syscalls");
 	tep_parse_kallsyms(tep, kallsyms);
 }
 
@@ -610,8 +610,8 @@ static void test_prerelease(void)
 	struct rec *r[5];
 	char *out;
 
-	parse_fmt(tep, "ftrace.kernel_stack", "ftrace");
-	parse_fmt(tep, "syscalls.sys_enter_getppid", "syscalls");
+	parse_fmt(tep, "ftrace_kernel_stack", "ftrace");
+	parse_fmt(tep, "syscalls_sys_enter_getppid", "syscalls");
 	if (tep_parse_event(tep, old_cookie_fmt, strlen(old_cookie_fmt),
 			    "unwind") ||
 	    tep_parse_event(tep, old_defer_fmt, strlen(old_defer_fmt),
