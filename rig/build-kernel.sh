@@ -2,9 +2,13 @@
 # Build the test kernel: pristine Debian 7.3 source + the series in
 # patches/ (rig/series.sh), configured from tinyconfig + kernel-config/*.config.
 #
-#   rig/build-kernel.sh [--debug] [--config-only]
+#   rig/build-kernel.sh [--arch x86_64|s390x] [--debug] [--config-only]
 #
 # Prints the bzImage path on stdout (everything else goes to stderr).
+# --arch s390x (or FTD_ARCH=s390x) cross-builds for s390 with the tools of
+# rig/fetch-cross.sh, from tinyconfig + kernel-config/s390x.config, in
+# build-s390x/ (build-pristine-s390x/ for FTD_NO_OURS=1); the work tree is
+# the same as x86_64's.
 # Environment:
 #   FTD_CACHE=DIR    cache root (default /var/cache/ftrace-defer)
 #   FTD_NO_OURS=1    build the pristine tree: skip the series
@@ -17,7 +21,7 @@
 #   work/linux             git worktree of it = pristine + ours (detached
 #                          commit; `git -C $CACHE/work/linux diff pristine`
 #                          shows our change)
-#   build/, build-debug/   O= build directories (build-pristine*/ for
+#   build/, build-debug/   O= build directories (build-s390x/ for s390x) (build-pristine*/ for
 #                          FTD_NO_OURS=1, whose work tree is work/linux-pristine)
 #   ccache/                CCACHE_DIR (FTD_CCACHE_DIR=DIR shares one
 #                          across caches)
@@ -29,9 +33,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-0}"; }
-debug=0 config_only=0
+debug=0 config_only=0 arch=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--arch) arch=$2; shift ;;
 	--debug) debug=1 ;;
 	--config-only) config_only=1 ;;
 	-h|--help) usage 0 ;;
@@ -40,6 +45,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+set_arch "$arch"
+[ $debug = 1 ] && [ "$FTD_ARCH" != x86_64 ] && die "--debug is x86_64 only"
 t0=$(now)
 ensure_cache
 need_pkgs gcc make libc6-dev flex bison bc libelf-dev libssl-dev ccache git \
@@ -134,7 +141,10 @@ else
 fi
 
 # --- 3. configuration -------------------------------------------------------
-if [ $debug = 1 ]; then
+if [ "$FTD_ARCH" = s390x ]; then
+	B=$CACHE/build$sfx$ASFX
+	frags=("$REPO/kernel-config/s390x.config")
+elif [ $debug = 1 ]; then
 	B=$CACHE/build$sfx-debug
 	frags=("$REPO/kernel-config/base.config" "$REPO/kernel-config/debug.config")
 else
@@ -155,7 +165,13 @@ mkdir -p "$CCACHE_DIR"
 jobs=${FTD_JOBS:-$(nproc)}
 # ARCH=x86_64, not the default ARCH=x86: with the latter tinyconfig starts
 # 32-bit, and int options (FRAME_WARN...) keep their 32-bit defaults.
-mk=(make -C "$W" O="$B" ARCH=x86_64 CC="ccache gcc" LOCALVERSION=
+cc=gcc cross=()
+if [ "$FTD_ARCH" = s390x ]; then
+	xdir=$("$here/fetch-cross.sh") || die "no s390x cross toolchain"
+	cross=(CROSS_COMPILE="$xdir/usr/bin/s390x-linux-gnu-")
+	cc=$xdir/usr/bin/s390x-linux-gnu-gcc
+fi
+mk=(make -C "$W" O="$B" ARCH="$KARCH" "${cross[@]}" CC="ccache $cc" LOCALVERSION=
     KBUILD_BUILD_USER=ftd KBUILD_BUILD_HOST=rig)
 # Options that our kernel change adds: checked only if some Kconfig has them.
 optional_if_unknown=(TRACE_UNWIND_USER UNWIND_USER_SFRAME)
@@ -163,7 +179,7 @@ optional_if_unknown=(TRACE_UNWIND_USER UNWIND_USER_SFRAME)
 cfgkey=$( {
 	echo "config v2 ${mk[*]}"; cat "${frags[@]}"
 	git -C "$W" ls-files -s | grep -E '(^|/)Kconfig[^/]*$|/configs/tiny'
-	gcc -dumpfullversion; make --version 2>&1 | sed -n 1p
+	"$cc" -dumpfullversion; make --version 2>&1 | sed -n 1p
 } | sha256sum | cut -c1-16)
 
 verify_config() {
@@ -214,7 +230,7 @@ fi
 # --- 4. build ---------------------------------------------------------------
 # -Werror for all C (so certainly for kernel/trace).
 kcflags=-Werror
-img=$B/arch/x86/boot/bzImage
+img=$B/$KIMAGE
 # Nothing changed since the last good build (same work tree commit, clean
 # as checked above, same config, same image): skip even make's no-op walk,
 # which costs 10-15 s.  FTD_FORCE_MAKE=1 runs make anyway.

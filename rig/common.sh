@@ -242,3 +242,24 @@ fetch_orig() {
 	mv "$dest/$file.part" "$dest/$file"
 	echo "$dest/$file"
 }
+
+# set_arch [ARCH]: the architecture the rig builds and boots, x86_64 (the
+# default) or s390x, from the argument or FTD_ARCH.  Sets FTD_ARCH (exported,
+# so that the scripts it runs agree), KARCH (make ARCH=), KIMAGE (the image
+# under the build directory), ASFX (the suffix of build directories and
+# per-arch files in the cache: empty for x86_64, so that the caches of
+# before stay valid) and QEMU_BIN.  s390x is cross-built with the tools
+# rig/fetch-cross.sh unpacks and booted with qemu-system-s390x (TCG).
+set_arch() {
+	FTD_ARCH=${1:-${FTD_ARCH:-x86_64}}
+	case $FTD_ARCH in
+	x86_64|x86|amd64)
+		FTD_ARCH=x86_64 KARCH=x86_64 KIMAGE=arch/x86/boot/bzImage ASFX=
+		QEMU_BIN=qemu-system-x86_64 ;;
+	s390x|s390)
+		FTD_ARCH=s390x KARCH=s390 KIMAGE=arch/s390/boot/bzImage ASFX=-s390x
+		QEMU_BIN=qemu-system-s390x ;;
+	*) die "unknown architecture '$FTD_ARCH' (want x86_64 or s390x)" ;;
+	esac
+	export FTD_ARCH
+}

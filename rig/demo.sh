@@ -4,9 +4,18 @@
 # and print each event's kernel stack merged with its user stack.
 #
 #   rig/demo.sh        (installs what it needs with apt; first run ~10 min)
+#   rig/demo.sh --arch s390x
+#                      the same on s390x: a cross-built kernel booted in
+#                      qemu-system-s390x, a program built -mbackchain and
+#                      one built without, their user stacks named on the
+#                      host (tests/s390x/run.sh --show; first run ~25 min)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
+if [ "${1:-}" = --arch ]; then
+	set_arch "${2:-}"
+	[ "$FTD_ARCH" = s390x ] && exec "$REPO/tests/s390x/run.sh" --show
+fi
 ensure_cache
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
 	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev

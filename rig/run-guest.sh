@@ -2,8 +2,9 @@
 # Boot the test kernel under QEMU (KVM when a probe boot proves it works,
 # else TCG) and run one command in the guest.
 #
-#   rig/run-guest.sh [--debug] [--timeout SECS] [--cmd 'guest command']
-#                    [--out DIR] [--no-build] [--kernel BZIMAGE] [--smp N]
+#   rig/run-guest.sh [--arch x86_64|s390x] [--debug] [--timeout SECS]
+#                    [--cmd 'guest command'] [--add DIR] [--out DIR]
+#                    [--no-build] [--kernel BZIMAGE] [--smp N]
 #                    [--mem SIZE] [--append 'kernel args'] [--quiet]
 #                    [--qemu-arg ARG]...
 #
@@ -21,6 +22,16 @@
 # log shows no kernel warning, bug, oops, lockdep or KASAN report.
 # --qemu-arg adds one argument to QEMU's command line (repeat it for
 # more), e.g. --qemu-arg -plugin --qemu-arg /path/insn-count.so,out=FILE.
+#
+# --arch s390x (or FTD_ARCH=s390x) boots the s390x kernel of
+# build-kernel.sh --arch s390x in qemu-system-s390x -M s390-ccw-virtio
+# (TCG).  The host's programs cannot run there, so nothing is shared: the
+# initramfs holds busybox for s390x (rig/fetch-cross.sh), /init
+# (rig/guest-init-s390x.sh), the command as /ftd/cmd.sh (busybox sh; it
+# is required) and the files of --add DIR under /ftd, the working
+# directory.  The command's output, its exit code and the guest's dmesg
+# come back over the console (output.log, exit-code, dmesg.log in DIR);
+# its lines "PASS name" / "FAIL name" / "SKIP name" make results.txt.
 # The whole script is one block, read before it runs: editing this file
 # while it runs cannot derail it.
 {
@@ -30,9 +41,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-0}"; }
 debug=0 timeout= cmd= out= build=1 kernel= smp=2 mem= append= quiet=0
+arch= add=
 qemu_extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--arch) arch=$2; shift ;;
+	--add) add=$2; shift ;;
 	--debug) debug=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--cmd) cmd=$2; shift ;;
@@ -55,10 +69,22 @@ else
 	# the whole suite took 290 s on an idle host
 	: "${timeout:=1200}" "${mem:=2G}"
 fi
+set_arch "$arch"
+if [ "$FTD_ARCH" = s390x ]; then
+	[ -n "$cmd" ] || die "--arch s390x needs --cmd"
+	[ $debug = 0 ] || die "--debug is x86_64 only"
+	[ -z "$add" ] || [ -d "$add" ] || die "--add $add: not a directory"
+else
+	[ -z "$add" ] || die "--add is for --arch s390x (x86_64 guests see the host)"
+fi
 : "${cmd:=$REPO/tests/guest/run-all.sh}"
 
 ensure_cache
-need_pkgs qemu-system-x86 busybox-static python3 gcc libc6-dev coreutils
+if [ "$FTD_ARCH" = s390x ]; then
+	need_pkgs qemu-system-misc gcc libc6-dev coreutils
+else
+	need_pkgs qemu-system-x86 busybox-static python3 gcc libc6-dev coreutils
+fi
 
 # --- kernel -----------------------------------------------------------------
 if [ -z "$kernel" ]; then
@@ -67,24 +93,49 @@ if [ -z "$kernel" ]; then
 		kernel=$("$here/build-kernel.sh" "${bflag[@]}") || die "kernel build failed"
 	else
 		sfx=; [ "${FTD_NO_OURS:-0}" = 1 ] && sfx=-pristine
-		kernel=$CACHE/build$sfx/arch/x86/boot/bzImage
-		[ $debug = 1 ] && kernel=$CACHE/build$sfx-debug/arch/x86/boot/bzImage
+		kernel=$CACHE/build$sfx$ASFX/$KIMAGE
+		[ $debug = 1 ] && kernel=$CACHE/build$sfx-debug/$KIMAGE
 	fi
 fi
 [ -f "$kernel" ] || die "no kernel image $kernel (run rig/build-kernel.sh)"
 
 # --- initramfs: static busybox + rig/guest-init.sh as /init -------------------
-bb=/bin/busybox
+# (s390x: busybox for s390x + rig/guest-init-s390x.sh, which installs the
+# applet links itself: the host cannot run that busybox to list them)
+if [ "$FTD_ARCH" = s390x ]; then
+	bb=$("$here/fetch-cross.sh")/busybox init=$here/guest-init-s390x.sh
+else
+	bb=/bin/busybox init=$here/guest-init.sh
+fi
 [ -x "$bb" ] || die "no $bb (busybox-static)"
 ird=$CACHE/initramfs
 mkdir -p "$ird"
 # gen_init_cpio (from the kernel source) makes device nodes without root.
 gic=$("$here/fetch-kernel.sh")/usr/gen_init_cpio.c
 [ -f "$gic" ] || die "no $gic"
-irkey=$( { echo "initramfs v1"; cat "$here/guest-init.sh" "$gic" "$bb"; } |
+irkey=$( { echo "initramfs v1 $FTD_ARCH"; cat "$init" "$gic" "$bb"; } |
 	sha256sum | cut -c1-16)
-initrd=$ird/initramfs-$irkey.cpio.gz
-if [ ! -f "$initrd" ]; then
+initrd=$ird/initramfs$ASFX-$irkey.cpio.gz
+gen_cpio=$ird/gen_init_cpio-$(sha256sum < "$gic" | cut -c1-16)
+if [ ! -x "$gen_cpio" ]; then
+	gcc -O2 -o "$gen_cpio.$$" "$gic" || die "cannot build gen_init_cpio"
+	mv "$gen_cpio.$$" "$gen_cpio"
+fi
+if [ ! -f "$initrd" ] && [ "$FTD_ARCH" = s390x ]; then
+	log "building initramfs $initrd"
+	{
+		for d in /bin /dev /proc /sys /tmp /ftd; do
+			echo "dir $d 0755 0 0"
+		done
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "nod /dev/null 0666 0 0 c 1 3"
+		echo "file /bin/busybox $bb 0755 0 0"
+		echo "file /init $init 0755 0 0"
+	} > "$ird/list.$$"
+	"$gen_cpio" "$ird/list.$$" | gzip -1 > "$initrd.$$"
+	mv "$initrd.$$" "$initrd"
+	rm -f "$ird/list.$$"
+elif [ ! -f "$initrd" ]; then
 	log "building initramfs $initrd"
 	tmp=$ird/tmp.$$	# runs may build it at the same time
 	mkdir -p "$tmp"
@@ -96,7 +147,7 @@ if [ ! -f "$initrd" ]; then
 		echo "nod /dev/console 0600 0 0 c 5 1"
 		echo "nod /dev/null 0666 0 0 c 1 3"
 		echo "file /bin/busybox $bb 0755 0 0"
-		echo "file /init $here/guest-init.sh 0755 0 0"
+		echo "file /init $init 0755 0 0"
 		"$bb" --list | grep -vx busybox | while read -r a; do
 			echo "slink /bin/$a busybox 0777 0 0"
 		done
@@ -120,6 +171,31 @@ rm -rf "$out/.ftd"
 rm -f "$out"/{console.log,console-problems.log,output.log,dmesg.log,exit-code,qemu.log,agent.log,result,timings,results.txt}
 mkdir -p "$out/.ftd/agent"
 q() { printf '%q' "$1"; }
+if [ "$FTD_ARCH" = s390x ]; then
+	# The command and the --add files go into a second cpio archive, after
+	# the cached one: the kernel unpacks both.
+	cat > "$out/.ftd/cmd.sh" <<EOF
+# Generated by rig/run-guest.sh; run by /init with busybox sh in /ftd.
+export FTD_ARCH=s390x FTD_DEBUG=0
+$cmd
+EOF
+	{
+		echo "file /ftd/cmd.sh $out/.ftd/cmd.sh 0755 0 0"
+		if [ -n "$add" ]; then
+			(cd "$add" && find . -mindepth 1 | sort) | while read -r f; do
+				f=${f#./}
+				if [ -d "$add/$f" ]; then
+					echo "dir /ftd/$f 0755 0 0"
+				else
+					echo "file /ftd/$f $(cd "$add" && pwd)/$f $(stat -c %a "$add/$f") 0 0"
+				fi
+			done
+		fi
+	} > "$out/.ftd/cpio.list"
+	"$gen_cpio" "$out/.ftd/cpio.list" | gzip -1 > "$out/.ftd/run.cpio.gz"
+	cat "$initrd" "$out/.ftd/run.cpio.gz" > "$out/.ftd/initramfs.cpio.gz"
+	initrd=$out/.ftd/initramfs.cpio.gz
+else
 cat > "$out/.ftd/cmd.sh" <<EOF
 # Generated by rig/run-guest.sh; run by /init with bash in the guest.
 export FTD_RESULTS=/results
@@ -132,6 +208,7 @@ export FTD_AGENT_DIR=\$FTD_RESULTS/.ftd/agent
 cd "\$FTD_REPO" || exit 125
 $cmd
 EOF
+fi
 
 # --- the host agent: guest requests (NMIs) over the QEMU monitor --------------
 mon=$out/monitor.sock
@@ -150,6 +227,17 @@ trap cleanup EXIT
 # devices' links took 27 s each under TCG (boot 69 s -> 14 s).
 # KVM only when a probe boot proves it runs a guest (choose_accel in
 # rig/common.sh); FTD_ACCEL=kvm|tcg forces either.
+if [ "$FTD_ARCH" = s390x ]; then
+# TCG only (no s390x host); one thread for the vCPUs as on x86_64.  The
+# console is SCLP's VT220 line (ttysclp0), which does not wrap long lines.
+qemu=("$QEMU_BIN" -machine s390-ccw-virtio -accel tcg,thread=single -cpu max
+      -smp "$smp" -m "$mem" -nodefaults -no-user-config -display none -no-reboot
+      -kernel "$kernel" -initrd "$initrd"
+      -append "console=ttysclp0 panic=-1 loglevel=4 $append"
+      -chardev stdio,id=con0 -device sclpconsole,chardev=con0
+      "${qemu_extra[@]}")
+log "accel: TCG (s390x guest)"
+else
 choose_accel "$kernel"
 qemu=(qemu-system-x86_64 "${ACCEL[@]}" -smp "$smp" -m "$mem"
       -nodefaults -no-user-config -display none -no-reboot
@@ -160,12 +248,15 @@ qemu=(qemu-system-x86_64 "${ACCEL[@]}" -smp "$smp" -m "$mem"
       -virtfs "local,id=hostroot,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,id=ftdout,path=$out,mount_tag=ftdout,security_model=none,multidevs=remap"
       "${qemu_extra[@]}")
+fi
 printf '%q ' "${qemu[@]}" > "$out/qemu.cmdline"; echo >> "$out/qemu.cmdline"
 
 log "booting $kernel, ${smp} CPUs, $mem, timeout ${timeout}s; results in $out"
 t0=$(now)
-python3 "$here/host-agent.py" "$out/.ftd/agent" "$mon" 2>"$out/agent.log" &
-agent_pid=$!
+if [ "$FTD_ARCH" = x86_64 ]; then
+	python3 "$here/host-agent.py" "$out/.ftd/agent" "$mon" 2>"$out/agent.log" &
+	agent_pid=$!
+fi
 set +e
 if [ $quiet = 1 ]; then
 	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>"$out/qemu.log" |
@@ -177,6 +268,18 @@ fi
 qrc=${PIPESTATUS[0]}
 set -e
 t1=$(now)
+
+# s390x: the console carries what the 9p share carries on x86_64
+if [ "$FTD_ARCH" = s390x ]; then
+	c=$out/console.log
+	awk '/^ftd-init: running the command$/ || /^ftd-init: ready after .*running the command$/ { on = 1; next }
+	     /^ftd-init: command exited with status [0-9]+ at / { exit }
+	     on' "$c" > "$out/output.log"
+	sed -n 's/^ftd-init: command exited with status \([0-9]*\) at .*/\1/p' "$c" | head -1 > "$out/exit-code"
+	[ -s "$out/exit-code" ] || rm -f "$out/exit-code"
+	awk '/^ftd-init: dmesg end$/ { exit } on; /^ftd-init: dmesg begin$/ { on = 1 }' "$c" > "$out/dmesg.log"
+	grep -E '^(PASS|FAIL|SKIP) ' "$out/output.log" > "$out/results.txt" || true
+fi
 
 # --- verdict -------------------------------------------------------------------
 # Each problem is also a failed test "rig/<what>" in results.txt, so that the

@@ -21,7 +21,10 @@
 # kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
 # $CACHE/test-all/kernelshark/), sframe-register (tests/userspace/
 # sframe-gen/register.sh: the SFrame registrar's cache and its promise to
-# leave programs as they are).
+# leave programs as they are), s390x (tests/s390x/run.sh: the s390x kernel,
+# cross-built in the background after the pristine one, booted in
+# qemu-system-s390x; user stacks by the back chain), s390x-readers
+# (tests/s390x/readers.sh: the readers on the big-endian s390x fixture).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -115,7 +118,7 @@ fi
 # it), stock 3.4 (t-95 runs both builds' utest), and the libtraceevent
 # plugin; a test that needs them and finds none fails
 tracecmd_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ]; then
+if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
@@ -137,6 +140,18 @@ if [ -z "$only" ] || [ "$only" = guest-vanilla ]; then
 	( FTD_NO_OURS=1 nice -n 10 "$REPO/rig/build-kernel.sh" > "$logs/pristine-build.out" \
 		2> "$logs/pristine-build.log"; echo $? > "$logs/pristine-build.rc" ) &
 	pristine_pid=$!
+fi
+# The s390x kernel (suite s390x) is cross-built in the background too,
+# after the pristine one: two builds at once would slow the guest suite.
+s390x_pid=
+if [ -z "$only" ] || [ "$only" = s390x ]; then
+	( while [ -n "$pristine_pid" ] && [ ! -f "$logs/pristine-build.rc" ]; do sleep 5; done
+	  t=$SECONDS
+	  nice -n 10 "$REPO/rig/build-kernel.sh" --arch s390x > "$logs/s390x-build.out" \
+		2> "$logs/s390x-build.log"
+	  echo $? > "$logs/s390x-build.rc"
+	  echo "s390x kernel (cross toolchain fetch + build): $((SECONDS - t)) s" >> "$logs/s390x-build.log" ) &
+	s390x_pid=$!
 fi
 suite guest guest_suite "${kopt[@]}" --timeout 2400 \
 	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/run-all.sh"
@@ -165,6 +180,20 @@ vanilla_suite() {
 }
 suite guest-vanilla vanilla_suite --timeout 600 \
 	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"
+# s390x: the kernel built above, one boot of tests/s390x/run.sh's cases
+s390x_suite() {
+	local img
+	[ -n "$s390x_pid" ] && wait "$s390x_pid"
+	cat "$logs/s390x-build.log"
+	img=$(cat "$logs/s390x-build.out" 2>/dev/null)
+	if [ "$(cat "$logs/s390x-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
+		echo "FAIL s390x-build # rig/build-kernel.sh --arch s390x failed"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+	"$REPO/tests/s390x/run.sh" --kernel "$img" --out "$logs/s390x-run"
+}
+suite s390x s390x_suite
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
@@ -175,6 +204,7 @@ suite plugin "$REPO/tests/userspace/plugin/run.sh"
 suite lib "$REPO/tests/userspace/lib/run.sh"
 suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
 	"$REPO/tests/userspace/kernelshark/run.sh"
+suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
 
 echo
 echo "test-all: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"

@@ -7,6 +7,11 @@
  *
  *	nopl MAGIC|KIND<<8|ID(%rax)		0f 1f 80 <disp32>
  *
+ * and on s390x a branch that is never taken (mask 0), whose 32-bit
+ * relative offset carries the same number, big-endian:
+ *
+ *	brcl 0,MAGIC|KIND<<8|ID			c0 04 <imm32>
+ *
  * KIND 1 starts a count on the vCPU that executes it, KIND 2 ends it;
  * ID (0..255) names the measurement.  Compilers pad with nopl 0x0(%rax),
  * never with this displacement, so the bytes are unambiguous; the plugin
@@ -196,10 +201,13 @@ static int marker(const struct qemu_plugin_insn *insn)
 	uint32_t disp;
 	int kind;
 
-	if (qemu_plugin_insn_size(insn) != 7 ||
-	    b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
+	if (qemu_plugin_insn_size(insn) == 7 &&
+	    b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x80)
+		disp = b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24;
+	else if (qemu_plugin_insn_size(insn) == 6 && b[0] == 0xc0 && b[1] == 0x04)
+		disp = (uint32_t)b[2] << 24 | b[3] << 16 | b[4] << 8 | b[5];
+	else
 		return -1;
-	disp = b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24;
 	if ((disp & MARKER_MASK) != MARKER_MAGIC)
 		return -1;
 	kind = (disp >> 8) & 0xff;

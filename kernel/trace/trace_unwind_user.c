@@ -304,6 +304,8 @@ static unsigned int trace_unwind_type_flags(unsigned int types)
 		flags |= TRACE_UNWIND_FP;
 	if (types & UNWIND_USER_TYPE_SFRAME)
 		flags |= TRACE_UNWIND_SFRAME;
+	if (types & UNWIND_USER_TYPE_BACKCHAIN)
+		flags |= TRACE_UNWIND_BACKCHAIN;
 	return flags;
 }
 
@@ -627,6 +629,16 @@ static enum print_line_t trace_unwind_cookie_print(struct trace_iterator *iter,
 	return trace_handle_return(s);
 }
 
+/* The unwinder flags of user_stack_deferred, as trace prints them */
+static const struct {
+	unsigned int	flag;
+	const char	*name;
+} trace_unwind_names[] = {
+	{ TRACE_UNWIND_SFRAME,		"sframe" },
+	{ TRACE_UNWIND_FP,		"fp" },
+	{ TRACE_UNWIND_BACKCHAIN,	"backchain" },
+};
+
 /* The user frames in hex, as __print_array() prints them */
 static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
 						  int flags,
@@ -635,6 +647,7 @@ static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
 	struct trace_event_raw_user_stack_deferred *field = (void *)iter->ent;
 	struct trace_seq *s = &iter->seq;
 	const unsigned long *frames;
+	const char *sep;
 	unsigned int i, nr;
 	int ret;
 
@@ -651,16 +664,13 @@ static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
 		trace_seq_puts(s, " (truncated)");
 	if (field->flags & TRACE_UNWIND_LATE)
 		trace_seq_puts(s, " (late)");
-	switch (field->flags & (TRACE_UNWIND_FP | TRACE_UNWIND_SFRAME)) {
-	case TRACE_UNWIND_FP:
-		trace_seq_puts(s, " unwinder=fp");
-		break;
-	case TRACE_UNWIND_SFRAME:
-		trace_seq_puts(s, " unwinder=sframe");
-		break;
-	case TRACE_UNWIND_FP | TRACE_UNWIND_SFRAME:
-		trace_seq_puts(s, " unwinder=sframe+fp");
-		break;
+	/* in the order the walk tries them: sframe, sframe+fp, backchain... */
+	sep = " unwinder=";
+	for (i = 0; i < ARRAY_SIZE(trace_unwind_names); i++) {
+		if (!(field->flags & trace_unwind_names[i].flag))
+			continue;
+		trace_seq_printf(s, "%s%s", sep, trace_unwind_names[i].name);
+		sep = "+";
 	}
 	trace_seq_puts(s, " frames={");
 	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++)

@@ -21,8 +21,8 @@ mkdir -p "$D"
 NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
-tracecmd-T-report-filter tracecmd-T-32bit tracecmd-T-no-own-syscalls
-tracecmd-T-strace tracecmd-T-gdb"
+tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
+tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -236,6 +236,33 @@ rec c32 -T -e raw_syscalls:sys_enter -f "id == $NR_GETPPID_32" -F "$WL"/callchai
 check "stacks under the events" stacks "$D/c32.txt" sys_enter "$WL"/callchain32 $CHAIN 3 &&
 check "maps without --proc-map" maps "$D/c32.opt" "$WL"/callchain32 &&
 t_pass
+
+# A reader without a handler for the records (bookworm's stock trace-cmd
+# 3.1.6, no plugins) shows the kernel frames of user_stack_cookie from its
+# print format, as addresses (issue 20 item 8: it showed the cookie and
+# flags only).  Oracle: /proc/kallsyms places one of them in
+# do_syscall_64.
+t_begin tracecmd-stock-report-kernel-frames
+sr=$D/t.stock
+if ! /usr/bin/trace-cmd report -N -i "$D/t.dat" > "$sr" 2>&1; then
+	t_fail "stock trace-cmd report -N t.dat: $(tail -3 "$sr" | tr '\n' ' ')"
+else
+	check "kernel frames in the stock report" python3 - "$sr" <<'EOF2' && t_pass
+import re, sys
+syms = sorted((int(a, 16), n) for a, t, n, *_ in
+              (l.split() for l in open('/proc/kallsyms')) if t in 'tT')
+start = [a for a, n in syms if n == 'do_syscall_64'][0]
+end = min(a for a, n in syms if a > start)
+hits = 0
+for l in open(sys.argv[1], errors='replace'):
+    m = re.search(r'user_stack_cookie: .*kernel=\{?([0-9a-fx, ]+)', l)
+    if m:
+        addrs = [int(x, 0) for x in re.split(r'[, ]+', m.group(1).strip()) if x]
+        hits += any(start <= a < end for a in addrs)
+print('%d cookie records with a frame in do_syscall_64' % hits)
+sys.exit(hits == 0)
+EOF2
+fi
 
 # -T saves the maps of the command through ptrace (trace-cmd is its
 # tracer from its start): none of trace-cmd's own system calls in the

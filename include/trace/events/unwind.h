@@ -27,6 +27,7 @@
 /* the unwinders that found its frames (none: only the first, or none) */
 #define TRACE_UNWIND_FP			BIT(2)	/* frame pointers */
 #define TRACE_UNWIND_SFRAME		BIT(3)	/* .sframe sections */
+#define TRACE_UNWIND_BACKCHAIN		BIT(4)	/* the ABI's back chain */
 
 /*
  * user_stack_cookie - an event asked for the deferred user stack

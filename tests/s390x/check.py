@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Checks of tests/s390x/run.sh on the s390x guest's console output.
+
+usage: check.py [--show] OUTPUT_LOG BCWORK_BC BCWORK_NOBC BCMINI CROSS_PREFIX
+
+--show (rig/demo.sh --arch s390x) also prints the user stacks of the
+back-chain and no-back-chain cases, each frame named.
+
+Each user stack of the trace is named with the cross binutils (nm for
+every frame, addr2line -f for ours, whose DWARF names bcwork.c): the
+oracle is not our code.  Prints "PASS name" / "FAIL name # why" lines.
+"""
+import bisect
+import re
+import subprocess
+import sys
+
+show_stacks = sys.argv[1:2] == ['--show']
+if show_stacks:
+    del sys.argv[1]
+log, bc_bin, nobc_bin, mini_bin, cross = sys.argv[1:6]
+results = []
+
+
+def check(name, ok, why=''):
+    results.append((name, bool(ok)))
+    print(('PASS ' if ok else 'FAIL ') + name + ('' if ok else ' # ' + why))
+
+
+class Symbols:
+    """Function symbols of a static binary, by address (nm -n)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.addrs, self.names = [], []
+        out = subprocess.run([cross + 'nm', '-n', '--defined-only', path],
+                             capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TtWw':
+                a = int(f[0], 16)
+                if self.addrs and self.addrs[-1] == a:
+                    self.names[-1].add(f[2])
+                else:
+                    self.addrs.append(a)
+                    self.names.append({f[2]})
+
+    def name(self, addr):
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return self.names[i] if i >= 0 else {'?'}
+
+    def addr2line(self, addrs):
+        out = subprocess.run([cross + 'addr2line', '-f', '-e', self.path] +
+                             ['%x' % a for a in addrs],
+                             capture_output=True, text=True, check=True).stdout
+        lines = out.splitlines()
+        return [(lines[2 * i], lines[2 * i + 1]) for i in range(len(addrs))]
+
+
+def cases():
+    """{case: [lines]} from the === begin/end markers"""
+    got, cur = {}, None
+    with open(log, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            m = re.match(r'^=== begin (\S+)$', line)
+            if m:
+                cur = m.group(1)
+                got[cur] = []
+            elif re.match(r'^=== end (\S+)$', line):
+                cur = None
+            elif cur:
+                got[cur].append(line)
+    return got
+
+
+STACK = re.compile(r'^\s*(\S+)-(\d+)\s+\[\d+\].*? user_stack_deferred: cookie=(0x[0-9a-f]+) '
+                   r'tgid=(\d+) nr=(\d+)(?: depth=(\d+))?( \(truncated\))?( \(late\))?'
+                   r'(?: unwinder=(\S+))? frames=\{([^}]*)\}')
+COOKIE = re.compile(r'^\s*(\S+)-(\d+)\s+\[\d+\].*? user_stack_cookie: cookie=(0x[0-9a-f]+)')
+
+
+def stacks(lines):
+    out = []
+    for line in lines:
+        m = STACK.match(line)
+        if m:
+            out.append({'comm': m.group(1), 'pid': int(m.group(2)), 'cookie': m.group(3),
+                        'nr': int(m.group(5)),
+                        'depth': int(m.group(6)) if m.group(6) else int(m.group(5)),
+                        'truncated': bool(m.group(7)), 'unwinder': m.group(9) or '',
+                        'frames': [int(x, 16) for x in m.group(10).split(',') if x]})
+    return out
+
+
+def cookies(lines):
+    return {(int(m.group(2)), m.group(3)) for m in map(COOKIE.match, lines) if m}
+
+
+def ret_names(sym, frames):
+    """names of the frames: the first is where user space was interrupted,
+    the others return addresses, looked up at the call (address - 1)"""
+    return [sym.name(a if i == 0 else a - 1) for i, a in enumerate(frames)]
+
+
+def show(names):
+    return ' '.join('/'.join(sorted(n)) for n in names)
+
+
+CHAIN = ['bc_five', 'bc_four', 'bc_three', 'bc_two', 'bc_one', 'main']
+GETPPID = {'getppid', '__getppid'}
+
+
+def print_stack(title, lines, st, sym):
+    """the trace's record, then each frame: address, symbol+offset, source"""
+    print('#')
+    print('# %s' % title)
+    for line in lines:
+        if ' user_stack_deferred: ' in line:
+            print('#   trace: ' + line.strip())
+    a2l = sym.addr2line([a if i == 0 else a - 1 for i, a in enumerate(st['frames'])])
+    for i, a in enumerate(st['frames']):
+        j = bisect.bisect_right(sym.addrs, a if i == 0 else a - 1) - 1
+        name = sorted(sym.names[j], key=lambda n: (n.startswith('_'), n))[0] if j >= 0 else '?'
+        off = a - sym.addrs[j] if j >= 0 else 0
+        loc = a2l[i][1] if not a2l[i][1].startswith('??') else ''
+        print('#   #%-2d 0x%x  %s+0x%x  %s' % (i, a, name, off, loc.split('/')[-1]))
+
+
+def chain_ok(names, start):
+    """names[start:] begins with bc_five .. main"""
+    want = CHAIN
+    got = names[start:start + len(want)]
+    return len(got) == len(want) and all(w in g for w, g in zip(want, got))
+
+
+bc, nobc, mini = Symbols(bc_bin), Symbols(nobc_bin), Symbols(mini_bin)
+got = cases()
+for c in ('backchain', 'nobackchain', 'framed', 'cleanend', 'deep', 'exit', 'exec',
+          'malformed'):
+    check('s390x/recorded-%s' % c, c in got and not any('trigger refused' in x for x in got[c]),
+          'no trace of this case in the console (trigger refused or guest died)')
+
+# 1. -mbackchain: the whole named chain, found by the back chain
+s = stacks(got.get('backchain', []))
+check('s390x/backchain-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(bc, st['frames'])
+    check('s390x/backchain-named-chain',
+          len(names) >= 7 and names[0] & GETPPID and chain_ok(names, 1),
+          'frames: ' + show(names))
+    a2l = bc.addr2line([a - 1 for a in st['frames'][1:7]])
+    check('s390x/backchain-addr2line-agrees',
+          [f for f, _ in a2l] == CHAIN and all('bcwork.c:' in loc for _, loc in a2l),
+          'addr2line: %s' % a2l)
+    check('s390x/backchain-unwinder-flag', st['unwinder'] == 'backchain',
+          'unwinder=%r' % st['unwinder'])
+    if show_stacks:
+        print_stack('built -mbackchain (%s): the back chain gives the whole stack' %
+                    bc_bin.split('/')[-1], got['backchain'], st, bc)
+    check('s390x/backchain-cookie-matches', (st['pid'], st['cookie']) in
+          cookies(got['backchain']), 'no user_stack_cookie with the same pid and cookie')
+
+# 2. no back chain: what the kernel can know (interrupted address, r14),
+# then a clean end: no frame that is not in the program
+s = stacks(got.get('nobackchain', []))
+check('s390x/nobackchain-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(nobc, st['frames'])
+    print('# nobackchain frames: %s (%d)' % (show(names), st['nr']))
+    if show_stacks:
+        print_stack('built without a back chain (%s): the interrupted address and r14, '
+                    'then the end' % nobc_bin.split('/')[-1], got['nobackchain'], st, nobc)
+    check('s390x/nobackchain-leaf-and-r14',
+          len(names) >= 2 and names[0] & GETPPID and 'bc_five' in names[1],
+          'frames: ' + show(names))
+    check('s390x/nobackchain-ends-cleanly',
+          st['nr'] <= len(CHAIN) + 1 and not st['truncated'] and
+          all(n != {'?'} for n in names) and
+          all('bc_' in ''.join(n) or 'main' in n for n in names[1:]),
+          'frames: ' + show(names))
+
+# the interrupted function had made a frame and saved r14, which still
+# holds the same address: its caller once, not twice
+s = stacks(got.get('framed', []))
+check('s390x/framed-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    names = ret_names(bc, s[0]['frames'])
+    check('s390x/framed-caller-once',
+          len(names) >= 7 and 'bc_framed' in names[0] and chain_ok(names, 1),
+          'frames: ' + show(names))
+
+# a zero back chain (bcmini's _start, as libc's start code makes it) ends
+# the stack: every frame named, nothing after _start
+s = stacks(got.get('cleanend', []))
+check('s390x/cleanend-three-stacks', len(s) == 3, '%d user stacks' % len(s))
+if s:
+    want = ['bc_getppid'] + CHAIN + ['_start']
+    bad = [show(ret_names(mini, st['frames'])) for st in s
+           if [sorted(n)[0] for n in ret_names(mini, st['frames'])] != want]
+    check('s390x/cleanend-whole-chain-then-end', not bad,
+          'frames: %s, want %s' % (bad[:1], ' '.join(want)))
+
+# 3. deep: truncated, flagged, the frames bc_deep
+s = stacks(got.get('deep', []))
+check('s390x/deep-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(bc, st['frames'])
+    check('s390x/deep-truncated-and-flagged',
+          st['truncated'] and st['depth'] > st['nr'] >= 100,
+          'nr=%d depth=%d truncated=%s' % (st['nr'], st['depth'], st['truncated']))
+    check('s390x/deep-frames-named',
+          names[0] & GETPPID and all('bc_deep' in n for n in names[1:]),
+          'frames: ' + show(names[:8]) + ' ...')
+
+# 4. exit: the stack of exit_group, from bc_five
+s = stacks(got.get('exit', []))
+check('s390x/exit-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    names = ret_names(bc, s[0]['frames'])
+    i = next((i for i, n in enumerate(names) if 'bc_five' in n), -1)
+    check('s390x/exit-chain', i >= 1 and chain_ok(names, i), 'frames: ' + show(names))
+
+# 5. exec: the stack of the image that asked (bcwork-bc), not busybox's
+s = stacks(got.get('exec', []))
+check('s390x/exec-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    names = ret_names(bc, s[0]['frames'])
+    i = next((i for i, n in enumerate(names) if 'bc_five' in n), -1)
+    check('s390x/exec-old-image-chain', i >= 1 and chain_ok(names, i),
+          'frames: ' + show(names))
+    check('s390x/exec-cookie-matches', (s[0]['pid'], s[0]['cookie']) in cookies(got['exec']),
+          'no user_stack_cookie with the same pid and cookie')
+
+# 6. malformed triggers refused, nothing installed, error_log says so
+m = got.get('malformed', [])
+refused = [x for x in m if x.startswith('=== malformed refused: ')]
+accepted = [x for x in m if x.startswith('=== malformed accepted: ')]
+check('s390x/malformed-refused', len(refused) == 3 and not accepted,
+      'refused %d, accepted %s' % (len(refused), accepted))
+check('s390x/malformed-nothing-installed', '=== trigger file: 0 entries' in m,
+      str([x for x in m if 'trigger file' in x]))
+errs = [x for x in m if x.startswith('=== error_log ') and ' error: ' in x]
+check('s390x/malformed-error-log', len(errs) == 3, 'error_log entries: %s' % errs)
+
+np = sum(1 for _, ok in results if ok)
+print('%d passed, %d failed' % (np, len(results) - np))
+sys.exit(0 if np == len(results) else 1)

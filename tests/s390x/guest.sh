@@ -1,0 +1,68 @@
+#!/bin/sh
+# The guest half of tests/s390x/run.sh, run by busybox sh in the s390x
+# guest (rig/run-guest.sh --arch s390x), in /ftd with bcwork-bc,
+# bcwork-nobc and bcmini beside it.  It only records: each case's trace goes to the
+# console between "=== begin CASE" and "=== end CASE", and the host checks
+# it with the cross nm/addr2line, which the guest does not have.
+T=/sys/kernel/tracing
+E=$T/events/syscalls
+
+# each case removes its own trigger when it is done
+reset() {
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+
+# record CASE EVENT PROGRAM ARGS...: stacktrace:defer on EVENT for the task
+# of PROGRAM (the comm filter names it before it runs), run it, dump trace
+record() {
+	c=$1 ev=$2
+	shift 2
+	reset
+	comm=$(basename "$1")
+	if ! echo "stacktrace:defer if comm == \"$comm\"" > $E/$ev/trigger; then
+		echo "=== begin $c"
+		echo "=== trigger refused: stacktrace:defer on $ev"
+		echo "=== end $c"
+		return
+	fi
+	"$@" > /tmp/out 2>&1
+	rc=$?
+	# the deferred record of an exiting task is written on its way out
+	sleep 1
+	echo 0 > $T/tracing_on
+	echo "=== begin $c"
+	echo "=== rc $rc"
+	sed 's/^/=== out /' /tmp/out
+	grep -v '^#' $T/trace
+	echo "=== end $c"
+	echo "!stacktrace:defer" > $E/$ev/trigger
+}
+
+echo "=== kernel $(uname -r) $(uname -m)"
+[ -d $E/sys_enter_getppid ] || echo "=== no syscall events"
+
+record backchain sys_enter_getppid ./bcwork-bc getppid 1
+record nobackchain sys_enter_getppid ./bcwork-nobc getppid 1
+record framed sys_enter_getppid ./bcwork-bc framed
+record cleanend sys_enter_getppid ./bcmini
+record deep sys_enter_getppid ./bcwork-bc deep 400
+record exit sys_enter_exit_group ./bcwork-bc exit
+record exec sys_enter_execve ./bcwork-bc exec /bin/true
+
+# malformed triggers: each must fail and leave a line in error_log
+reset
+echo > $T/error_log 2>/dev/null
+echo "=== begin malformed"
+for t in 'stacktrace:defer:x' 'stacktrace:deferred' 'stacktrace:defer if nosuchfield == 1'; do
+	if echo "$t" > $E/sys_enter_getppid/trigger 2>/dev/null; then
+		echo "=== malformed accepted: $t"
+	else
+		echo "=== malformed refused: $t"
+	fi
+done
+echo "=== trigger file: $(grep -vc '^#' $E/sys_enter_getppid/trigger) entries"
+sed 's/^/=== error_log /' $T/error_log
+echo "=== end malformed"
+exit 0
