@@ -44,7 +44,10 @@ while [ $# -gt 0 ]; do
 done
 
 ensure_cache
-need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 iputils-ping
+# strace and gdb: t-90 runs them under record -T (a command that traces
+# its own children)
+need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 iputils-ping \
+	strace gdb
 logs=$CACHE/test-all
 rm -rf "$logs"; mkdir -p "$logs"
 total_pass=0 total_fail=0 total_skip=0 t0=$SECONDS

@@ -68,6 +68,7 @@ enum {
 	MISMATCH_NONE,
 	MISMATCH_BUILD,		/* another build than the one recorded */
 	MISMATCH_LAYOUT,	/* its segments do not fit the mappings */
+	MISMATCH_UNREAD,	/* no file found (or readable) at all */
 };
 
 struct cached {
@@ -725,7 +726,7 @@ static int resolve(struct ustack_syms *syms, int pid,
 	sym->file = f->name;
 	if (!f->mod)
 		*mismatch = f->mismatch ? MISMATCH_BUILD :
-			f->misplaced ? MISMATCH_LAYOUT : MISMATCH_NONE;
+			f->misplaced ? MISMATCH_LAYOUT : MISMATCH_UNREAD;
 	if (!f->mod)
 		return 0;
 	faddr = addr - lowest + f->low;
@@ -854,16 +855,28 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 	return 0;
 }
 
-/* What ustack_syms_format() writes for a resolved address */
+/*
+ * What ustack_syms_format() writes for a resolved address.  A frame in a
+ * file without a symbol for it gets the number "addr2line -e file" takes:
+ * the file's own virtual address, which for a non-PIE executable (ET_EXEC)
+ * is the address itself and for a PIE or a library (ET_DYN) the offset
+ * from where it was loaded.  When the file that was mapped could not be
+ * read, its type is not known, and neither is which of the two numbers
+ * addr2line wants: both are printed, the offset from the file's first
+ * mapping (PIE, library) and the address in parentheses (non-PIE).
+ */
 static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
 		      int mismatch, unsigned long long addr)
 {
 	if (mismatch == MISMATCH_BUILD)
-		return snprintf(buf, size, "%s+0x%llx [build-id mismatch]",
-				s->file, s->offset);
+		return snprintf(buf, size, "%s+0x%llx (0x%llx) [build-id mismatch]",
+				s->file, s->offset, addr);
 	if (mismatch == MISMATCH_LAYOUT)
-		return snprintf(buf, size, "%s+0x%llx [not the file mapped]",
-				s->file, s->offset);
+		return snprintf(buf, size, "%s+0x%llx (0x%llx) [not the file mapped]",
+				s->file, s->offset, addr);
+	if (mismatch == MISMATCH_UNREAD && s->file)
+		return snprintf(buf, size, "%s+0x%llx (0x%llx)", s->file,
+				s->offset, addr);
 	if (s->name)
 		return snprintf(buf, size, "%s+0x%llx (%s)", s->name,
 				s->offset, s->file);

@@ -21,7 +21,8 @@ mkdir -p "$D"
 NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
-tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames"
+tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
+tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -150,7 +151,8 @@ check "the line" grep -qx "trace-cmd record: -T: this kernel has $NOOPT: kernel 
 check "kernel stacks" test "$(count "$D/n.raw" kernel_stack)" -ge 9 &&
 check "no cookie records" test "$(count "$D/n.raw" user_stack_cookie)" = 0 &&
 check "no user stacks" test "$(count "$D/n.raw" user_stack_deferred)" = 0 &&
-check "kernel stacks under the events, no user stack" test "$(grep -c '^ <kernel stack>$' "$D/n.txt")" -ge 9 -a "$(grep -c '^ <user stack>' "$D/n.txt")" = 0 &&
+check "kernel_stack records shown as stock shows them, no blocks, no user stack" \
+	test "$(count "$D/n.txt" kernel_stack)" -ge 9 -a "$(grep -c '^ <kernel stack>$' "$D/n.txt")" = 0 -a "$(grep -c '^ <user stack>' "$D/n.txt")" = 0 &&
 check "kernel stacks only, asked for: no line, no failure" unshare -m --propagation private bash "$D/noopt.sh" "$D/n2.err" \
 	"$TCMD" record -o "$D/n2.dat" -T -O nouserstacktrace_defer -e syscalls:sys_enter_getppid \
 	-F "$WL"/callchain getppid 1 &&
@@ -167,6 +169,7 @@ for k in k1 k2; do
 	check "$k: no cookie records" test "$(count "$D/$k.raw" user_stack_cookie)" = 0 &&
 	check "$k: no user stacks" test "$(count "$D/$k.raw" user_stack_deferred)" = 0 &&
 	check "$k: no user stack under the events" test "$(grep -c '^ <user stack>' "$D/$k.txt")" = 0 &&
+	check "$k: kernel_stack records shown, no blocks" test "$(count "$D/$k.txt" kernel_stack)" -ge 3 -a "$(grep -c '^ <kernel stack>$' "$D/$k.txt")" = 0 &&
 	check "$k: no line" noline "$D/$k.err" || break
 	ok=$((ok + 1))
 done &&
@@ -205,12 +208,12 @@ check "build ID in the maps" buildid "$D/bid.opt" "$D/prog/callchain" &&
 check "named with the right build" stacks "$D/bid.txt" sys_enter_getppid "$D/prog/callchain" $CHAIN 3 &&
 cp "$WL"/callchain-pie "$D/prog/callchain" &&
 TRACEEVENT_PLUGIN_DIR=/nonexistent "$TCMD" report -i "$D/bid.dat" > "$D/bid2.txt" 2> "$D/bid2.err" &&
-check "another build: marked" test "$(grep -c '^ => /.*/prog/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$D/bid2.txt")" -ge 12 &&
+check "another build: marked" test "$(grep -c '^ => /.*/prog/callchain+0x[0-9a-f]* (0x[0-9a-f]*) \[build-id mismatch\]$' "$D/bid2.txt")" -ge 12 &&
 check "another build: no names from it" test "$(grep -c '^ => work_inner+' "$D/bid2.txt")" = 0 &&
 check "another build: one warning" test "$(grep -c 'no file of build' "$D/bid2.err")" = 1 &&
 { "$(dirname "$TCMD")/ustack" -q "$D/bid.dat" > "$D/bid4.txt" 2>&1; true; } &&
 check "ustack (the series' libtracecmd): another build marked" \
-	test "$(grep -c '^  u /.*/prog/callchain+0x[0-9a-f]* \[build-id mismatch\]$' "$D/bid4.txt")" -ge 12 &&
+	test "$(grep -c '^  u /.*/prog/callchain+0x[0-9a-f]* (0x[0-9a-f]*) \[build-id mismatch\]$' "$D/bid4.txt")" -ge 12 &&
 check "ustack: no names from it" test "$(grep -c '^  u work_inner+' "$D/bid4.txt")" = 0 &&
 { "$(dirname "$TCMD")/ustack" -q -s "$D/good" "$D/bid.dat" > "$D/bid5.txt" 2>&1; true; } &&
 check "ustack: the right build under -s" test "$(grep -c '^  u work_inner+' "$D/bid5.txt")" -ge 3 &&
@@ -259,6 +262,50 @@ for l in open(sys.argv[1], errors='replace'):
 print('%d cookie records with a frame in do_syscall_64' % hits)
 sys.exit(hits == 0)
 EOF2
+fi
+
+# -T saves the maps of the command through ptrace (trace-cmd is its
+# tracer from its start): none of trace-cmd's own system calls in the
+# child before the command's execve is recorded as the command's, with
+# the stacks they ask for (there were the exit of the write that set the
+# pid filter and the child's ptrace(PTRACE_TRACEME)): the first event of
+# the command is its sys_enter_execve, and it makes no ptrace() call
+t_begin tracecmd-T-no-own-syscalls
+rec pt -T -e syscalls -F "$WL"/callchain getppid 2 &&
+first=$(grep -m1 -E '^ *[^ <=].*-[0-9]+ +\[[0-9]+\].*: sys_(enter|exit)_' "$D/pt.txt" | sed -E 's/.*: (sys_[a-z0-9_]+):.*/\1/') &&
+check "the command's events are there" test "$(count "$D/pt.txt" sys_enter_getppid)" = 2 &&
+check "its first event is sys_enter_execve (got $first)" test "$first" = sys_enter_execve &&
+check "no ptrace() call recorded" test "$(count "$D/pt.txt" sys_enter_ptrace)" = 0 &&
+check "maps saved" maps "$D/pt.opt" "$WL"/callchain &&
+t_pass
+
+# A command that traces its own children works under -T: trace-cmd
+# follows no child of the command (only -c does), so they are free to be
+# traced by it
+t_begin tracecmd-T-strace
+if ! command -v strace > /dev/null; then
+	t_fail "no strace in the guest"
+else
+	rec stc -T -e syscalls:sys_enter_getppid -F strace -f -o "$D/stc.strace" "$WL"/callchain getppid 2 &&
+	check "strace traced its child: getppid() calls in its log" test "$(grep -c 'getppid()' "$D/stc.strace")" = 2 &&
+	check "and saw it exit" grep -q '+++ exited with 0 +++' "$D/stc.strace" &&
+	"$TCMD" record -o "$D/stt.dat" -T -e syscalls:sys_enter_getppid -F strace -f true > "$D/stt.out" 2> "$D/stt.err" &&
+	check "strace -f true: no ptrace error" bash -c "! grep -q 'Operation not permitted\|ptrace' '$D/stt.err'" &&
+	check "strace -f true: its exit line" grep -q '+++ exited with 0 +++' "$D/stt.err" &&
+	t_pass
+fi
+
+t_begin tracecmd-T-gdb
+if ! command -v gdb > /dev/null; then
+	t_fail "no gdb in the guest"
+else
+	rec gdb -T -e syscalls:sys_enter_getppid -F gdb -batch -nx -ex run --args /bin/true &&
+	check "gdb ran /bin/true: $(grep -m1 -i 'inferior\|warning\|error' "$D/gdb.out" "$D/gdb.err")" \
+		grep -q 'exited normally' "$D/gdb.out" &&
+	check "no ptrace error" bash -c "! grep -qi 'ptrace\|not permitted' '$D/gdb.err' '$D/gdb.out'" &&
+	rec gdb2 -T -e syscalls:sys_enter_getppid -F gdb -batch -nx -ex run --args "$WL"/callchain getppid 1 &&
+	check "gdb ran the workload" grep -q 'exited normally' "$D/gdb2.out" &&
+	t_pass
 fi
 
 reset_tracing

@@ -487,7 +487,7 @@ plugin_names() { # plugin_names: a copy of a fixture away from its binaries
 	local d=$WORK/names f=trigger-getppid.dat
 	rm -rf "$d"; mkdir -p "$d" && cp "$FIXTURES/$f" "$d/" || return 1
 	report "$d/$f" &&
-	grep -A2 '^ <user stack>$' "$WORK/r.out" | grep -q '^ => /results/fixtures/callchain+0x[0-9a-f]*$' &&
+	grep -A2 '^ <user stack>$' "$WORK/r.out" | grep -q '^ => /results/fixtures/callchain+0x[0-9a-f]* (0x[0-9a-f]*)$' &&
 	! grep -q 'work_inner' "$WORK/r.out" || { echo "named without the binaries"; return 1; }
 	report "$d/$f" -O unwind_deferred:symdir="$FIXTURES" &&
 	grep -q '^ => work_inner+0x[0-9a-f]* (/results/fixtures/callchain) callchain.c:[0-9]*$' "$WORK/r.out" ||
