@@ -976,10 +976,15 @@ static void view_missing(struct plugin_unwind_ctx *ctx, struct view *v)
 	v->no_map = 0;
 }
 
+/*
+ * The time stamp as KernelShark's table shows it (KsUtils' Ts2String:
+ * the seconds as a double, rounded to 6 decimals), so that the view's
+ * header names the same time as the row it belongs to; cutting to the
+ * microsecond differed from the row for half the events.
+ */
 static void ts_str(char *buf, size_t size, unsigned long long ts)
 {
-	snprintf(buf, size, "%llu.%06llu", ts / 1000000000ULL,
-		 (ts % 1000000000ULL) / 1000);
+	snprintf(buf, size, "%.6f", ts * 1e-9);
 }
 
 /* one request's merged stack, named */

@@ -146,6 +146,8 @@ need_pkgs gcc g++ make pkg-config patch libtracefs-dev libzstd-dev zlib1g-dev li
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc" && export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
+# $D.lock sits beside $D: its parent may not exist yet (--stock first)
+mkdir -p "$(dirname "$D")"
 exec 9>"$D.lock"
 flock 9
 # another run may have built the same inputs while this one waited
