@@ -15,9 +15,8 @@
 # The host libraries the cross tools link against (libisl, libmpc,
 # libbinutils...) are installed with apt when missing: they are the host's
 # own packages.  The compiler finds cc1, as, ld and the s390x libc relative
-# to its own path, so the unpacked tree works where it lies; the wrappers
-# in DIR/usr/bin add --sysroot (the s390x headers and libraries sit under
-# DIR/usr/s390x-linux-gnu, where a relocated compiler does not look).
+# to its own path, so the unpacked tree works where it lies; the cross
+# binutils get a wrapper each for their own libbfd/libopcodes (below).
 # One caller at a time; later calls print DIR at once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

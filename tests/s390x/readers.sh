@@ -61,11 +61,13 @@ kernel_names() {
 	     on { on = 0; print k }' "$1" | sort -u
 }
 
-# 1. stock trace-cmd reads the big-endian file
+# 1. stock trace-cmd reads the big-endian file.  Not its frames: the
+# print formats' __print_array() comes out byte-swapped from bookworm's
+# libtraceevent 1.7 on a big-endian file (0x10001b6 as 13114763594174562304)
 trace-cmd report "$dat" > "$w/stock" 2>&1
 check "stock-report-reads-it (3 events, 3 user stacks flags=0x10 depth=8)" \
 	bash -c "test \$(grep -c 'sys_enter_getppid:' '$w/stock') = 3 &&
-		 test \$(grep -c 'user_stack_deferred: .* flags=0x10 depth=8\$' '$w/stock') = 3"
+		 test \$(grep -c -E 'user_stack_deferred: .* flags=0x10 depth=8( |\$)' '$w/stock') = 3"
 
 # 2. our plugin in stock trace-cmd report
 TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins trace-cmd report "$dat" > "$w/plugin" 2>&1
