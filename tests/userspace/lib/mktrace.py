@@ -550,7 +550,7 @@ def binary_scenario(a, fmts):
                  {"unwinder": sf | UNWIND_FP},
                  {"unwinder": sf, "truncated": True},
                  {"unwinder": sf | UNWIND_FP, "late": True}, {},
-                 {"unwinder": 0xfffffff0}, {"unwinder": 0xfffffff0 | sf}]
+                 {"unwinder": 0xffffffe0}, {"unwinder": 0xffffffe0 | sf}]
         for i, kw in enumerate(kinds):
             sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, 1 - i % 2, True,
                      **kw)
