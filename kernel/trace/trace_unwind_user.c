@@ -477,7 +477,6 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 		.skip		= regs ? 0 : skip,
 		.regs		= regs,
 	};
-	unsigned long flags;
 	unsigned int slot;
 	u64 cookie;
 
@@ -501,15 +500,15 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	if (unwind_deferred_request(&trace_unwind_work, &cookie) < 0)
 		goto kernel_only;
 
-	local_irq_save(flags);
-	if (trace_unwind_claim(rec, cookie)) {
-		trace_unwind_drain_nmi(rec);
-		set_bit(slot, rec->asked);
-	} else {
-		/* Found the record half reset: the resetting context will see */
-		set_bit(slot, rec->nmi_asked);
+	scoped_guard(irqsave) {
+		if (trace_unwind_claim(rec, cookie)) {
+			trace_unwind_drain_nmi(rec);
+			set_bit(slot, rec->asked);
+		} else {
+			/* Found the record half reset: the resetter will see */
+			set_bit(slot, rec->nmi_asked);
+		}
 	}
-	local_irq_restore(flags);
 
 write:
 	if (unlikely(READ_ONCE(rec->pid) != current->pid)) {
@@ -551,16 +550,15 @@ static void trace_unwind_callback(struct unwind_work *work,
 	unsigned int flags = trace_unwind_type_flags(trace->types);
 	DECLARE_BITMAP(asked, TRACE_UNWIND_MAX_INSTANCES);
 	struct trace_array *tr;
-	unsigned long irqflags;
 	unsigned int slot, i;
 
-	local_irq_save(irqflags);
-	/* Only an NMI can fail to claim, and this is not one */
-	WARN_ON_ONCE(!trace_unwind_claim(rec, cookie));
-	trace_unwind_drain_nmi(rec);
-	/* From here on, requests of this entry serve themselves */
-	WRITE_ONCE(rec->delivered, cookie);
-	local_irq_restore(irqflags);
+	scoped_guard(irqsave) {
+		/* Only an NMI can fail to claim, and this is not one */
+		WARN_ON_ONCE(!trace_unwind_claim(rec, cookie));
+		trace_unwind_drain_nmi(rec);
+		/* From here on, requests of this entry serve themselves */
+		WRITE_ONCE(rec->delivered, cookie);
+	}
 
 	/* After marking the entry delivered: see trace_unwind_user_request() */
 	barrier();
