@@ -85,7 +85,9 @@ else
 	nf=$((nf + 1))
 fi
 
-# 4. ustack: the user frames (its kernel frames: see Documentation/rig.md#s390x)
+# 4. ustack: the user frames (its kernel frames: see Documentation/rig.md#s390x);
+# built here, so that the suite does not rely on an earlier one's build
+make -s -C "$REPO/libtracefs-ext" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
 "$REPO/libtracefs-ext/build/ustack" "$dat" > "$w/ustack" 2>&1
 awk '/status=complete/ { if (u != "") print u; u = ""; next }
      /^  u / { n = $2; sub(/\+0x.*/, "", n); u = u (u == "" ? "" : " ") n }
