@@ -150,6 +150,15 @@ f=$(save exec execve) &&
 check "stack of the image that called execve" $TC chain "$f" "$WL"/callchain - $CHAIN &&
 t_pass
 
+# nonleader_stacks TRACE: some user stack is written under a pid that is
+# not its tgid (a thread that is not the group leader)
+nonleader_stacks() {
+	awk '/user_stack_deferred:/ { split($1, a, "-"); pid = a[length(a)]
+		for (i = 1; i <= NF; i++) if ($i ~ /^tgid=/) { sub("tgid=", "", $i); tgid = $i }
+		if (pid != tgid) n++ }
+	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$1"
+}
+
 # execve() from a thread that is not the group leader: de_thread() gives it
 # the leader's pid inside the syscall.  The user stack must be written
 # under the pid that recorded the cookie, or no reader can join them.
@@ -160,11 +169,7 @@ trig texec syscalls/sys_enter_execve 'stacktrace:defer if comm == "thread_exec"'
 "$WL"/thread_exec /bin/true > /dev/null &&
 f=$(save texec execve-thread) &&
 check "the cookie and its stack under one pid" $TC complete "$f" --min 1 &&
-check "the asking thread was not the leader" awk '
-	/user_stack_deferred:/ { split($1, a, "-"); pid = a[length(a)]
-		for (i = 1; i <= NF; i++) if ($i ~ /^tgid=/) { sub("tgid=", "", $i); tgid = $i }
-		if (pid != tgid) n++ }
-	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$f" &&
+check "the asking thread was not the leader" nonleader_stacks "$f" &&
 t_pass
 
 # The same, with the entry's first request made while de_thread() waits
@@ -185,11 +190,7 @@ check "a request from inside de_thread()" awk '
 	/^ => / { if (prev == "schedule" && $2 == "begin_new_exec") n++; prev = $2 }
 	END { exit !n }' "$f" &&
 check "each cookie and its stack under one pid" $TC complete "$f" --by-pid --min 2 &&
-check "the thread's stack under its own pid, not the leader's" awk '
-	/user_stack_deferred:/ { split($1, a, "-"); pid = a[length(a)]
-		for (i = 1; i <= NF; i++) if ($i ~ /^tgid=/) { sub("tgid=", "", $i); tgid = $i }
-		if (pid != tgid) n++ }
-	END { print n + 0 " stacks of a non-leader thread"; exit !n }' "$f" &&
+check "the thread's stack under its own pid, not the leader's" nonleader_stacks "$f" &&
 t_pass
 umount "$tdir" 2>/dev/null
 
