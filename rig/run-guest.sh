@@ -121,41 +121,33 @@ if [ ! -x "$gen_cpio" ]; then
 	gcc -O2 -o "$gen_cpio.$$" "$gic" || die "cannot build gen_init_cpio"
 	mv "$gen_cpio.$$" "$gen_cpio"
 fi
-if [ ! -f "$initrd" ] && [ "$FTD_ARCH" = s390x ]; then
-	log "building initramfs $initrd"
-	{
-		for d in /bin /dev /proc /sys /tmp /ftd; do
-			echo "dir $d 0755 0 0"
-		done
-		echo "nod /dev/console 0600 0 0 c 5 1"
-		echo "nod /dev/null 0666 0 0 c 1 3"
-		echo "file /bin/busybox $bb 0755 0 0"
-		echo "file /init $init 0755 0 0"
-	} > "$ird/list.$$"
-	"$gen_cpio" "$ird/list.$$" | gzip -1 > "$initrd.$$"
-	mv "$initrd.$$" "$initrd"
-	rm -f "$ird/list.$$"
-elif [ ! -f "$initrd" ]; then
+if [ ! -f "$initrd" ]; then
 	log "building initramfs $initrd"
 	tmp=$ird/tmp.$$	# runs may build it at the same time
 	mkdir -p "$tmp"
-	gcc -O2 -o "$tmp/gen_init_cpio" "$gic" || die "cannot build gen_init_cpio"
+	# s390x: busybox and our files only; x86-64: the host's root comes
+	# over 9p, busybox's applets are the guest's tools until it is mounted
+	dirs="/bin /dev /proc /sys /tmp /host /rw /newroot"
+	[ "$FTD_ARCH" = s390x ] && dirs="/bin /dev /proc /sys /tmp /ftd"
 	{
-		for d in /bin /dev /proc /sys /tmp /host /rw /newroot; do
+		for d in $dirs; do
 			echo "dir $d 0755 0 0"
 		done
 		echo "nod /dev/console 0600 0 0 c 5 1"
 		echo "nod /dev/null 0666 0 0 c 1 3"
 		echo "file /bin/busybox $bb 0755 0 0"
 		echo "file /init $init 0755 0 0"
-		"$bb" --list | grep -vx busybox | while read -r a; do
-			echo "slink /bin/$a busybox 0777 0 0"
-		done
+		[ "$FTD_ARCH" = s390x ] ||
+			"$bb" --list | grep -vx busybox | while read -r a; do
+				echo "slink /bin/$a busybox 0777 0 0"
+			done
 	} > "$tmp/list"
-	"$tmp/gen_init_cpio" "$tmp/list" | gzip -1 > "$tmp/initramfs.cpio.gz"
+	"$gen_cpio" "$tmp/list" | gzip -1 > "$tmp/initramfs.cpio.gz"
 	mv "$tmp/initramfs.cpio.gz" "$initrd"
 	rm -rf "$tmp"
-	find "$ird" -maxdepth 1 -name 'initramfs-*.cpio.gz' ! -name "${initrd##*/}" -mmin +60 -delete
+	# old ones of this architecture (the key is 16 hex digits)
+	find "$ird" -maxdepth 1 -name "initramfs$ASFX-????????????????.cpio.gz" \
+		! -name "${initrd##*/}" -mmin +60 -delete
 fi
 
 # --- output directory and the command file -----------------------------------
