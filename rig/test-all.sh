@@ -166,16 +166,23 @@ suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
 # trace-cmd's -T on a real vanilla kernel: the pristine 7.3 build (the
 # series left out), a boot of its own.  A failed build counts as a failure.
-vanilla_suite() {
-	local img
-	[ -n "$pristine_pid" ] && wait "$pristine_pid"
-	cat "$logs/pristine-build.log"
-	img=$(cat "$logs/pristine-build.out" 2>/dev/null)
-	if [ "$(cat "$logs/pristine-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
-		echo "FAIL guest-vanilla-build # FTD_NO_OURS=1 rig/build-kernel.sh failed"
+# built_image PID BUILD TEST WHAT: wait for the kernel built in the
+# background (its logs $logs/BUILD-build.*), show its log and set img to
+# its image; when it failed, one failure TEST and status 1
+built_image() {
+	[ -n "$1" ] && wait "$1"
+	cat "$logs/$2-build.log"
+	img=$(cat "$logs/$2-build.out" 2>/dev/null)
+	if [ "$(cat "$logs/$2-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
+		echo "FAIL $3 # $4 failed"
 		echo "0 passed, 1 failed"
 		return 1
 	fi
+}
+vanilla_suite() {
+	local img
+	built_image "$pristine_pid" pristine guest-vanilla-build \
+		"FTD_NO_OURS=1 rig/build-kernel.sh" || return 1
 	guest_suite --out-name guest-vanilla-run --kernel "$img" "$@"
 }
 suite guest-vanilla vanilla_suite --timeout 600 \
@@ -183,14 +190,8 @@ suite guest-vanilla vanilla_suite --timeout 600 \
 # s390x: the kernel built above, one boot of tests/s390x/run.sh's cases
 s390x_suite() {
 	local img
-	[ -n "$s390x_pid" ] && wait "$s390x_pid"
-	cat "$logs/s390x-build.log"
-	img=$(cat "$logs/s390x-build.out" 2>/dev/null)
-	if [ "$(cat "$logs/s390x-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
-		echo "FAIL s390x-build # rig/build-kernel.sh --arch s390x failed"
-		echo "0 passed, 1 failed"
-		return 1
-	fi
+	built_image "$s390x_pid" s390x s390x-build \
+		"rig/build-kernel.sh --arch s390x" || return 1
 	"$REPO/tests/s390x/run.sh" --kernel "$img" --out "$logs/s390x-run"
 }
 suite s390x s390x_suite
