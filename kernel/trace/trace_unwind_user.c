@@ -26,10 +26,6 @@
 #include <linux/sched.h>
 
 #include "trace.h"
-#include "trace_output.h"
-
-#define CREATE_TRACE_POINTS
-#include <trace/events/unwind.h>
 
 /*
  * Most frames one user_stack_deferred event carries.  Below the size of the
@@ -249,23 +245,28 @@ static void trace_unwind_drain_nmi(struct trace_unwind_task *rec)
 	}
 }
 
+/* The __data_loc word of @nr addresses that follow an entry of @size */
+static inline u32 trace_unwind_loc(size_t size, unsigned int nr)
+{
+	return (nr * sizeof(unsigned long)) << 16 | size;
+}
+
 /*
- * A user_stack_cookie record: the cookie, and the kernel stack of the
- * event that asks when it wants one.  One reservation for both, laid out
- * by the event's own offsets code.  Always inlined, so that the kernel
- * stack is taken in trace_unwind_user_request()'s frame.
+ * A user_stack_cookie entry: the cookie, and the kernel stack of the
+ * event that asks when it wants one.  One reservation for both.  Always
+ * inlined, so that the kernel stack is taken in
+ * trace_unwind_user_request()'s frame.
  */
 static __always_inline void
 trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
 			  unsigned int flags, const struct trace_unwind_ask *ask)
 {
-	struct trace_event_data_offsets_user_stack_cookie offsets;
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
-	struct trace_event_raw_user_stack_cookie *entry;
+	struct user_stack_cookie_entry *entry;
 	struct ring_buffer_event *event;
 	unsigned long *calls = NULL;
 	unsigned int nr = 0, max;
-	int token = -1, size;
+	int token = -1;
 
 	if (ask->kernel_stack)
 		token = ftrace_stack_get(tr, ask->skip, ask->regs, &calls, &nr);
@@ -275,19 +276,17 @@ trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
 		sizeof(unsigned long);
 	nr = min(nr, max);
 
-	size = trace_event_get_offsets_user_stack_cookie(&offsets, cookie,
-							 flags, calls, nr);
-	event = trace_buffer_lock_reserve(buffer,
-					  event_user_stack_cookie.event.type,
-					  sizeof(*entry) + size, ask->trace_ctx);
+	event = trace_buffer_lock_reserve(buffer, TRACE_USER_STACK_COOKIE,
+					  sizeof(*entry) +
+					  nr * sizeof(unsigned long),
+					  ask->trace_ctx);
 	if (event) {
 		entry = ring_buffer_event_data(event);
 		entry->cookie = cookie;
 		entry->flags = flags;
-		entry->__data_loc_kernel = offsets.kernel;
+		entry->__data_loc_kernel = trace_unwind_loc(sizeof(*entry), nr);
 		if (nr)
-			memcpy((void *)entry + (offsets.kernel & 0xffff), calls,
-			       nr * sizeof(unsigned long));
+			memcpy(entry + 1, calls, nr * sizeof(unsigned long));
 		__buffer_unlock_commit(buffer, event);
 	}
 
@@ -319,12 +318,10 @@ static bool trace_unwind_write_one(struct trace_array *tr,
 				   u64 cookie, unsigned int trace_ctx,
 				   pid_t pid)
 {
-	struct trace_event_data_offsets_user_stack_deferred offsets;
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
-	struct trace_event_raw_user_stack_deferred *entry;
+	struct user_stack_deferred_entry *entry;
 	struct ring_buffer_event *event;
 	unsigned int max, depth = nr;
-	int size;
 
 	/* The event must fit in one sub-buffer of this instance */
 	max = (ring_buffer_max_event_size(buffer) - sizeof(*entry)) /
@@ -336,12 +333,10 @@ static bool trace_unwind_write_one(struct trace_array *tr,
 		nr = max;
 	}
 
-	size = trace_event_get_offsets_user_stack_deferred(&offsets, cookie,
-							   flags, depth,
-							   frames, nr);
-	event = trace_buffer_lock_reserve(buffer,
-					  event_user_stack_deferred.event.type,
-					  sizeof(*entry) + size, trace_ctx);
+	event = trace_buffer_lock_reserve(buffer, TRACE_USER_STACK_DEFERRED,
+					  sizeof(*entry) +
+					  nr * sizeof(unsigned long),
+					  trace_ctx);
 	if (!event)
 		return false;
 
@@ -351,10 +346,9 @@ static bool trace_unwind_write_one(struct trace_array *tr,
 	entry->tgid = current->tgid;
 	entry->flags = flags;
 	entry->depth = depth;
-	entry->__data_loc_frames = offsets.frames;
+	entry->__data_loc_frames = trace_unwind_loc(sizeof(*entry), nr);
 	if (nr)
-		memcpy((void *)entry + (offsets.frames & 0xffff), frames,
-		       nr * sizeof(unsigned long));
+		memcpy(entry + 1, frames, nr * sizeof(unsigned long));
 	__buffer_unlock_commit(buffer, event);
 	return true;
 }
@@ -574,117 +568,6 @@ static void trace_unwind_callback(struct unwind_work *work,
 	}
 }
 
-/*
- * The frames of a record's array, or none when its __data_loc points
- * outside the entry (a buffer kept from the last boot may be damaged).
- */
-static const unsigned long *trace_unwind_array(struct trace_iterator *iter,
-					       u32 loc, unsigned int *nr)
-{
-	unsigned int off = loc & 0xffff, len = loc >> 16;
-
-	*nr = 0;
-	if (off > iter->ent_size || len > iter->ent_size - off)
-		return NULL;
-	*nr = len / sizeof(unsigned long);
-	return (void *)iter->ent + off;
-}
-
-/*
- * The trace file shows the kernel stack of a user_stack_cookie record by
- * name, the way it shows ftrace:kernel_stack.  The print format in the
- * event's format file is for readers of the binary records.
- */
-static enum print_line_t trace_unwind_cookie_print(struct trace_iterator *iter,
-						   int flags,
-						   struct trace_event *event)
-{
-	struct trace_event_raw_user_stack_cookie *field = (void *)iter->ent;
-	struct trace_seq *s = &iter->seq;
-	const unsigned long *calls;
-	unsigned int i, nr;
-	int ret;
-
-	ret = trace_raw_output_prep(iter, event);
-	if (ret != TRACE_TYPE_HANDLED)
-		return ret;
-
-	trace_seq_printf(s, "cookie=0x%llx%s\n", field->cookie,
-			 field->flags & TRACE_UNWIND_NO_USER_STACK ?
-			 " (no user stack)" : "");
-
-	calls = trace_unwind_array(iter, field->__data_loc_kernel, &nr);
-	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++) {
-		trace_seq_puts(s, " => ");
-		if (calls[i] == FTRACE_TRAMPOLINE_MARKER)
-			trace_seq_puts(s, "[FTRACE TRAMPOLINE]");
-		else
-			seq_print_ip_sym(s, trace_adjust_address(iter->tr,
-								 calls[i]),
-					 flags);
-		trace_seq_putc(s, '\n');
-	}
-	return trace_handle_return(s);
-}
-
-/* The unwinder flags of user_stack_deferred, as trace prints them */
-static const struct {
-	unsigned int	flag;
-	const char	*name;
-} trace_unwind_names[] = {
-	{ TRACE_UNWIND_SFRAME,		"sframe" },
-	{ TRACE_UNWIND_FP,		"fp" },
-	{ TRACE_UNWIND_BACKCHAIN,	"backchain" },
-};
-
-/* The user frames in hex, as __print_array() prints them */
-static enum print_line_t trace_unwind_stack_print(struct trace_iterator *iter,
-						  int flags,
-						  struct trace_event *event)
-{
-	struct trace_event_raw_user_stack_deferred *field = (void *)iter->ent;
-	struct trace_seq *s = &iter->seq;
-	const unsigned long *frames;
-	const char *sep;
-	unsigned int i, nr;
-	int ret;
-
-	ret = trace_raw_output_prep(iter, event);
-	if (ret != TRACE_TYPE_HANDLED)
-		return ret;
-
-	frames = trace_unwind_array(iter, field->__data_loc_frames, &nr);
-	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%u", field->cookie,
-			 field->tgid, nr);
-	if (field->depth != nr)
-		trace_seq_printf(s, " depth=%u", field->depth);
-	if (field->flags & TRACE_UNWIND_TRUNCATED)
-		trace_seq_puts(s, " (truncated)");
-	if (field->flags & TRACE_UNWIND_LATE)
-		trace_seq_puts(s, " (late)");
-	/* in the order the walk tries them: sframe, sframe+fp, backchain... */
-	sep = " unwinder=";
-	for (i = 0; i < ARRAY_SIZE(trace_unwind_names); i++) {
-		if (!(field->flags & trace_unwind_names[i].flag))
-			continue;
-		trace_seq_printf(s, "%s%s", sep, trace_unwind_names[i].name);
-		sep = "+";
-	}
-	trace_seq_puts(s, " frames={");
-	for (i = 0; i < nr && !trace_seq_has_overflowed(s); i++)
-		trace_seq_printf(s, "%s0x%lx", i ? "," : "", frames[i]);
-	trace_seq_puts(s, "}\n");
-	return trace_handle_return(s);
-}
-
-static struct trace_event_functions trace_unwind_cookie_funcs = {
-	.trace		= trace_unwind_cookie_print,
-};
-
-static struct trace_event_functions trace_unwind_stack_funcs = {
-	.trace		= trace_unwind_stack_print,
-};
-
 /**
  * trace_unwind_user_init - register the deferred user stack client
  *
@@ -699,16 +582,6 @@ static struct trace_event_functions trace_unwind_stack_funcs = {
 void __init trace_unwind_user_init(void)
 {
 	int ret;
-
-	/*
-	 * Before the events are registered: the records are written by
-	 * this file alone, so they have no enable, filter or trigger file,
-	 * and the trace file prints them with the functions above.
-	 */
-	event_user_stack_cookie.flags |= TRACE_EVENT_FL_IGNORE_ENABLE;
-	event_user_stack_cookie.event.funcs = &trace_unwind_cookie_funcs;
-	event_user_stack_deferred.flags |= TRACE_EVENT_FL_IGNORE_ENABLE;
-	event_user_stack_deferred.event.funcs = &trace_unwind_stack_funcs;
 
 	ret = unwind_deferred_init(&trace_unwind_work, trace_unwind_callback);
 	if (ret) {

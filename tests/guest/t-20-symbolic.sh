@@ -77,5 +77,16 @@ check "not in available_events" bash -c "! grep -q user_stack_ $TRACEFS/availabl
 check "no unwind system" test ! -e $TRACEFS/events/unwind &&
 t_pass
 
+# Tracing's own entries, as kernel_stack is: no tracepoint behind them, so
+# perf cannot open them (a TRACE_EVENT() record would open and never fire).
+# A real tracepoint opens, so a refusal is the entries' own.
+t_begin records-no-tracepoint
+po=$REPO/tests/guest/perfopen.py
+check "a tracepoint opens" "$po" "$(cat $TRACEFS/events/sched/sched_switch/id)" &&
+check "kernel_stack does not" bash -c "! '$po' \$(cat $fmt/kernel_stack/id)" &&
+check "user_stack_cookie does not" bash -c "! '$po' \$(cat $fmt/user_stack_cookie/id)" &&
+check "user_stack_deferred does not" bash -c "! '$po' \$(cat $fmt/user_stack_deferred/id)" &&
+t_pass
+
 reset_tracing
 t_summary
