@@ -64,6 +64,20 @@ check "same frames as the stacktrace option" diff "$fp.frames" "$fd.frames" &&
 check "no kernel_stack record next to the cookie" bash -c "! grep -q '<stack trace>' '$fd'" &&
 t_pass
 
+# doc_format NAME: every field and the print format that the kernel's
+# documentation of ftrace:NAME shows are in its format file, word for word
+doc_format() {
+	local want got
+	want=$(awk -v h="\`\`ftrace:$1\`\`" '$0 == h { s = 1; next }
+		s && /^``ftrace:/ { exit }
+		s && /^  (field:|print fmt:)/ { sub(/^ +/, ""); print }' \
+		"$REPO/Documentation/trace/deferred-user-stacks.rst")
+	got=$(sed 's/^[[:space:]]*//' "$fmt/$1/format")
+	[ -n "$want" ] || { echo "no format of $1 in the documentation"; return 1; }
+	grep -vxFf <(echo "$got") <<< "$want" | sed 's/^/not in the format file: /' | grep . && return 1
+	return 0
+}
+
 # The layout readers rely on (Documentation/contract.md): frames 8-byte
 # aligned, and records of tracing's own, which cannot be enabled
 t_begin record-formats-final
@@ -75,6 +89,8 @@ check "stack depth" grep -q 'field:unsigned int depth;.offset:24;.size:4;' $fmt/
 check "no enable, filter or trigger file" bash -c "! ls $fmt/user_stack_cookie $fmt/user_stack_deferred | grep -E '^(enable|filter|trigger)\$'" &&
 check "not in available_events" bash -c "! grep -q user_stack_ $TRACEFS/available_events" &&
 check "no unwind system" test ! -e $TRACEFS/events/unwind &&
+check "cookie format as documented" doc_format user_stack_cookie &&
+check "stack format as documented" doc_format user_stack_deferred &&
 t_pass
 
 # Tracing's own entries, as kernel_stack is: no tracepoint behind them, so
