@@ -69,11 +69,9 @@ static char *get(const char *rel)
 static void make_tree(void)
 {
 	put("README", "  trigger\t\t- ...\n\t  stacktrace:defer[:count] [if filter]\n");
-	/* tracing's own records: a format and an id, no enable file */
+	/* tracing's own records: a format file only, no id or enable file */
 	put("events/ftrace/user_stack_cookie/format", "name: user_stack_cookie\n");
-	put("events/ftrace/user_stack_cookie/id", "21\n");
 	put("events/ftrace/user_stack_deferred/format", "name: user_stack_deferred\n");
-	put("events/ftrace/user_stack_deferred/id", "22\n");
 	put("events/syscalls/sys_enter_getppid/trigger",
 	    "# Available triggers:\n# traceon traceoff snapshot stacktrace\n");
 	put("options/userstacktrace_defer", "0\n");
