@@ -5,7 +5,7 @@
 #
 # Suites, in order: kernel-static (series applies, checkpatch), rig
 # (tests/rig/run.sh: the archive read from apt's sources, the accelerator
-# probe and its fallback), kernel-ut (tests/kernel-ut.sh: make UT=1's
+# probe and its fallback), kernel-ut (tests/rig/kernel-ut.sh: make UT=1's
 # unused-tracepoint check on the built kernel), guest (the kernel built and booted under QEMU,
 # tests/guest/run-all.sh inside: the tree's ftracetest and one test per
 # guarantee), guest-boot (the same kernel booted with deferred stacks asked
@@ -157,7 +157,7 @@ fi
 # make UT=1's check of unused tracepoints, on that kernel's vmlinux.o
 if [ -z "$only" ] || [ "$only" = kernel-ut ]; then
 	[ -n "$kimg" ] || kimg=$("$REPO/rig/build-kernel.sh")
-	suite kernel-ut "$REPO/tests/kernel-ut.sh" "$kimg"
+	suite kernel-ut "$REPO/tests/rig/kernel-ut.sh" "$kimg"
 fi
 suite guest guest_suite "${kopt[@]}" --timeout 2400 \
 	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/run-all.sh"

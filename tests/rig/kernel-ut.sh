@@ -7,21 +7,15 @@
 # defines may go unused.  The pristine kernel's own unused tracepoints
 # are listed, not counted.
 #
-#   tests/kernel-ut.sh KERNEL_IMAGE   (the image rig/build-kernel.sh printed)
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../rig/common.sh"
-pass=0 fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL $1 # $2"; fail=$((fail + 1)); }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+#   tests/rig/kernel-ut.sh KERNEL_IMAGE   (the image rig/build-kernel.sh printed)
+. "$(dirname "$0")/lib.sh"
 
-img=${1:?usage: tests/kernel-ut.sh KERNEL_IMAGE}
+img=${1:?usage: tests/rig/kernel-ut.sh KERNEL_IMAGE}
 # the build directory: the image is <build>/arch/<arch>/boot/<image>
 B=$(cd "$(dirname "$img")/../../.." 2>/dev/null && pwd)
 tool=$B/scripts/tracepoint-update
 if [ ! -x "$tool" ] || [ ! -f "$B/vmlinux.o" ]; then
-	ko unused-tracepoints "no $tool or $B/vmlinux.o: not the tree of $img?"
+	fail unused-tracepoints "no $tool or $B/vmlinux.o: not the tree of $img?"
 	finish
 fi
 
@@ -33,18 +27,16 @@ mapfile -t ours < <({ sed -e 's/#.*//' "$REPO/patches/series" | awk 'NF { print 
 	done; echo user_stack_cookie; echo user_stack_deferred; } | sort -u)
 
 # on a copy: the tool opens the object for writing
-tmp=$(mktemp -d "$CACHE/kernel-ut.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cp "$B/vmlinux.o" "$tmp/vmlinux.o"
-out=$(cd "$tmp" && "$tool" vmlinux.o 2>&1; echo "rc=$?")
+cp "$B/vmlinux.o" "$T/vmlinux.o"
+out=$(cd "$T" && "$tool" vmlinux.o 2>&1; echo "rc=$?")
 rc=${out##*rc=}
 if [ "$rc" != 0 ]; then
-	ko unused-tracepoints "tracepoint-update exited $rc: ${out%rc=*}"
+	fail unused-tracepoints "tracepoint-update exited $rc: ${out%rc=*}"
 	finish
 fi
 unused=$(sed -n "s/^warning: tracepoint '\([^']*\)' is unused.*/\1/p" <<< "$out" | sort -u)
 echo "# unused tracepoints in this kernel: $(echo $unused | wc -w) ($(echo $unused))"
 bad=$(comm -12 <(printf '%s\n' "${ours[@]}") <(printf '%s\n' $unused | sort -u))
-[ -z "$bad" ] && ok "unused-tracepoints (none of: ${ours[*]})" ||
-	ko unused-tracepoints "defined and never called: $(echo $bad)"
+[ -z "$bad" ] && pass "unused-tracepoints (none of: ${ours[*]})" ||
+	fail unused-tracepoints "defined and never called: $(echo $bad)"
 finish
