@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack: print each event with its kernel stack and its deferred user
- * stack, from a trace.dat file or live from a tracefs instance, as text
- * or as folded stacks for flame graphs.
+ * stack, from a trace.dat file or live from a tracefs instance, as text,
+ * as folded stacks for flame graphs or as a summary of the call paths
+ * per event; the events chosen as trace-cmd report chooses them (-F,
+ * --pid, --comm) and by time (evfilter.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 #include <trace-cmd.h>
 
 #include "tracefs-ext.h"
+#include "evfilter.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -34,6 +37,12 @@
 /* long options without a letter */
 enum {
 	OPT_TRACEFS	= 256,
+	OPT_FOLDED,
+	OPT_SUMMARY,
+	OPT_INLINE,
+	OPT_PID,
+	OPT_COMM,
+	OPT_TIME,
 };
 
 struct folded {
@@ -46,6 +55,10 @@ struct ctx {
 	bool			raw;
 	bool			quiet;		/* -q: no warnings */
 	bool			folded;
+	bool			summary;	/* --summary */
+	bool			inline_frames;	/* --inline */
+	bool			said;		/* an error was told */
+	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
 	bool			multi;		/* several buffer instances */
 	struct folded		*tab;		/* open addressing */
@@ -114,8 +127,20 @@ static void usage(FILE *fp)
 "Each event that asked for a deferred user stack, with its kernel frames\n"
 "then its user frames as function+offset (binary).\n"
 "\n"
-"  -F, --folded          folded stacks (frame;frame;... count), outermost\n"
-"                        first, one line per distinct stack\n"
+"  -F FILTER             only the events FILTER matches, in trace-cmd\n"
+"                        report's -F syntax ('sys_enter_getppid',\n"
+"                        'sched/sched_switch: prev_pid==5', '.*:COMM==\"x\"');\n"
+"                        repeatable: the events any of them matches\n"
+"      --pid PID[,PID]   only the events of these threads (common_pid)\n"
+"      --comm COMM[,..]  only the events of tasks of these names\n"
+"      --time START,END  only the events from START to END (seconds, as the\n"
+"                        event lines print them; either may be left out)\n"
+"      --folded          folded stacks (event;comm;frame;... count),\n"
+"                        outermost first, one line per distinct stack\n"
+"      --summary         per event, its distinct user call paths (callers\n"
+"                        first) with counts and percentages, most first\n"
+"      --inline          user frames with their source lines and the\n"
+"                        functions inlined there, as trace-cmd report\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -219,13 +244,28 @@ static void folded_print(struct ctx *c)
 	for (i = 0; i < c->tab_size; i++)
 		if (c->tab[i].stack)
 			c->tab[n++] = c->tab[i];
-	qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
+	if (n)		/* no table at all when no event came */
+		qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
 	for (i = 0; i < n; i++) {
 		printf("%s %lu\n", c->tab[i].stack, c->tab[i].count);
 		free(c->tab[i].stack);
 	}
 	free(c->tab);
 	c->tab = NULL;
+}
+
+static int summary_print(struct ctx *c);
+
+/* --folded or --summary at the end: 0, or -1 after saying why */
+static int aggregate_print(struct ctx *c)
+{
+	if (c->summary && summary_print(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	if (c->folded)
+		folded_print(c);
+	return 0;
 }
 
 static void load_live_maps(struct ctx *c, int tgid)
@@ -261,13 +301,31 @@ static void count_user_frame(struct ctx *c, unsigned long long addr,
 		c->uframes_unmapped++;
 }
 
+/*
+ * Makes a name safe in an aggregated stack: for --folded no ';' or
+ * white space (flamegraph.pl's separators); for --summary, whose frames
+ * are kept on lines of their own, no newline.
+ */
+static void sanitize(const struct ctx *c, char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || (c->folded && (*s == ';' || *s == ' ' ||
+						 *s == '\t')))
+			*s = '_';
+}
+
+/* The separator of the frames of a --folded or --summary key */
+static const char *key_sep(const struct ctx *c)
+{
+	return c->folded ? ";" : "\n";
+}
+
 /* A frame for the folded output: no offsets, no ';' or spaces. */
 static void folded_frame(struct ctx *c, char *out, size_t size,
 			 unsigned long long addr, bool kernel, int tgid)
 {
 	struct ustack_sym s;
 	const char *base;
-	char *p;
 	int r;
 
 	if (!ustack_frame_plausible(addr, kernel)) {
@@ -302,56 +360,228 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 			 s.offset);
 	}
  clean:
-	for (p = out; *p; p++)
-		if (*p == ';' || *p == ' ' || *p == '\t' || *p == '\n')
-			*p = '_';
+	sanitize(c, out);
 }
 
+/* The event's name as the text output prints it */
+static void event_name(const struct ustack_event *ev, char *buf, size_t size)
+{
+	if (ev->flags & USTACK_EV_UNSEEN)
+		snprintf(buf, size, "unseen-event");
+	else if (ev->event)
+		snprintf(buf, size, "%s:%s", ev->event->system, ev->event->name);
+	else
+		snprintf(buf, size, "unknown-event");
+}
+
+/*
+ * --inline: after a user frame in an aggregated stack, the functions
+ * inlined at its call, outermost first, each "name [inlined]" as
+ * trace-cmd report names them (ustack_syms_format_lines() gives them
+ * innermost first, one line each, "name [inlined] file:line", before
+ * the frame's own line).
+ */
+static int add_inlined(struct ctx *c, int tgid, unsigned long long addr)
+{
+	char lines[8192], name[1024], *line[64], *p, *e;
+	int i, n = 0;
+
+	if (!c->inline_frames || c->raw ||
+	    !ustack_frame_plausible(addr, USTACK_FRAME_USER) ||
+	    ustack_syms_format_lines(c->syms, tgid, addr, lines,
+				     sizeof(lines)) < 0)
+		return 0;
+	for (p = lines; n < 64 && (e = strchr(p, '\n')); p = e + 1) {
+		*e = '\0';
+		line[n++] = p;
+	}
+	for (i = n - 1; i >= 0; i--) {
+		e = strstr(line[i], " [inlined]");
+		if (!e)
+			continue;
+		*e = '\0';
+		snprintf(name, sizeof(name), "%s [inlined]", line[i]);
+		sanitize(c, name);
+		if (buf_add(c, key_sep(c)) || buf_add(c, name))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * --folded: "event;comm;user frames;kernel frames", outermost first.
+ * --summary: "event\ncomm\nuser frames", one per line: the call path.
+ */
 static int print_folded(struct ctx *c, const struct ustack_event *ev)
 {
-	const char *comm = NULL;
+	const char *comm = NULL, *sep = key_sep(c);
 	char frame[1024];
 	int i;
 
 	c->buf_len = 0;
+	event_name(ev, frame, sizeof(frame));
+	sanitize(c, frame);
+	if (buf_add(c, frame) || buf_add(c, sep))
+		return -1;
 	if (ev->tep)
 		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
 	snprintf(frame, sizeof(frame), "%s", comm && strcmp(comm, "<...>") ?
 		 comm : "[unknown]");
-	for (i = 0; frame[i]; i++)
-		if (frame[i] == ';' || frame[i] == ' ')
-			frame[i] = '_';
+	sanitize(c, frame);
 	if (buf_add(c, frame))
 		return -1;
 	switch (ev->status) {
 	case USTACK_NEVER_ARRIVED:
-		buf_add(c, ";[user stack never arrived]");
+		snprintf(frame, sizeof(frame), "[user stack never arrived]");
 		break;
 	case USTACK_EMPTY:
-		buf_add(c, ";[user stack empty]");
+		snprintf(frame, sizeof(frame), "[user stack empty]");
 		break;
 	case USTACK_TRUNCATED:
-		buf_add(c, ";[truncated]");
+		snprintf(frame, sizeof(frame), "[truncated]");
 		break;
 	case USTACK_LOST:
-		buf_add(c, ";[user stack lost]");
+		snprintf(frame, sizeof(frame), "[user stack lost]");
+		break;
+	case USTACK_NO_COOKIE:
+		/* the kernel frames follow in folded stacks */
+		snprintf(frame, sizeof(frame), "%s", c->summary ?
+			 "[no user stack]" : "");
 		break;
 	default:
+		frame[0] = '\0';
 		break;
 	}
+	if (frame[0] && (buf_add(c, sep) || buf_add(c, frame)))
+		return -1;
 	for (i = ev->nr_user - 1; i >= 0; i--) {
 		folded_frame(c, frame, sizeof(frame), ev->user[i], false,
 			     ev->tgid);
-		buf_add(c, ";");
-		buf_add(c, frame);
+		if (buf_add(c, sep) || buf_add(c, frame) ||
+		    add_inlined(c, ev->tgid, ev->user[i]))
+			return -1;
 	}
-	for (i = ev->nr_kernel - 1; i >= 0; i--) {
+	/* the summary is of the user call paths */
+	for (i = ev->nr_kernel - 1; !c->summary && i >= 0; i--) {
 		folded_frame(c, frame, sizeof(frame), ev->kernel[i], true, 0);
-		buf_add(c, ";");
-		if (buf_add(c, frame))
+		if (buf_add(c, sep) || buf_add(c, frame))
 			return -1;
 	}
 	return folded_add(c, c->buf);
+}
+
+/* the length of the event's name at the start of a --summary key */
+static size_t key_event_len(const char *key)
+{
+	return strchrnul(key, '\n') - key;
+}
+
+static int key_event_cmp(const char *a, const char *b)
+{
+	size_t la = key_event_len(a), lb = key_event_len(b);
+	int r = memcmp(a, b, la < lb ? la : lb);
+
+	return r ? r : (la > lb) - (la < lb);
+}
+
+/* by event, then most events first, then by path */
+static int summary_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+	int r = key_event_cmp(x->stack, y->stack);
+
+	if (r)
+		return r;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+struct sum_group {
+	size_t			first;		/* in the sorted table */
+	size_t			nr;		/* its paths */
+	unsigned long		total;		/* its events */
+};
+
+static const struct folded *sum_tab;
+
+/* most events first, then by name */
+static int group_cmp(const void *a, const void *b)
+{
+	const struct sum_group *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return key_event_cmp(sum_tab[x->first].stack, sum_tab[y->first].stack);
+}
+
+/*
+ * --summary, in the shape of perf report --stdio's call graphs (callers
+ * first): for each event, its distinct user call paths, each with its
+ * share of the event's events and their number, the task's name first.
+ *
+ *   # syscalls:sys_enter_getppid: 5 events, 1 call path
+ *   #
+ *    100.00%  5  callchain
+ *                main
+ *                ...
+ */
+static int summary_print(struct ctx *c)
+{
+	struct sum_group *g = NULL;
+	size_t i, j, n = 0, nr_g = 0;
+	char num[32];
+	int w, ret = 0;
+
+	for (i = 0; i < c->tab_size; i++)
+		if (c->tab[i].stack)
+			c->tab[n++] = c->tab[i];
+	if (!n)		/* no table at all when no event came */
+		goto out;
+	qsort(c->tab, n, sizeof(*c->tab), summary_cmp);
+	g = calloc(n, sizeof(*g));
+	if (!g) {
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!i || key_event_cmp(c->tab[i].stack, c->tab[i - 1].stack))
+			g[nr_g++].first = i;
+		g[nr_g - 1].nr++;
+		g[nr_g - 1].total += c->tab[i].count;
+	}
+	sum_tab = c->tab;
+	qsort(g, nr_g, sizeof(*g), group_cmp);
+	for (i = 0; i < nr_g; i++) {
+		const struct folded *f = &c->tab[g[i].first];
+
+		/* the first path has the most events */
+		w = snprintf(num, sizeof(num), "%lu", f->count);
+		printf("%s# %.*s: %lu event%s, %zu call path%s\n#\n",
+		       i ? "\n" : "", (int)key_event_len(f->stack), f->stack,
+		       g[i].total, g[i].total == 1 ? "" : "s", g[i].nr,
+		       g[i].nr == 1 ? "" : "s");
+		for (j = 0; j < g[i].nr; j++, f++) {
+			const char *p = f->stack + key_event_len(f->stack) + 1;
+			const char *e = strchrnul(p, '\n');
+
+			printf("%7.2f%%  %*lu  %.*s\n",
+			       100.0 * f->count / g[i].total, w, f->count,
+			       (int)(e - p), p);
+			while (*e) {
+				p = e + 1;
+				e = strchrnul(p, '\n');
+				printf("%*s%.*s\n", 12 + w, "", (int)(e - p), p);
+			}
+		}
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(c->tab[i].stack);
+	free(c->tab);
+	free(g);
+	c->tab = NULL;
+	return ret;
 }
 
 static void kernel_frame_text(struct ctx *c, unsigned long long addr,
@@ -377,6 +607,14 @@ static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
 		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
 	} else if (c->raw) {
 		snprintf(frame, size, "0x%llx", addr);
+	} else if (c->inline_frames) {
+		const char *last;
+
+		/* the functions inlined there, one line each, first */
+		ustack_syms_format_lines(c->syms, tgid, addr, frame, size);
+		last = strrchr(frame, '\n');
+		last = last ? last + 1 : frame;
+		count_user_frame(c, addr, strncmp(last, "0x", 2));
 	} else {
 		/* a bare address: no map of the process holds it */
 		ustack_syms_format(c->syms, tgid, addr, frame, size);
@@ -387,7 +625,7 @@ static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
 static void print_text(struct ctx *c, const struct ustack_event *ev)
 {
 	const char *comm = NULL;
-	char frame[4096];
+	char frame[8192];
 	int i;
 
 	if (ev->tep)
@@ -397,12 +635,8 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	if (c->multi || (ev->instance && *ev->instance))
 		printf("(%s) ", ev->instance && *ev->instance ?
 		       ev->instance : "top");
-	if (ev->flags & USTACK_EV_UNSEEN)
-		printf("unseen-event");
-	else if (ev->event)
-		printf("%s:%s", ev->event->system, ev->event->name);
-	else
-		printf("unknown-event");
+	event_name(ev, frame, sizeof(frame));
+	printf("%s", frame);
 	printf(" status=%s", ustack_status_name(ev->status));
 	if (ev->flags & USTACK_EV_LATE)
 		printf(",late");
@@ -424,8 +658,13 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 		printf("  k %s\n", frame);
 	}
 	for (i = 0; i < ev->nr_user; i++) {
+		char *p, *e;
+
 		user_frame_text(c, ev->tgid, ev->user[i], frame, sizeof(frame));
-		printf("  u %s\n", frame);
+		/* --inline: a "u" line for each function inlined there */
+		for (p = frame; (e = strchr(p, '\n')); p = e + 1)
+			printf("  u %.*s\n", (int)(e - p), p);
+		printf("  u %s\n", p);
 	}
 	printf("\n");
 }
@@ -433,9 +672,21 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 static int event_cb(const struct ustack_event *ev, void *data)
 {
 	struct ctx *c = data;
+	int r;
 
+	if (c->filter) {
+		r = evfilter_match(c->filter, ev);
+		if (r < 0) {
+			/* evfilter said why */
+			c->said = true;
+			c->error = EINVAL;
+			return -1;
+		}
+		if (!r)
+			return 0;
+	}
 	load_live_maps(c, ev->tgid);
-	if (c->folded) {
+	if (c->folded || c->summary) {
 		if (print_folded(c, ev) < 0) {
 			c->error = ENOMEM;
 			return -1;
@@ -628,6 +879,10 @@ static int run_live(struct ctx *c, struct live_opts *o)
 	}
 	ustack_join_set_flags(ustack_live_join(live_handle),
 			      USTACK_JOIN_UNSEEN_EVENTS);
+	/* the comms of a live trace come as it runs: no warning */
+	if (c->filter &&
+	    evfilter_prepare(c->filter, ustack_live_tep(live_handle), true) < 0)
+		goto out;
 	if (!c->raw) {
 		ustack_syms_set_tep(c->syms, ustack_live_tep(live_handle));
 		if (ustack_syms_load_kallsyms(c->syms, NULL) < 0)
@@ -639,7 +894,7 @@ static int run_live(struct ctx *c, struct live_opts *o)
 	r = ustack_live_run(live_handle, o->duration * 1000);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (r < 0 && !c->write_error)
+	if (r < 0 && !c->write_error && !c->said)
 		fprintf(stderr, "ustack: error reading the trace\n");
 	if (ustack_live_flush(live_handle) < 0 || r < 0 || c->error)
 		ret = 1;
@@ -717,10 +972,15 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	/* with the maps, the trace file's directory, after the recorded
 	 * paths */
 	ustack_syms_set_file(c->syms, file);
+	if (c->filter &&
+	    evfilter_prepare(c->filter, ustack_file_tep(file), c->quiet) < 0) {
+		ustack_file_close(file);
+		return 1;
+	}
 	lib = lib_errors;
 	ret = ustack_file_iterate(file, index, event_cb, c, &st);
-	if (c->write_error) {
-		ret = 1;	/* main() says so */
+	if (c->write_error || c->said) {
+		ret = 1;	/* main() or the filter says so */
 	} else if (ret < 0 && !c->error && lib_errors != lib) {
 		ret = 1;	/* the library said what */
 	} else if (ret < 0 || c->error) {
@@ -733,8 +993,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	c->stats = st;
 	if (stats)
 		print_stats(&st);
-	if (c->folded)
-		folded_print(c);
+	if (aggregate_print(c) < 0)
+		ret = 1;
 	/* the symbols use the file: drop them first */
 	c->sym_errors = ustack_syms_errors(c->syms);
 	ustack_syms_free(c->syms);
@@ -746,7 +1006,12 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "folded",	no_argument,		NULL, 'F' },
+		{ "folded",	no_argument,		NULL, OPT_FOLDED },
+		{ "summary",	no_argument,		NULL, OPT_SUMMARY },
+		{ "inline",	no_argument,		NULL, OPT_INLINE },
+		{ "pid",	required_argument,	NULL, OPT_PID },
+		{ "comm",	required_argument,	NULL, OPT_COMM },
+		{ "time",	required_argument,	NULL, OPT_TIME },
 		{ "buffer",	required_argument,	NULL, 'B' },
 		{ "symdir",	required_argument,	NULL, 's' },
 		{ "raw",	no_argument,		NULL, 'r' },
@@ -766,21 +1031,45 @@ int main(int argc, char **argv)
 	};
 	struct live_opts lo = { 0 };
 	struct ctx c = { 0 };
-	const char *buffer = NULL, *tracefs = NULL;
+	const char *buffer = NULL, *tracefs = NULL, *last_filter = NULL;
 	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
 
 	c.syms = ustack_syms_alloc();
-	if (!c.syms) {
+	c.filter = evfilter_alloc();
+	if (!c.syms || !c.filter) {
 		perror("ustack");
-		return 1;
+		goto fail;
 	}
-	while ((opt = getopt_long(argc, argv, "FB:s:rqi:e:f:c:Od:vVh", longopts,
+	while ((opt = getopt_long(argc, argv, "F:B:s:rqi:e:f:c:Od:vVh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'F':
+			if (evfilter_add_filter(c.filter, optarg) < 0)
+				goto fail;
+			last_filter = optarg;
+			break;
+		case OPT_PID:
+			if (evfilter_add_pids(c.filter, optarg) < 0)
+				goto fail;
+			break;
+		case OPT_COMM:
+			if (evfilter_add_comms(c.filter, optarg) < 0)
+				goto fail;
+			break;
+		case OPT_TIME:
+			if (evfilter_set_time(c.filter, optarg) < 0)
+				goto fail;
+			break;
+		case OPT_FOLDED:
 			c.folded = true;
+			break;
+		case OPT_SUMMARY:
+			c.summary = true;
+			break;
+		case OPT_INLINE:
+			c.inline_frames = true;
 			break;
 		case 'B':
 			buffer = optarg;
@@ -817,7 +1106,7 @@ int main(int argc, char **argv)
 			lo.count = strtol(optarg, &end, 0);
 			if (*end || lo.count < 0) {
 				fprintf(stderr, "ustack: bad count '%s'\n", optarg);
-				return 1;
+				goto fail;
 			}
 			break;
 		case 'O':
@@ -828,7 +1117,7 @@ int main(int argc, char **argv)
 			if (*end || lo.duration < 0) {
 				fprintf(stderr, "ustack: bad duration '%s'\n",
 					optarg);
-				return 1;
+				goto fail;
 			}
 			break;
 		case 'v':
@@ -840,16 +1129,32 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("ustack (libtracefs-ext) %s\n", USTACK_VERSION);
 			ustack_syms_free(c.syms);
+			evfilter_free(c.filter);
 			return check_stdout(0) ? 1 : 0;
 		case 'h':
 			usage(stdout);
 			ustack_syms_free(c.syms);
+			evfilter_free(c.filter);
 			return check_stdout(0) ? 1 : 0;
 		default:
 			usage(stderr);
-			ustack_syms_free(c.syms);
-			return 1;
+			goto fail;
 		}
+	}
+	/* ustack -F trace.dat: folded stacks until libtracefs-ext 1.7 */
+	if (last_filter && !lo.instance && optind == argc &&
+	    !access(last_filter, F_OK)) {
+		fprintf(stderr, "ustack: -F '%s': a file, not a filter: -F is an event filter, as in trace-cmd report; folded stacks are --folded\n",
+			last_filter);
+		goto fail;
+	}
+	if (c.folded && c.summary) {
+		fprintf(stderr, "ustack: --folded or --summary, not both\n");
+		goto fail;
+	}
+	if (evfilter_empty(c.filter)) {
+		evfilter_free(c.filter);
+		c.filter = NULL;
 	}
 	/*
 	 * The libraries' own messages ("mmap: Unknown error -22") name
@@ -863,35 +1168,32 @@ int main(int argc, char **argv)
 	if (lo.instance) {
 		if (optind < argc || buffer) {
 			fprintf(stderr, "ustack: -i reads live: no FILE or -B\n");
-			ustack_syms_free(c.syms);
-			return 1;
+			goto fail;
 		}
 		if (tracefs && set_tracefs(tracefs) < 0) {
-			ustack_syms_free(c.syms);
-			return 1;
+			goto fail;
 		}
 		c.live = true;
 		lo.stats = stats;
 		ret = run_live(&c, &lo);
-		if (c.folded)
-			folded_print(&c);
+		if (aggregate_print(&c) < 0)
+			ret = 1;
 	} else {
 		if (lo.nr_events || lo.option || lo.filter || lo.duration ||
 		    tracefs) {
 			fprintf(stderr, "ustack: -e, -f, -O, -d and --tracefs need -i\n");
-			ustack_syms_free(c.syms);
-			return 1;
+			goto fail;
 		}
 		if (optind + 1 < argc) {
 			usage(stderr);
-			ustack_syms_free(c.syms);
-			return 1;
+			goto fail;
 		}
 		ret = run_file(&c, optind < argc ? argv[optind] : "trace.dat",
 			       buffer, stats);
 	}
 	errors = c.sym_errors + ustack_syms_errors(c.syms);
 	ustack_syms_free(c.syms);
+	evfilter_free(c.filter);
 	free(c.loaded);
 	free(c.buf);
 	free(lo.events);
@@ -905,4 +1207,9 @@ int main(int argc, char **argv)
 	if (errors)
 		return EXIT_SYMS;
 	return 0;
+fail:
+	evfilter_free(c.filter);
+	ustack_syms_free(c.syms);
+	free(lo.events);
+	return 1;
 }

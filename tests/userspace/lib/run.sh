@@ -255,7 +255,7 @@ open(sys.argv[2], "wb").write(d)
 EOF
 if run_tool tramp 0 "$T/tramp.dat" && [ ! -s "$B/tramp.err" ] &&
    grep -qx '  k \[ftrace trampoline\]' "$B/tramp.out" &&
-   run_tool tramp-folded 0 -F "$T/tramp.dat" && grep -q ';\[ftrace_trampoline\];' "$B/tramp-folded.out"; then
+   run_tool tramp-folded 0 --folded "$T/tramp.dat" && grep -q ';\[ftrace_trampoline\];' "$B/tramp-folded.out"; then
 	pass "ustack: a frame in an ftrace trampoline (INT_MAX) is shown as one, not as damage"
 else
 	cat "$B/tramp.err"
@@ -286,11 +286,11 @@ else
 	fail "ustack: a user frame outside its process's maps"
 fi
 if run_tool folded 0 --folded "$T/trigger.dat"; then
-	want_enter="callchain;${LIBC:+__libc_start_main;}main;work_outer;work_middle;work_inner;entry_SYSCALL_64_after_hwframe;do_syscall_64;trace_event_raw_event_sys_enter 6"
+	want_enter="syscalls:sys_enter_getppid;callchain;${LIBC:+__libc_start_main;}main;work_outer;work_middle;work_inner;entry_SYSCALL_64_after_hwframe;do_syscall_64;trace_event_raw_event_sys_enter 6"
 	if grep -qxF "$want_enter" "$B/folded.out" &&
 	   grep -q ';trace_event_raw_event_sys_exit 6$' "$B/folded.out" &&
 	   [ "$(grep -c callchain "$B/folded.out")" = 2 ] &&
-	   grep -qx 'kworker/0:1;.*;process_one_work 1' "$B/folded.out"; then
+	   grep -qx 'sched:sched_switch;kworker/0:1;.*;process_one_work 1' "$B/folded.out"; then
 		pass "ustack --folded: one line per distinct stack, right counts"
 	else
 		cat "$B/folded.out"
@@ -340,9 +340,9 @@ if run_tool flags 0 --stats "$T/flags.dat"; then
 		fail "ustack: the records' flags"
 	fi
 fi
-if run_tool flags-folded 0 -q -F "$T/flags.dat" &&
-   grep -q '^callchain;\[user stack lost\];.*;trace_event_raw_event_sys_enter 1$' "$B/flags-folded.out" &&
-   grep -q '^callchain;\[truncated\];work_middle;work_inner;.* 1$' "$B/flags-folded.out" &&
+if run_tool flags-folded 0 -q --folded "$T/flags.dat" &&
+   grep -q '^syscalls:sys_enter_getppid;callchain;\[user stack lost\];.*;trace_event_raw_event_sys_enter 1$' "$B/flags-folded.out" &&
+   grep -q '^syscalls:sys_exit_getppid;callchain;\[truncated\];work_middle;work_inner;.* 1$' "$B/flags-folded.out" &&
    [ ! -s "$B/flags-folded.err" ]; then
 	pass "ustack --folded: lost and truncated stacks marked"
 else
@@ -587,7 +587,7 @@ EOF2
 	if [ -n "$uf" ] &&
 	   "$USTACK" -s "$FIX" "$uf" >"$B/pdu.out" 2>"$B/pdu.err"; [ $? = 3 ] &&
 	   grep -q '^  u 0x[0-9a-f]* \[not an address\]$' "$B/pdu.out" &&
-	   "$USTACK" -F -s "$FIX" "$uf" 2>/dev/null | grep -q ';0x[0-9a-f]*_\[not_an_address\][; ]' &&
+	   "$USTACK" --folded -s "$FIX" "$uf" 2>/dev/null | grep -q ';0x[0-9a-f]*_\[not_an_address\][; ]' &&
 	   n=$(sed -n 's/.* \([0-9]*\) implausible user frames\{0,1\}[,( ].*/\1/p' "$B/pdu.err") &&
 	   "$USTACK" --stats -q -s "$FIX" "$uf" 2>&1 >/dev/null | grep -q "user frames $n, "; then
 		pass "damage: implausible user frame marked in text and folded output ($n, as --stats)"
@@ -612,8 +612,10 @@ else
 	cat "$B/full.err"
 	fail "ustack > /dev/full: exit $rc"
 fi
-"$USTACK" -F -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
-[ $? = 1 ] && pass "ustack -F > /dev/full: exit 1" || fail "ustack -F > /dev/full"
+"$USTACK" --folded -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
+[ $? = 1 ] && pass "ustack --folded > /dev/full: exit 1" || fail "ustack --folded > /dev/full"
+"$USTACK" --summary -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
+[ $? = 1 ] && pass "ustack --summary > /dev/full: exit 1" || fail "ustack --summary > /dev/full"
 ver=$(sed -n 's/^VERSION[[:space:]]*=[[:space:]]*//p' "$LIB/Makefile")
 [ "$("$USTACK" --version)" = "ustack (libtracefs-ext) $ver" ] && [ "$("$USTACK" -V)" = "ustack (libtracefs-ext) $ver" ] &&
 	pass "ustack --version: $ver" || fail "ustack --version"
@@ -640,6 +642,11 @@ if ls "$FIX"/*.dat >/dev/null 2>&1; then
 else
 	skip "recorded fixtures: $FIX has no *.dat yet"
 fi
+
+# ---- choosing events, folded stacks by event, --inline, --summary,
+# against stock trace-cmd report and addr2line (issue 20 item 9) ----
+"$HERE/test-select.sh" "$USTACK" "$FIX" "$B" "$W/callchain" >"$B/select.out" 2>&1
+count "$B/select.out" $? test-select
 
 # ---- documentation, samples, install ----
 if "$HERE/check-man.sh" "$LIB" >"$B/man.out" 2>&1; then

@@ -107,7 +107,7 @@ for f in "$FIX"/*.dat; do
 		check "$name" '[ "$complete" -ge 10 ] && [ "$ok" = "$complete" ] && [ "$never" = 0 ] && [ "$kf" -gt 0 ]' \
 			"10 getppid enter/exit events, kernel frames then $CHAIN by name"
 		"${VG[@]}" "$USTACK" -s "$FIX" --folded "$f" >"$B/$name.folded" 2>/dev/null
-		n=$(grep -c '^callchain;.*work_inner;.*_getppid.* 5$\|^callchain;.*work_inner;.* 5$' "$B/$name.folded")
+		n=$(grep -c '^syscalls:sys_\(enter\|exit\)_getppid;callchain;.*work_inner;.* 5$' "$B/$name.folded")
 		check "$name" '[ "$n" -ge 2 ]' "folded: one line per distinct stack, count 5 each ($n lines)"
 		;;
 	option-T)
