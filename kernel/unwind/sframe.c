@@ -2,9 +2,11 @@
 /*
  * Reading .sframe sections from user memory for the user space unwinder.
  *
- * Each mm keeps a list of the .sframe sections of its objects: the
- * executable and its interpreter, registered at exec, and whatever user
- * space registers later with prctl(PR_ADD_SFRAME).  The sections are read
+ * Each mm keeps the .sframe sections of its objects, by the code they
+ * describe, in a maple tree: the executable and its interpreter, registered
+ * at exec, and whatever user space registers later with
+ * prctl(PR_ADD_SFRAME).  An unwind looks a section up for every frame, so
+ * the lookup takes no lock: it copies the section under RCU.  The sections are read
  * in place, in user memory, and only from a context that may fault (the
  * deferred unwinder runs in task context before the return to user space).
  * Nothing read from user memory is trusted: a section found inconsistent
@@ -12,13 +14,14 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
-#include <linux/list.h>
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -43,16 +46,17 @@
 
 /**
  * struct sframe_mm - the .sframe sections of an mm
- * @lock:	guards @sections, @nr and @next_id; never held across a user
- *		access
- * @sections:	list of &struct sframe_section
+ * @lock:	serialises the changes of @sections, @nr and @next_id; never
+ *		held across a user access, never taken by a lookup
+ * @sections:	&struct sframe_section by the range of code each describes,
+ *		read under RCU; sections are freed after a grace period
  * @nr:		number of sections
  * @next_id:	the id of the next section registered
  * @warned:	a dropped section of this mm was reported already
  */
 struct sframe_mm {
 	struct mutex		lock;	/* see above */
-	struct list_head	sections;
+	struct maple_tree	sections;
 	unsigned int		nr;
 	u64			next_id;
 	unsigned long		warned;
@@ -74,11 +78,11 @@ static struct sframe_mm *sframe_mm_alloc(void)
 	if (!sm)
 		return NULL;
 	mutex_init(&sm->lock);
-	INIT_LIST_HEAD(&sm->sections);
+	mt_init_flags(&sm->sections, MT_FLAGS_USE_RCU);
 	return sm;
 }
 
-/* The mm's list, created on first use; NULL when out of memory */
+/* The mm's sections, created on first use; NULL when out of memory */
 static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe), *new;
@@ -104,12 +108,15 @@ static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 void sframe_free_mm(struct mm_struct *mm)
 {
 	struct sframe_mm *sm = mm->sframe;
-	struct sframe_section *sec, *tmp;
+	struct sframe_section *sec;
+	unsigned long index = 0;
 
 	if (!sm)
 		return;
-	list_for_each_entry_safe(sec, tmp, &sm->sections, list)
+	/* nothing can look the sections up any more: no grace period */
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
 		kfree(sec);
+	mtree_destroy(&sm->sections);
 	kfree(sm);
 	mm->sframe = NULL;
 }
@@ -127,6 +134,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct sframe_mm *old = READ_ONCE(oldmm->sframe), *sm;
 	struct sframe_section *sec, *copy;
+	unsigned long index = 0;
 	int ret = 0;
 
 	if (!old)
@@ -136,13 +144,19 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 		return -ENOMEM;
 	mm->sframe = sm;
 	mutex_lock(&old->lock);
-	list_for_each_entry(sec, &old->sections, list) {
+	mt_for_each(&old->sections, sec, index, ULONG_MAX) {
 		copy = kmemdup(sec, sizeof(*sec), GFP_KERNEL_ACCOUNT);
 		if (!copy) {
 			ret = -ENOMEM;
 			break;
 		}
-		list_add_tail(&copy->list, &sm->sections);
+		ret = mtree_insert_range(&sm->sections, copy->text_start,
+					 copy->text_end - 1, copy,
+					 GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			kfree(copy);
+			break;
+		}
 		WRITE_ONCE(sm->nr, sm->nr + 1);
 	}
 	sm->next_id = old->next_id;
@@ -163,36 +177,48 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return sm && READ_ONCE(sm->nr);
 }
 
-/* The section of @mm's list that describes @ip, copied to @out */
+/*
+ * The section of @sm that describes @ip, copied to @out: the copy is what
+ * the unwinder reads, so nothing is held across its user accesses, and a
+ * section removed meanwhile is freed only after the copy is taken.
+ */
 static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
 				 struct sframe_section *out)
 {
 	struct sframe_section *sec;
-	int ret = -ENOENT;
 
-	mutex_lock(&sm->lock);
-	list_for_each_entry(sec, &sm->sections, list) {
-		if (ip >= sec->text_start && ip < sec->text_end) {
-			*out = *sec;
-			ret = 0;
-			break;
-		}
-	}
-	mutex_unlock(&sm->lock);
-	return ret;
+	rcu_read_lock();
+	sec = mtree_load(&sm->sections, ip);
+	if (sec)
+		*out = *sec;
+	rcu_read_unlock();
+	return sec ? 0 : -ENOENT;
 }
 
 static void sframe_remove_locked(struct sframe_mm *sm,
 				 struct sframe_section *sec)
 {
-	list_del(&sec->list);
+	mtree_erase(&sm->sections, sec->text_start);
 	WRITE_ONCE(sm->nr, sm->nr - 1);
-	kfree(sec);
+	kfree_rcu(sec, rcu);
+}
+
+/* The section of @sm registered at @sframe_start, @sm->lock held */
+static struct sframe_section *sframe_find_start(struct sframe_mm *sm,
+						unsigned long sframe_start)
+{
+	struct sframe_section *sec;
+	unsigned long index = 0;
+
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
+		if (sec->sframe_start == sframe_start)
+			return sec;
+	return NULL;
 }
 
 /*
- * Remove the section that starts at @sframe_start from @mm's list; only
- * if it is registration @id, unless @id is 0
+ * Remove the section that starts at @sframe_start from @mm; only if it is
+ * registration @id, unless @id is 0
  */
 static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
 			      u64 id)
@@ -204,14 +230,10 @@ static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
 	if (!sm)
 		return ret;
 	mutex_lock(&sm->lock);
-	list_for_each_entry(sec, &sm->sections, list) {
-		if (sec->sframe_start == sframe_start) {
-			if (!id || sec->id == id) {
-				sframe_remove_locked(sm, sec);
-				ret = 0;
-			}
-			break;
-		}
+	sec = sframe_find_start(sm, sframe_start);
+	if (sec && (!id || sec->id == id)) {
+		sframe_remove_locked(sm, sec);
+		ret = 0;
 	}
 	mutex_unlock(&sm->lock);
 	return ret;
@@ -370,12 +392,14 @@ void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
 			unsigned long end)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe);
-	struct sframe_section *sec, *tmp;
+	struct sframe_section *sec;
+	unsigned long index = 0;
 
 	if (!sm || !READ_ONCE(sm->nr))
 		return;
+	/* a section's own range is not a key: look at every one */
 	mutex_lock(&sm->lock);
-	list_for_each_entry_safe(sec, tmp, &sm->sections, list) {
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX) {
 		if (sframe_overlaps(sec->text_start, sec->text_end, start, end) ||
 		    sframe_overlaps(sec->sframe_start, sec->sframe_end, start, end))
 			sframe_remove_locked(sm, sec);
@@ -389,7 +413,7 @@ static int __sframe_add_section(unsigned long sframe_start,
 				unsigned long text_end, bool check_fdes)
 {
 	struct mm_struct *mm = current->mm;
-	struct sframe_section *sec, *other;
+	struct sframe_section *sec;
 	struct sframe_mm *sm;
 	int ret;
 
@@ -432,14 +456,15 @@ static int __sframe_add_section(unsigned long sframe_start,
 	if (sm->nr >= SFRAME_MAX_SECTIONS)
 		goto unlock;
 	ret = -EEXIST;
-	list_for_each_entry(other, &sm->sections, list) {
-		if (text_start < other->text_end && other->text_start < text_end)
-			goto unlock;
-		if (sframe_start == other->sframe_start)
-			goto unlock;
-	}
-	sec->id = ++sm->next_id;
-	list_add_tail(&sec->list, &sm->sections);
+	if (sframe_find_start(sm, sframe_start))
+		goto unlock;
+	sec->id = sm->next_id + 1;
+	/* -EEXIST when the code is another section's, even in part */
+	ret = mtree_insert_range(&sm->sections, text_start, text_end - 1, sec,
+				 GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto unlock;
+	sm->next_id++;
 	WRITE_ONCE(sm->nr, sm->nr + 1);
 	mutex_unlock(&sm->lock);
 	mmap_read_unlock(mm);
@@ -656,39 +681,81 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	return 0;
 }
 
+/**
+ * struct sframe_window - the last word read of a function's FREs
+ * @start:	user address of @bytes[0]; 0 while nothing is read
+ * @bytes:	the word, as it lies in user memory
+ *
+ * An FRE is a few fields of one to four bytes.  Reading them a word at a
+ * time takes one user access for two or three FREs of a small function
+ * instead of two or more per FRE.
+ */
+struct sframe_window {
+	unsigned long	start;
+	u8		bytes[sizeof(u64)];
+};
+
+/* Copy @size bytes at @addr, inside the FREs of @sec, through @w */
+static int sframe_window_read(const struct sframe_section *sec,
+			      struct sframe_window *w, unsigned long addr,
+			      unsigned int size, void *out)
+{
+	unsigned long from = addr;
+	u64 word;
+
+	if (!sframe_in(addr, size, sec->fres_start, sec->fres_end))
+		return -EINVAL;
+	if (!w->start || addr < w->start ||
+	    addr + size > w->start + sizeof(word)) {
+		/* a word that ends past the FREs ends at their end instead */
+		if (sec->fres_end - addr < sizeof(word)) {
+			if (sec->fres_end - sec->fres_start < sizeof(word))
+				return copy_from_user(out, (void __user *)addr,
+						      size) ? -EFAULT : 0;
+			from = sec->fres_end - sizeof(word);
+		}
+		if (get_user(word, (u64 __user *)from))
+			return -EFAULT;
+		memcpy(w->bytes, &word, sizeof(word));
+		w->start = from;
+	}
+	memcpy(out, w->bytes + (addr - w->start), size);
+	return 0;
+}
+
 /* Read an unsigned field of @size bytes (1, 2 or 4) at *@pos, advance */
-static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
+static int sframe_get_u(const struct sframe_section *sec,
+			struct sframe_window *w, unsigned long *pos,
 			unsigned int size, u32 *val)
 {
 	u8 b;
 	u16 h;
 	int ret;
 
-	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
-		return -EINVAL;
 	switch (size) {
 	case 1:
-		ret = get_user(b, (u8 __user *)*pos);
+		ret = sframe_window_read(sec, w, *pos, size, &b);
 		*val = b;
 		break;
 	case 2:
-		ret = get_user(h, (u16 __user *)*pos);
+		ret = sframe_window_read(sec, w, *pos, size, &h);
 		*val = h;
 		break;
 	default:
-		ret = get_user(*val, (u32 __user *)*pos);
+		ret = sframe_window_read(sec, w, *pos, size, val);
 		break;
 	}
 	*pos += size;
-	return ret ? -EFAULT : 0;
+	return ret;
 }
 
 /* A signed stack offset of @size bytes at *@pos */
-static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
+static int sframe_get_s(const struct sframe_section *sec,
+			struct sframe_window *w, unsigned long *pos,
 			unsigned int size, s32 *val)
 {
 	u32 u;
-	int ret = sframe_get_u(sec, pos, size, &u);
+	int ret = sframe_get_u(sec, w, pos, size, &u);
 
 	if (ret)
 		return ret;
@@ -710,32 +777,52 @@ struct sframe_fre {
 	s32	fp_off;
 };
 
-/* Read the FRE at *@pos and advance past it */
-static int sframe_read_fre(const struct sframe_section *sec,
-			   const struct sframe_fde *fde, unsigned long *pos,
-			   struct sframe_fre *fre)
+/*
+ * Read the start address and info byte of the FRE at *@pos, check the
+ * info byte, and advance *@pos past the whole FRE.  The offsets that
+ * follow are only skipped: the walk needs them from one FRE alone.
+ */
+static int sframe_read_fre_head(const struct sframe_section *sec,
+				const struct sframe_fde *fde,
+				struct sframe_window *w, unsigned long *pos,
+				struct sframe_fre *fre)
 {
 	unsigned int n, size;
 	u32 info;
 	int ret;
 
-	ret = sframe_get_u(sec, pos, 1 << fde->fre_type, &fre->start);
+	ret = sframe_get_u(sec, w, pos, 1 << fde->fre_type, &fre->start);
 	if (!ret)
-		ret = sframe_get_u(sec, pos, 1, &info);
+		ret = sframe_get_u(sec, w, pos, 1, &info);
 	if (ret)
 		return ret;
 	fre->info = info;
 	n = SFRAME_FRE_OFFSET_COUNT(info);
 	size = 1 << SFRAME_FRE_OFFSET_SIZE(info);
 	/* amd64: the CFA, then the FP if saved; the RA is at a fixed offset */
-	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info))
+	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
+	    !sframe_in(*pos, n * size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
+	*pos += n * size;
+	return 0;
+}
+
+/* Read the offsets of @fre, which end at @end */
+static int sframe_read_fre_offsets(const struct sframe_section *sec,
+				   struct sframe_window *w, unsigned long end,
+				   struct sframe_fre *fre)
+{
+	unsigned int n = SFRAME_FRE_OFFSET_COUNT(fre->info);
+	unsigned int size = 1 << SFRAME_FRE_OFFSET_SIZE(fre->info);
+	unsigned long pos = end - n * size;
+	int ret = 0;
+
 	fre->cfa_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
-		ret = sframe_get_s(sec, pos, size, &fre->cfa_off);
+		ret = sframe_get_s(sec, w, &pos, size, &fre->cfa_off);
 	if (!ret && n == 2)
-		ret = sframe_get_s(sec, pos, size, &fre->fp_off);
+		ret = sframe_get_s(sec, w, &pos, size, &fre->fp_off);
 	return ret;
 }
 
@@ -750,8 +837,9 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			   struct sframe_fre *out)
 {
 	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	unsigned long found_end = 0;	/* where the FRE in effect ends */
+	struct sframe_window w = {};
 	struct sframe_fre fre;
-	bool found = false;
 	u32 i, prev = 0;
 	int ret;
 
@@ -763,7 +851,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		ret = sframe_read_fre_head(sec, fde, &w, &pos, &fre);
 		if (ret)
 			return ret;
 		/* start addresses ascend, and stay inside the function */
@@ -773,9 +861,11 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		if (fre.start > off)
 			break;
 		*out = fre;
-		found = true;
+		found_end = pos;
 	}
-	return found ? 0 : -ENOENT;
+	if (!found_end)
+		return -ENOENT;
+	return sframe_read_fre_offsets(sec, &w, found_end, out);
 }
 
 static void sframe_fre_to_frame(const struct sframe_section *sec,
@@ -802,12 +892,9 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	if (ret)
 		return ret;
 	mutex_lock(&sm->lock);
-	list_for_each_entry(cur, &sm->sections, list) {
-		if (cur->id == sec->id) {
-			cur->fdes_checked = true;
-			break;
-		}
-	}
+	cur = mtree_load(&sm->sections, sec->text_start);
+	if (cur && cur->id == sec->id)
+		WRITE_ONCE(cur->fdes_checked, true);
 	mutex_unlock(&sm->lock);
 	return 0;
 }
