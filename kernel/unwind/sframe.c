@@ -6,7 +6,8 @@
  * describe, in a maple tree: the executable and its interpreter, registered
  * at exec, and whatever user space registers later with
  * prctl(PR_ADD_SFRAME).  An unwind looks a section up for every frame, so
- * the lookup takes no lock: it copies the section under RCU.  The sections are read
+ * the lookup takes no lock: it copies the section under RCU.  The rules
+ * found are kept per mm, by address, until a section goes.  The sections are read
  * in place, in user memory, and only from a context that may fault (the
  * deferred unwinder runs in task context before the return to user space).
  * Nothing read from user memory is trusted: a section found inconsistent
@@ -14,6 +15,7 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/hash.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
@@ -44,6 +46,30 @@
  */
 #define SFRAME_FRE_BATCH	256
 
+/*
+ * Rules found for an address are kept per mm, in a table of this many
+ * slots indexed by a hash of the address: a profiler sees the same return
+ * addresses again and again, and a rule found once costs a slot's read
+ * instead of a section lookup, a binary search and an FRE walk in user
+ * memory.  8 KiB per mm that has been unwound by SFrame.
+ */
+#define SFRAME_CACHE_BITS	8
+
+/**
+ * struct sframe_rule - a rule found for one address, kept for the next walk
+ * @seq:	odd while the slot is written; a reader that sees it odd, or
+ *		changed after its read, misses
+ * @gen:	&struct sframe_mm.gen when the rule was found
+ * @ip:		the address
+ * @frame:	the rule
+ */
+struct sframe_rule {
+	unsigned int			seq;
+	unsigned int			gen;
+	unsigned long			ip;
+	struct unwind_user_frame	frame;
+};
+
 /**
  * struct sframe_mm - the .sframe sections of an mm
  * @lock:	serialises the changes of @sections, @nr and @next_id; never
@@ -53,6 +79,10 @@
  * @nr:		number of sections
  * @next_id:	the id of the next section registered
  * @warned:	a dropped section of this mm was reported already
+ * @gen:	changes whenever a section goes: rules found before then are
+ *		no longer used
+ * @rules:	SFRAME_CACHE_BITS-hashed rules found, allocated at the first
+ *		lookup; NULL before, or when that allocation failed
  */
 struct sframe_mm {
 	struct mutex		lock;	/* see above */
@@ -60,6 +90,8 @@ struct sframe_mm {
 	unsigned int		nr;
 	u64			next_id;
 	unsigned long		warned;
+	unsigned int		gen;
+	struct sframe_rule	*rules;
 };
 
 /**
@@ -117,6 +149,7 @@ void sframe_free_mm(struct mm_struct *mm)
 	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
 		kfree(sec);
 	mtree_destroy(&sm->sections);
+	kvfree(sm->rules);
 	kfree(sm);
 	mm->sframe = NULL;
 }
@@ -200,6 +233,12 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 {
 	mtree_erase(&sm->sections, sec->text_start);
 	WRITE_ONCE(sm->nr, sm->nr - 1);
+	/*
+	 * What was found through it may be another object's code next.  A
+	 * lookup that sees the new generation must not find the section.
+	 */
+	smp_wmb();
+	WRITE_ONCE(sm->gen, sm->gen + 1);
 	kfree_rcu(sec, rcu);
 }
 
@@ -681,81 +720,39 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	return 0;
 }
 
-/**
- * struct sframe_window - the last word read of a function's FREs
- * @start:	user address of @bytes[0]; 0 while nothing is read
- * @bytes:	the word, as it lies in user memory
- *
- * An FRE is a few fields of one to four bytes.  Reading them a word at a
- * time takes one user access for two or three FREs of a small function
- * instead of two or more per FRE.
- */
-struct sframe_window {
-	unsigned long	start;
-	u8		bytes[sizeof(u64)];
-};
-
-/* Copy @size bytes at @addr, inside the FREs of @sec, through @w */
-static int sframe_window_read(const struct sframe_section *sec,
-			      struct sframe_window *w, unsigned long addr,
-			      unsigned int size, void *out)
-{
-	unsigned long from = addr;
-	u64 word;
-
-	if (!sframe_in(addr, size, sec->fres_start, sec->fres_end))
-		return -EINVAL;
-	if (!w->start || addr < w->start ||
-	    addr + size > w->start + sizeof(word)) {
-		/* a word that ends past the FREs ends at their end instead */
-		if (sec->fres_end - addr < sizeof(word)) {
-			if (sec->fres_end - sec->fres_start < sizeof(word))
-				return copy_from_user(out, (void __user *)addr,
-						      size) ? -EFAULT : 0;
-			from = sec->fres_end - sizeof(word);
-		}
-		if (get_user(word, (u64 __user *)from))
-			return -EFAULT;
-		memcpy(w->bytes, &word, sizeof(word));
-		w->start = from;
-	}
-	memcpy(out, w->bytes + (addr - w->start), size);
-	return 0;
-}
-
 /* Read an unsigned field of @size bytes (1, 2 or 4) at *@pos, advance */
-static int sframe_get_u(const struct sframe_section *sec,
-			struct sframe_window *w, unsigned long *pos,
+static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
 			unsigned int size, u32 *val)
 {
 	u8 b;
 	u16 h;
 	int ret;
 
+	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
+		return -EINVAL;
 	switch (size) {
 	case 1:
-		ret = sframe_window_read(sec, w, *pos, size, &b);
+		ret = get_user(b, (u8 __user *)*pos);
 		*val = b;
 		break;
 	case 2:
-		ret = sframe_window_read(sec, w, *pos, size, &h);
+		ret = get_user(h, (u16 __user *)*pos);
 		*val = h;
 		break;
 	default:
-		ret = sframe_window_read(sec, w, *pos, size, val);
+		ret = get_user(*val, (u32 __user *)*pos);
 		break;
 	}
 	*pos += size;
-	return ret;
+	return ret ? -EFAULT : 0;
 }
 
 /* A signed stack offset of @size bytes at *@pos */
-static int sframe_get_s(const struct sframe_section *sec,
-			struct sframe_window *w, unsigned long *pos,
+static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
 			unsigned int size, s32 *val)
 {
 	u32 u;
-	int ret = sframe_get_u(sec, w, pos, size, &u);
+	int ret = sframe_get_u(sec, pos, size, &u);
 
 	if (ret)
 		return ret;
@@ -783,17 +780,16 @@ struct sframe_fre {
  * follow are only skipped: the walk needs them from one FRE alone.
  */
 static int sframe_read_fre_head(const struct sframe_section *sec,
-				const struct sframe_fde *fde,
-				struct sframe_window *w, unsigned long *pos,
+				const struct sframe_fde *fde, unsigned long *pos,
 				struct sframe_fre *fre)
 {
 	unsigned int n, size;
 	u32 info;
 	int ret;
 
-	ret = sframe_get_u(sec, w, pos, 1 << fde->fre_type, &fre->start);
+	ret = sframe_get_u(sec, pos, 1 << fde->fre_type, &fre->start);
 	if (!ret)
-		ret = sframe_get_u(sec, w, pos, 1, &info);
+		ret = sframe_get_u(sec, pos, 1, &info);
 	if (ret)
 		return ret;
 	fre->info = info;
@@ -809,8 +805,7 @@ static int sframe_read_fre_head(const struct sframe_section *sec,
 
 /* Read the offsets of @fre, which end at @end */
 static int sframe_read_fre_offsets(const struct sframe_section *sec,
-				   struct sframe_window *w, unsigned long end,
-				   struct sframe_fre *fre)
+				   unsigned long end, struct sframe_fre *fre)
 {
 	unsigned int n = SFRAME_FRE_OFFSET_COUNT(fre->info);
 	unsigned int size = 1 << SFRAME_FRE_OFFSET_SIZE(fre->info);
@@ -820,9 +815,9 @@ static int sframe_read_fre_offsets(const struct sframe_section *sec,
 	fre->cfa_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
-		ret = sframe_get_s(sec, w, &pos, size, &fre->cfa_off);
+		ret = sframe_get_s(sec, &pos, size, &fre->cfa_off);
 	if (!ret && n == 2)
-		ret = sframe_get_s(sec, w, &pos, size, &fre->fp_off);
+		ret = sframe_get_s(sec, &pos, size, &fre->fp_off);
 	return ret;
 }
 
@@ -838,7 +833,6 @@ static int sframe_find_fre(const struct sframe_section *sec,
 {
 	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
 	unsigned long found_end = 0;	/* where the FRE in effect ends */
-	struct sframe_window w = {};
 	struct sframe_fre fre;
 	u32 i, prev = 0;
 	int ret;
@@ -851,7 +845,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fre_head(sec, fde, &w, &pos, &fre);
+		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
 		if (ret)
 			return ret;
 		/* start addresses ascend, and stay inside the function */
@@ -865,7 +859,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 	}
 	if (!found_end)
 		return -ENOENT;
-	return sframe_read_fre_offsets(sec, &w, found_end, out);
+	return sframe_read_fre_offsets(sec, found_end, out);
 }
 
 static void sframe_fre_to_frame(const struct sframe_section *sec,
@@ -899,29 +893,69 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	return 0;
 }
 
-/**
- * sframe_find - how to unwind from a user address, by the .sframe sections
- * @ip: the address, in the current task's address space
- * @frame: where to put the rule that finds the caller's frame
- *
- * Reads user memory: call only where faults are allowed.  A section found
- * inconsistent or unreadable is dropped, with a message once per mm.
- *
- * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
- * the one that does has no rule for it that this unwinder follows;
- * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
- */
-int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
+static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
+					    unsigned long ip)
 {
-	struct mm_struct *mm = current->mm;
+	struct sframe_rule *rules = READ_ONCE(sm->rules), *new;
+
+	if (!rules) {
+		new = kvcalloc(1 << SFRAME_CACHE_BITS, sizeof(*new),
+			       GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return NULL;
+		/* threads of one mm may race to create it: one wins */
+		rules = cmpxchg(&sm->rules, NULL, new);
+		if (rules)
+			kvfree(new);
+		else
+			rules = new;
+	}
+	return &rules[hash_long(ip, SFRAME_CACHE_BITS)];
+}
+
+/* The rule kept for @ip in @slot, if any was found since generation @gen */
+static bool sframe_rule_get(struct sframe_rule *slot, unsigned long ip,
+			    unsigned int gen, struct unwind_user_frame *frame)
+{
+	unsigned int seq = smp_load_acquire(&slot->seq);
+
+	if ((seq & 1) || READ_ONCE(slot->ip) != ip ||
+	    READ_ONCE(slot->gen) != gen)
+		return false;
+	*frame = slot->frame;
+	smp_rmb();
+	return READ_ONCE(slot->seq) == seq;
+}
+
+/* Keep @frame for @ip; a slot another thread is writing is left to it */
+static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
+			    unsigned int gen,
+			    const struct unwind_user_frame *frame)
+{
+	unsigned int seq = READ_ONCE(slot->seq);
+
+	if ((seq & 1) || cmpxchg(&slot->seq, seq, seq + 1) != seq)
+		return;
+	WRITE_ONCE(slot->ip, ip);
+	WRITE_ONCE(slot->gen, gen);
+	slot->frame = *frame;
+	smp_store_release(&slot->seq, seq + 2);
+}
+
+/*
+ * The rule for @ip, from the section that describes it: the lookup of a
+ * rule not kept, apart so that a kept one costs no more than reading it
+ */
+static noinline int sframe_find_in_section(struct sframe_mm *sm,
+					   unsigned long ip,
+					   struct unwind_user_frame *frame)
+{
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	struct sframe_mm *sm;
 	int ret;
 
-	sm = mm ? READ_ONCE(mm->sframe) : NULL;
-	if (!sm || sframe_lookup_section(sm, ip, &sec))
+	if (sframe_lookup_section(sm, ip, &sec))
 		return -ENOENT;
 	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
 	if (!ret)
@@ -937,4 +971,42 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	}
 	sframe_fre_to_frame(&sec, &fre, frame);
 	return 0;
+}
+
+/**
+ * sframe_find - how to unwind from a user address, by the .sframe sections
+ * @ip: the address, in the current task's address space
+ * @frame: where to put the rule that finds the caller's frame
+ *
+ * Reads user memory: call only where faults are allowed.  A section found
+ * inconsistent or unreadable is dropped, with a message once per mm.  A
+ * rule found is kept for @ip until a section of the mm goes: the next
+ * lookup of @ip reads no user memory, and does not see a change the
+ * process makes to a section's bytes in the meantime.
+ *
+ * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
+ * the one that does has no rule for it that this unwinder follows;
+ * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
+ */
+int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_rule *slot;
+	struct sframe_mm *sm;
+	unsigned int gen;
+	int ret;
+
+	sm = mm ? READ_ONCE(mm->sframe) : NULL;
+	if (!sm)
+		return -ENOENT;
+	/* read before the section: a removal after it makes the rule stale */
+	gen = READ_ONCE(sm->gen);
+	smp_rmb();
+	slot = sframe_rule_slot(sm, ip);
+	if (slot && sframe_rule_get(slot, ip, gen, frame))
+		return 0;
+	ret = sframe_find_in_section(sm, ip, frame);
+	if (!ret && slot)
+		sframe_rule_put(slot, ip, gen, frame);
+	return ret;
 }
