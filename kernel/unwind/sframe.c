@@ -7,11 +7,13 @@
  * at exec, and whatever user space registers later with
  * prctl(PR_ADD_SFRAME).  An unwind looks a section up for every frame, so
  * the lookup takes no lock: it copies the section under RCU.  The rules
- * found are kept per mm, by address, until a section goes.  The sections are read
- * in place, in user memory, and only from a context that may fault (the
- * deferred unwinder runs in task context before the return to user space).
- * Nothing read from user memory is trusted: a section found inconsistent
- * is dropped, and the unwinder falls back to frame pointers.
+ * found are kept per mm, by address, until a section goes.
+ *
+ * The sections are read in place, in user memory, and only from a context
+ * that may fault (the deferred unwinder runs in task context before the
+ * return to user space).  Nothing read from user memory is trusted: a
+ * section found inconsistent is dropped, and the unwinder falls back to
+ * frame pointers.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -234,8 +236,10 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 	mtree_erase(&sm->sections, sec->text_start);
 	WRITE_ONCE(sm->nr, sm->nr - 1);
 	/*
-	 * What was found through it may be another object's code next.  A
-	 * lookup that sees the new generation must not find the section.
+	 * What was found through it may be another object's code next:
+	 * rules of the old generation go unused.  Pairs with the smp_rmb()
+	 * in sframe_find(): a lookup that sees the new generation does not
+	 * find the section erased above.
 	 */
 	smp_wmb();
 	WRITE_ONCE(sm->gen, sm->gen + 1);
@@ -917,12 +921,14 @@ static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
 static bool sframe_rule_get(struct sframe_rule *slot, unsigned long ip,
 			    unsigned int gen, struct unwind_user_frame *frame)
 {
+	/* pairs with the release in sframe_rule_put(): seq, then the rule */
 	unsigned int seq = smp_load_acquire(&slot->seq);
 
 	if ((seq & 1) || READ_ONCE(slot->ip) != ip ||
 	    READ_ONCE(slot->gen) != gen)
 		return false;
 	*frame = slot->frame;
+	/* pairs with the release in sframe_rule_put(): the rule, then seq */
 	smp_rmb();
 	return READ_ONCE(slot->seq) == seq;
 }
@@ -939,6 +945,7 @@ static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 	WRITE_ONCE(slot->ip, ip);
 	WRITE_ONCE(slot->gen, gen);
 	slot->frame = *frame;
+	/* the rule before the even seq that lets readers use it */
 	smp_store_release(&slot->seq, seq + 2);
 }
 
@@ -999,8 +1006,12 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!sm)
 		return -ENOENT;
-	/* read before the section: a removal after it makes the rule stale */
 	gen = READ_ONCE(sm->gen);
+	/*
+	 * The generation before the section: a removal after this makes the
+	 * rule found stale.  Pairs with the smp_wmb() in
+	 * sframe_remove_locked().
+	 */
 	smp_rmb();
 	slot = sframe_rule_slot(sm, ip);
 	if (slot && sframe_rule_get(slot, ip, gen, frame))
