@@ -2,23 +2,30 @@
 /*
  * Reading .sframe sections from user memory for the user space unwinder.
  *
- * Each mm keeps a list of the .sframe sections of its objects: the
- * executable and its interpreter, registered at exec, and whatever user
- * space registers later with prctl(PR_ADD_SFRAME).  The sections are read
- * in place, in user memory, and only from a context that may fault (the
- * deferred unwinder runs in task context before the return to user space).
- * Nothing read from user memory is trusted: a section found inconsistent
- * is dropped, and the unwinder falls back to frame pointers.
+ * Each mm keeps the .sframe sections of its objects, by the code they
+ * describe, in a maple tree: the executable and its interpreter, registered
+ * at exec, and whatever user space registers later with
+ * prctl(PR_ADD_SFRAME).  An unwind looks a section up for every frame, so
+ * the lookup takes no lock: it copies the section under RCU.  The rules
+ * found are kept per mm, by address, until a section goes.
+ *
+ * The sections are read in place, in user memory, and only from a context
+ * that may fault (the deferred unwinder runs in task context before the
+ * return to user space).  Nothing read from user memory is trusted: a
+ * section found inconsistent is dropped, and the unwinder falls back to
+ * frame pointers.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
-#include <linux/list.h>
+#include <linux/hash.h>
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -41,21 +48,52 @@
  */
 #define SFRAME_FRE_BATCH	256
 
+/*
+ * Rules found for an address are kept per mm, in a table of this many
+ * slots indexed by a hash of the address: a profiler sees the same return
+ * addresses again and again, and a rule found once costs a slot's read
+ * instead of a section lookup, a binary search and an FRE walk in user
+ * memory.  8 KiB per mm that has been unwound by SFrame.
+ */
+#define SFRAME_CACHE_BITS	8
+
+/**
+ * struct sframe_rule - a rule found for one address, kept for the next walk
+ * @seq:	odd while the slot is written; a reader that sees it odd, or
+ *		changed after its read, misses
+ * @gen:	&struct sframe_mm.gen when the rule was found
+ * @ip:		the address
+ * @frame:	the rule
+ */
+struct sframe_rule {
+	unsigned int			seq;
+	unsigned int			gen;
+	unsigned long			ip;
+	struct unwind_user_frame	frame;
+};
+
 /**
  * struct sframe_mm - the .sframe sections of an mm
- * @lock:	guards @sections, @nr and @next_id; never held across a user
- *		access
- * @sections:	list of &struct sframe_section
+ * @lock:	serialises the changes of @sections, @nr and @next_id; never
+ *		held across a user access, never taken by a lookup
+ * @sections:	&struct sframe_section by the range of code each describes,
+ *		read under RCU; sections are freed after a grace period
  * @nr:		number of sections
  * @next_id:	the id of the next section registered
  * @warned:	a dropped section of this mm was reported already
+ * @gen:	changes whenever a section goes: rules found before then are
+ *		no longer used
+ * @rules:	SFRAME_CACHE_BITS-hashed rules found, allocated at the first
+ *		lookup; NULL before, or when that allocation failed
  */
 struct sframe_mm {
 	struct mutex		lock;	/* see above */
-	struct list_head	sections;
+	struct maple_tree	sections;
 	unsigned int		nr;
 	u64			next_id;
 	unsigned long		warned;
+	unsigned int		gen;
+	struct sframe_rule	*rules;
 };
 
 /**
@@ -74,11 +112,11 @@ static struct sframe_mm *sframe_mm_alloc(void)
 	if (!sm)
 		return NULL;
 	mutex_init(&sm->lock);
-	INIT_LIST_HEAD(&sm->sections);
+	mt_init_flags(&sm->sections, MT_FLAGS_USE_RCU);
 	return sm;
 }
 
-/* The mm's list, created on first use; NULL when out of memory */
+/* The mm's sections, created on first use; NULL when out of memory */
 static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe), *new;
@@ -104,12 +142,16 @@ static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 void sframe_free_mm(struct mm_struct *mm)
 {
 	struct sframe_mm *sm = mm->sframe;
-	struct sframe_section *sec, *tmp;
+	struct sframe_section *sec;
+	unsigned long index = 0;
 
 	if (!sm)
 		return;
-	list_for_each_entry_safe(sec, tmp, &sm->sections, list)
+	/* nothing can look the sections up any more: no grace period */
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
 		kfree(sec);
+	mtree_destroy(&sm->sections);
+	kvfree(sm->rules);
 	kfree(sm);
 	mm->sframe = NULL;
 }
@@ -127,6 +169,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct sframe_mm *old = READ_ONCE(oldmm->sframe), *sm;
 	struct sframe_section *sec, *copy;
+	unsigned long index = 0;
 	int ret = 0;
 
 	if (!old)
@@ -136,13 +179,19 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 		return -ENOMEM;
 	mm->sframe = sm;
 	mutex_lock(&old->lock);
-	list_for_each_entry(sec, &old->sections, list) {
+	mt_for_each(&old->sections, sec, index, ULONG_MAX) {
 		copy = kmemdup(sec, sizeof(*sec), GFP_KERNEL_ACCOUNT);
 		if (!copy) {
 			ret = -ENOMEM;
 			break;
 		}
-		list_add_tail(&copy->list, &sm->sections);
+		ret = mtree_insert_range(&sm->sections, copy->text_start,
+					 copy->text_end - 1, copy,
+					 GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			kfree(copy);
+			break;
+		}
 		WRITE_ONCE(sm->nr, sm->nr + 1);
 	}
 	sm->next_id = old->next_id;
@@ -163,36 +212,56 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return sm && READ_ONCE(sm->nr);
 }
 
-/* The section of @mm's list that describes @ip, copied to @out */
+/*
+ * The section of @sm that describes @ip, copied to @out: the copy is what
+ * the unwinder reads, so nothing is held across its user accesses, and a
+ * section removed meanwhile is freed only after the copy is taken.
+ */
 static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
 				 struct sframe_section *out)
 {
 	struct sframe_section *sec;
-	int ret = -ENOENT;
 
-	mutex_lock(&sm->lock);
-	list_for_each_entry(sec, &sm->sections, list) {
-		if (ip >= sec->text_start && ip < sec->text_end) {
-			*out = *sec;
-			ret = 0;
-			break;
-		}
-	}
-	mutex_unlock(&sm->lock);
-	return ret;
+	rcu_read_lock();
+	sec = mtree_load(&sm->sections, ip);
+	if (sec)
+		*out = *sec;
+	rcu_read_unlock();
+	return sec ? 0 : -ENOENT;
 }
 
 static void sframe_remove_locked(struct sframe_mm *sm,
 				 struct sframe_section *sec)
 {
-	list_del(&sec->list);
+	mtree_erase(&sm->sections, sec->text_start);
 	WRITE_ONCE(sm->nr, sm->nr - 1);
-	kfree(sec);
+	/*
+	 * What was found through it may be another object's code next:
+	 * rules of the old generation go unused.  Pairs with the smp_rmb()
+	 * in sframe_find(): a lookup that sees the new generation does not
+	 * find the section erased above.
+	 */
+	smp_wmb();
+	WRITE_ONCE(sm->gen, sm->gen + 1);
+	kfree_rcu(sec, rcu);
+}
+
+/* The section of @sm registered at @sframe_start, @sm->lock held */
+static struct sframe_section *sframe_find_start(struct sframe_mm *sm,
+						unsigned long sframe_start)
+{
+	struct sframe_section *sec;
+	unsigned long index = 0;
+
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
+		if (sec->sframe_start == sframe_start)
+			return sec;
+	return NULL;
 }
 
 /*
- * Remove the section that starts at @sframe_start from @mm's list; only
- * if it is registration @id, unless @id is 0
+ * Remove the section that starts at @sframe_start from @mm; only if it is
+ * registration @id, unless @id is 0
  */
 static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
 			      u64 id)
@@ -204,14 +273,10 @@ static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
 	if (!sm)
 		return ret;
 	mutex_lock(&sm->lock);
-	list_for_each_entry(sec, &sm->sections, list) {
-		if (sec->sframe_start == sframe_start) {
-			if (!id || sec->id == id) {
-				sframe_remove_locked(sm, sec);
-				ret = 0;
-			}
-			break;
-		}
+	sec = sframe_find_start(sm, sframe_start);
+	if (sec && (!id || sec->id == id)) {
+		sframe_remove_locked(sm, sec);
+		ret = 0;
 	}
 	mutex_unlock(&sm->lock);
 	return ret;
@@ -370,12 +435,14 @@ void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
 			unsigned long end)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe);
-	struct sframe_section *sec, *tmp;
+	struct sframe_section *sec;
+	unsigned long index = 0;
 
 	if (!sm || !READ_ONCE(sm->nr))
 		return;
+	/* a section's own range is not a key: look at every one */
 	mutex_lock(&sm->lock);
-	list_for_each_entry_safe(sec, tmp, &sm->sections, list) {
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX) {
 		if (sframe_overlaps(sec->text_start, sec->text_end, start, end) ||
 		    sframe_overlaps(sec->sframe_start, sec->sframe_end, start, end))
 			sframe_remove_locked(sm, sec);
@@ -389,7 +456,7 @@ static int __sframe_add_section(unsigned long sframe_start,
 				unsigned long text_end, bool check_fdes)
 {
 	struct mm_struct *mm = current->mm;
-	struct sframe_section *sec, *other;
+	struct sframe_section *sec;
 	struct sframe_mm *sm;
 	int ret;
 
@@ -432,14 +499,15 @@ static int __sframe_add_section(unsigned long sframe_start,
 	if (sm->nr >= SFRAME_MAX_SECTIONS)
 		goto unlock;
 	ret = -EEXIST;
-	list_for_each_entry(other, &sm->sections, list) {
-		if (text_start < other->text_end && other->text_start < text_end)
-			goto unlock;
-		if (sframe_start == other->sframe_start)
-			goto unlock;
-	}
-	sec->id = ++sm->next_id;
-	list_add_tail(&sec->list, &sm->sections);
+	if (sframe_find_start(sm, sframe_start))
+		goto unlock;
+	sec->id = sm->next_id + 1;
+	/* -EEXIST when the code is another section's, even in part */
+	ret = mtree_insert_range(&sm->sections, text_start, text_end - 1, sec,
+				 GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto unlock;
+	sm->next_id++;
 	WRITE_ONCE(sm->nr, sm->nr + 1);
 	mutex_unlock(&sm->lock);
 	mmap_read_unlock(mm);
@@ -710,10 +778,14 @@ struct sframe_fre {
 	s32	fp_off;
 };
 
-/* Read the FRE at *@pos and advance past it */
-static int sframe_read_fre(const struct sframe_section *sec,
-			   const struct sframe_fde *fde, unsigned long *pos,
-			   struct sframe_fre *fre)
+/*
+ * Read the start address and info byte of the FRE at *@pos, check the
+ * info byte, and advance *@pos past the whole FRE.  The offsets that
+ * follow are only skipped: the walk needs them from one FRE alone.
+ */
+static int sframe_read_fre_head(const struct sframe_section *sec,
+				const struct sframe_fde *fde, unsigned long *pos,
+				struct sframe_fre *fre)
 {
 	unsigned int n, size;
 	u32 info;
@@ -728,14 +800,28 @@ static int sframe_read_fre(const struct sframe_section *sec,
 	n = SFRAME_FRE_OFFSET_COUNT(info);
 	size = 1 << SFRAME_FRE_OFFSET_SIZE(info);
 	/* amd64: the CFA, then the FP if saved; the RA is at a fixed offset */
-	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info))
+	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
+	    !sframe_in(*pos, n * size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
+	*pos += n * size;
+	return 0;
+}
+
+/* Read the offsets of @fre, which end at @end */
+static int sframe_read_fre_offsets(const struct sframe_section *sec,
+				   unsigned long end, struct sframe_fre *fre)
+{
+	unsigned int n = SFRAME_FRE_OFFSET_COUNT(fre->info);
+	unsigned int size = 1 << SFRAME_FRE_OFFSET_SIZE(fre->info);
+	unsigned long pos = end - n * size;
+	int ret = 0;
+
 	fre->cfa_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
-		ret = sframe_get_s(sec, pos, size, &fre->cfa_off);
+		ret = sframe_get_s(sec, &pos, size, &fre->cfa_off);
 	if (!ret && n == 2)
-		ret = sframe_get_s(sec, pos, size, &fre->fp_off);
+		ret = sframe_get_s(sec, &pos, size, &fre->fp_off);
 	return ret;
 }
 
@@ -750,8 +836,8 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			   struct sframe_fre *out)
 {
 	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	unsigned long found_end = 0;	/* where the FRE in effect ends */
 	struct sframe_fre fre;
-	bool found = false;
 	u32 i, prev = 0;
 	int ret;
 
@@ -763,7 +849,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
 		if (ret)
 			return ret;
 		/* start addresses ascend, and stay inside the function */
@@ -773,9 +859,11 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		if (fre.start > off)
 			break;
 		*out = fre;
-		found = true;
+		found_end = pos;
 	}
-	return found ? 0 : -ENOENT;
+	if (!found_end)
+		return -ENOENT;
+	return sframe_read_fre_offsets(sec, found_end, out);
 }
 
 static void sframe_fre_to_frame(const struct sframe_section *sec,
@@ -802,39 +890,79 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	if (ret)
 		return ret;
 	mutex_lock(&sm->lock);
-	list_for_each_entry(cur, &sm->sections, list) {
-		if (cur->id == sec->id) {
-			cur->fdes_checked = true;
-			break;
-		}
-	}
+	cur = mtree_load(&sm->sections, sec->text_start);
+	if (cur && cur->id == sec->id)
+		WRITE_ONCE(cur->fdes_checked, true);
 	mutex_unlock(&sm->lock);
 	return 0;
 }
 
-/**
- * sframe_find - how to unwind from a user address, by the .sframe sections
- * @ip: the address, in the current task's address space
- * @frame: where to put the rule that finds the caller's frame
- *
- * Reads user memory: call only where faults are allowed.  A section found
- * inconsistent or unreadable is dropped, with a message once per mm.
- *
- * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
- * the one that does has no rule for it that this unwinder follows;
- * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
- */
-int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
+static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
+					    unsigned long ip)
 {
-	struct mm_struct *mm = current->mm;
+	struct sframe_rule *rules = READ_ONCE(sm->rules), *new;
+
+	if (!rules) {
+		new = kvcalloc(1 << SFRAME_CACHE_BITS, sizeof(*new),
+			       GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return NULL;
+		/* threads of one mm may race to create it: one wins */
+		rules = cmpxchg(&sm->rules, NULL, new);
+		if (rules)
+			kvfree(new);
+		else
+			rules = new;
+	}
+	return &rules[hash_long(ip, SFRAME_CACHE_BITS)];
+}
+
+/* The rule kept for @ip in @slot, if any was found since generation @gen */
+static bool sframe_rule_get(struct sframe_rule *slot, unsigned long ip,
+			    unsigned int gen, struct unwind_user_frame *frame)
+{
+	/* pairs with the release in sframe_rule_put(): seq, then the rule */
+	unsigned int seq = smp_load_acquire(&slot->seq);
+
+	if ((seq & 1) || READ_ONCE(slot->ip) != ip ||
+	    READ_ONCE(slot->gen) != gen)
+		return false;
+	*frame = slot->frame;
+	/* pairs with the release in sframe_rule_put(): the rule, then seq */
+	smp_rmb();
+	return READ_ONCE(slot->seq) == seq;
+}
+
+/* Keep @frame for @ip; a slot another thread is writing is left to it */
+static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
+			    unsigned int gen,
+			    const struct unwind_user_frame *frame)
+{
+	unsigned int seq = READ_ONCE(slot->seq);
+
+	if ((seq & 1) || cmpxchg(&slot->seq, seq, seq + 1) != seq)
+		return;
+	WRITE_ONCE(slot->ip, ip);
+	WRITE_ONCE(slot->gen, gen);
+	slot->frame = *frame;
+	/* the rule before the even seq that lets readers use it */
+	smp_store_release(&slot->seq, seq + 2);
+}
+
+/*
+ * The rule for @ip, from the section that describes it: the lookup of a
+ * rule not kept, apart so that a kept one costs no more than reading it
+ */
+static noinline int sframe_find_in_section(struct sframe_mm *sm,
+					   unsigned long ip,
+					   struct unwind_user_frame *frame)
+{
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	struct sframe_mm *sm;
 	int ret;
 
-	sm = mm ? READ_ONCE(mm->sframe) : NULL;
-	if (!sm || sframe_lookup_section(sm, ip, &sec))
+	if (sframe_lookup_section(sm, ip, &sec))
 		return -ENOENT;
 	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
 	if (!ret)
@@ -850,4 +978,46 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	}
 	sframe_fre_to_frame(&sec, &fre, frame);
 	return 0;
+}
+
+/**
+ * sframe_find - how to unwind from a user address, by the .sframe sections
+ * @ip: the address, in the current task's address space
+ * @frame: where to put the rule that finds the caller's frame
+ *
+ * Reads user memory: call only where faults are allowed.  A section found
+ * inconsistent or unreadable is dropped, with a message once per mm.  A
+ * rule found is kept for @ip until a section of the mm goes: the next
+ * lookup of @ip reads no user memory, and does not see a change the
+ * process makes to a section's bytes in the meantime.
+ *
+ * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
+ * the one that does has no rule for it that this unwinder follows;
+ * -EINVAL or -EFAULT when the section that does is bad (and now dropped)
+ */
+int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_rule *slot;
+	struct sframe_mm *sm;
+	unsigned int gen;
+	int ret;
+
+	sm = mm ? READ_ONCE(mm->sframe) : NULL;
+	if (!sm)
+		return -ENOENT;
+	gen = READ_ONCE(sm->gen);
+	/*
+	 * The generation before the section: a removal after this makes the
+	 * rule found stale.  Pairs with the smp_wmb() in
+	 * sframe_remove_locked().
+	 */
+	smp_rmb();
+	slot = sframe_rule_slot(sm, ip);
+	if (slot && sframe_rule_get(slot, ip, gen, frame))
+		return 0;
+	ret = sframe_find_in_section(sm, ip, frame);
+	if (!ret && slot)
+		sframe_rule_put(slot, ip, gen, frame);
+	return ret;
 }

@@ -7,7 +7,7 @@
 #ifndef _KERNEL_UNWIND_SFRAME_H
 #define _KERNEL_UNWIND_SFRAME_H
 
-#include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 
 #define SFRAME_MAGIC			0xdee2
@@ -112,7 +112,7 @@ struct sframe_fda_v3 {
 
 /**
  * struct sframe_section - an .sframe section of an address space
- * @list:		entry in &struct sframe_mm.sections
+ * @rcu:		frees it after the lookups that may still copy it
  * @id:			which registration this is, unique in its mm: a
  *			section registered again at the same address is
  *			another one
@@ -137,7 +137,7 @@ struct sframe_fda_v3 {
  * on every read.
  */
 struct sframe_section {
-	struct list_head	list;
+	struct rcu_head		rcu;
 	u64			id;
 	unsigned long		sframe_start;
 	unsigned long		sframe_end;

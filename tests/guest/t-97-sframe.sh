@@ -222,6 +222,20 @@ for mode in reload munmap mremap fixed keep noexec gone; do
 	esac
 done
 
+# Lookups take no lock (the sections are read under RCU): a thread unwinds
+# through libsfwork.so while the main thread removes and registers its
+# section 2000 times.  Every prctl() must succeed, stacks be recorded, some
+# found by SFrame, and the console stay clean (run-guest.sh fails a run
+# whose console has a warning; the debug kernel's KASAN reports a use
+# after free there).
+t_begin sframe-unmap-race-lookup
+run sfrace sfwork-unmap 0 "$WL"/sfwork-unmap race "$WL"/libsfwork.so &&
+n=$(grep -c ' user_stack_deferred: ' "$F") &&
+check "stacks recorded during the race ($n)" test "$n" -gt 0 &&
+check "some found by SFrame: '$(unwinders "$F")'" \
+	bash -c "grep ' user_stack_deferred: ' '$F' | grep -q 'unwinder=[a-z+]*sframe'" &&
+t_pass
+
 # SFrame version 3, the format of binutils 2.46 and later.  No assembler the
 # rig has writes it, so sframe-tool.py v3 writes a version 3 copy of the
 # library's .sframe (same functions, same FREs) into the room the library

@@ -14,6 +14,11 @@
  *   noexec  (before registering) the code made non-executable with
  *           mprotect(): registering must fail with EINVAL
  *   gone    (before registering) the code unmapped: the same
+ *   race    a thread calls getppid() through the library's functions
+ *           while the section is removed and registered again, RACE_ROUNDS
+ *           times (default 2000): the kernel's lookups of the section
+ *           race its removal; every prctl() must succeed, and nothing
+ *           else may happen (a debug kernel reports a use after free)
  * For the first five, PR_REMOVE_SFRAME tells whether the kernel still has
  * the section (ENOENT: it was dropped with its mapping).
  *
@@ -26,11 +31,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sframe_reg.h"	/* PT_GNU_SFRAME, PR_ADD_SFRAME, PR_REMOVE_SFRAME */
@@ -108,6 +116,39 @@ static int result(int ok, const char *what)
 	_exit(ok ? 0 : 1);
 }
 
+static volatile int stop;
+
+/* the library's getppid() chain, again and again, until told to stop */
+static void *caller(void *outer)
+{
+	void (*fn)(long, long, long) = (void (*)(long, long, long))outer;
+
+	while (!stop)
+		fn(10, 3, SYS_getppid);
+	return NULL;
+}
+
+static int race(void *h, const struct obj *o)
+{
+	const char *env = getenv("RACE_ROUNDS");
+	long i, rounds = env ? atol(env) : 2000;
+	void *outer = dlsym(h, "sf_lib_outer");
+	pthread_t t;
+
+	if (!outer || pthread_create(&t, NULL, caller, outer))
+		return 2;
+	for (i = 0; i < rounds; i++) {
+		if (prctl(PR_REMOVE_SFRAME, o->sf, 0, 0, 0) || add(o)) {
+			printf("wrong: round %ld: %s\n", i, strerror(errno));
+			fflush(stdout);
+			_exit(1);
+		}
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	return result(1, "removed and registered while a thread unwound through it");
+}
+
 int main(int argc, char **argv)
 {
 	uintptr_t start, end;
@@ -116,7 +157,7 @@ int main(int argc, char **argv)
 	void *h, *p;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone LIB\n",
+		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone|race LIB\n",
 			argv[0]);
 		return 2;
 	}
@@ -143,6 +184,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (!strcmp(mode, "race"))
+		return race(h, &o);
 	if (!strcmp(mode, "reload")) {
 		dlclose(h);
 		h = dlopen(argv[2], RTLD_NOW);
