@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	6
+#define USTACK_VERSION_MINOR	8
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -186,6 +186,11 @@ int ustack_frame_plausible(unsigned long long addr, int kernel);
  */
 #define USTACK_FTRACE_TRAMPOLINE	0x7fffffffULL
 
+/* since 1.8: how the printers show such a frame, and one that cannot be
+ * a return address (after its address) */
+#define USTACK_TRAMPOLINE_TEXT		"[ftrace trampoline]"
+#define USTACK_BAD_FRAME_TEXT		"[not an address]"
+
 /* ustack_join_set_flags() */
 enum {
 	/* also deliver events that have neither kernel stack nor cookie */
@@ -306,6 +311,39 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
+
+/* ---- printing (ustack_print(3), since 1.8) ---- */
+
+struct trace_seq;
+
+/* ustack_frame_print() and ustack_event_print() flags */
+enum {
+	/* a kernel frame (ustack_frame_print() only) */
+	USTACK_PRINT_KERNEL	= 1 << 0,
+	/* addresses only, no names */
+	USTACK_PRINT_RAW	= 1 << 1,
+	/* a frame that cannot be a return address: its address, marked
+	 * USTACK_BAD_FRAME_TEXT (ustack_frame_print() only) */
+	USTACK_PRINT_CHECK	= 1 << 2,
+	/* a kernel frame as trace-cmd prints kernel stacks: "func+0xoff
+	 * (addr)", "addr" when unnamed (ustack_frame_print() only) */
+	USTACK_PRINT_ADDR	= 1 << 3,
+	/* a user frame with its inlined functions and source line, one
+	 * line each (ustack_frame_print() only) */
+	USTACK_PRINT_LINES	= 1 << 4,
+	/* the ustack tool's layout, not trace-cmd report's
+	 * (ustack_event_print() only) */
+	USTACK_PRINT_LIST	= 1 << 5,
+	/* trace-cmd report's layout without the lines that head the
+	 * kernel and the user frames (ustack_event_print() only) */
+	USTACK_PRINT_FRAMES	= 1 << 6,
+};
+
+int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
+		       struct tep_handle *tep, int pid,
+		       unsigned long long addr, unsigned int flags);
+int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
+		       struct ustack_syms *syms, unsigned int flags);
 
 #ifdef __cplusplus
 }

@@ -26,11 +26,6 @@
 #define USTACK_VERSION	"unknown"
 #endif
 
-/* How a frame that cannot be a return address is shown */
-#define BAD_FRAME	"[not an address]"
-/* The kernel's mark for a frame in an ftrace trampoline */
-#define TRAMPOLINE	"[ftrace trampoline]"
-
 /* long options without a letter */
 enum {
 	OPT_TRACEFS	= 256,
@@ -271,11 +266,11 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	int r;
 
 	if (!ustack_frame_plausible(addr, kernel)) {
-		snprintf(out, size, "0x%llx_" BAD_FRAME, addr);
+		snprintf(out, size, "0x%llx_%s", addr, USTACK_BAD_FRAME_TEXT);
 		goto clean;
 	}
 	if (kernel && addr == USTACK_FTRACE_TRAMPOLINE) {
-		snprintf(out, size, TRAMPOLINE);
+		snprintf(out, size, "%s", USTACK_TRAMPOLINE_TEXT);
 		goto clean;
 	}
 	if (c->raw)
@@ -354,41 +349,41 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 	return folded_add(c, c->buf);
 }
 
-static void kernel_frame_text(struct ctx *c, unsigned long long addr,
-			      char *frame, size_t size)
+/*
+ * What the frames of @ev say of the trace: kernel frames that kallsyms
+ * names and those it does not, user frames in their process's maps and
+ * those outside (report_problems()).
+ */
+static void count_frames(struct ctx *c, const struct ustack_event *ev)
 {
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL))
-		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
-	else if (addr == USTACK_FTRACE_TRAMPOLINE)
-		snprintf(frame, size, TRAMPOLINE);
-	else if (c->raw)
-		snprintf(frame, size, "0x%llx", addr);
-	else if (ustack_syms_format_kernel(c->syms, addr, frame, size) > 0 &&
-		 !strncmp(frame, "0x", 2))
-		c->kframes_unnamed++;
-	else
-		c->kframes_named++;
-}
+	unsigned long long addr;
+	struct ustack_sym s;
+	int i;
 
-static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
-			    char *frame, size_t size)
-{
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_USER)) {
-		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
-	} else if (c->raw) {
-		snprintf(frame, size, "0x%llx", addr);
-	} else {
-		/* a bare address: no map of the process holds it */
-		ustack_syms_format(c->syms, tgid, addr, frame, size);
-		count_user_frame(c, addr, strncmp(frame, "0x", 2));
+	if (c->raw)
+		return;
+	for (i = 0; i < ev->nr_kernel; i++) {
+		addr = ev->kernel[i];
+		if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL) ||
+		    addr == USTACK_FTRACE_TRAMPOLINE)
+			continue;
+		if (!ustack_syms_resolve_kernel(c->syms, addr, &s) && s.name)
+			c->kframes_named++;
+		else
+			c->kframes_unnamed++;
+	}
+	for (i = 0; i < ev->nr_user; i++) {
+		addr = ev->user[i];
+		if (ustack_frame_plausible(addr, USTACK_FRAME_USER) &&
+		    !ustack_syms_resolve(c->syms, ev->tgid, addr, &s))
+			count_user_frame(c, addr, s.file || s.name);
 	}
 }
 
 static void print_text(struct ctx *c, const struct ustack_event *ev)
 {
 	const char *comm = NULL;
-	char frame[4096];
-	int i;
+	struct trace_seq s;
 
 	if (ev->tep)
 		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
@@ -419,14 +414,12 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	if (ev->status == USTACK_TRUNCATED)
 		printf(" depth=%u", ev->depth);
 	printf("\n");
-	for (i = 0; i < ev->nr_kernel; i++) {
-		kernel_frame_text(c, ev->kernel[i], frame, sizeof(frame));
-		printf("  k %s\n", frame);
-	}
-	for (i = 0; i < ev->nr_user; i++) {
-		user_frame_text(c, ev->tgid, ev->user[i], frame, sizeof(frame));
-		printf("  u %s\n", frame);
-	}
+	trace_seq_init(&s);
+	ustack_event_print(&s, ev, c->syms, USTACK_PRINT_LIST |
+			   (c->raw ? USTACK_PRINT_RAW : 0));
+	trace_seq_do_printf(&s);
+	trace_seq_destroy(&s);
+	count_frames(c, ev);
 	printf("\n");
 }
 
