@@ -567,22 +567,6 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 /* ------------------------------------------------------------------ */
 /* Printing. */
 
-/* A kernel frame in a merged stack, as trace-cmd report prints it */
-static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
-			unsigned long long addr)
-{
-	const char *func = tep_find_function(tep, addr);
-
-	if (addr == UD_FTRACE_TRAMPOLINE)
-		trace_seq_printf(s, " => [ftrace trampoline] (%llx)\n", addr);
-	else if (func)
-		trace_seq_printf(s, " => %s+0x%llx (%llx)\n", func,
-				 addr - tep_find_function_address(tep, addr),
-				 addr);
-	else
-		trace_seq_printf(s, " => %llx\n", addr);
-}
-
 /* A kernel frame of a cookie record, as kernel_stack prints them */
 static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
 			 unsigned long long addr)
@@ -792,27 +776,6 @@ static struct ustack_syms *get_syms(struct ud_state *st)
 }
 
 /*
- * A user frame, as trace-cmd report prints it: with debug info, the
- * functions inlined at the address first, one line each, and the source
- * line after the frame's name.
- */
-static void print_uaddr(struct trace_seq *s, struct ustack_syms *syms,
-			int tgid, unsigned long long addr)
-{
-	char buf[4096], *line, *next;
-
-	if (!syms || ustack_syms_format_lines(syms, tgid, addr, buf,
-					      sizeof(buf)) < 0)
-		snprintf(buf, sizeof(buf), "0x%llx", addr);
-	for (line = buf; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		trace_seq_printf(s, " => %s\n", line);
-	}
-}
-
-/*
  * Which user unwinder took the stack, only when SFrame took part: no mark
  * is frame pointers, or a kernel that does not say.
  */
@@ -844,36 +807,31 @@ static void print_ts(struct trace_seq *s, struct tep_handle *tep,
 /*
  * One delivered event, in the layout of trace-cmd report with the
  * series: a line naming the event (it was printed before: the user stack
- * comes after it), its kernel stack, then its user stack with a one-word
- * status when it did not come complete.
+ * comes after it), then its stacks, as libtracefs-ext prints them.
  */
 static void print_del(struct ud_state *st, struct trace_seq *s,
 		      const struct ud_del *d, struct ustack_syms *syms)
 {
 	struct tep_handle *tep = st->tep;
-	struct tep_event *ev;
-	int j;
+	struct ustack_event ev = {
+		.tep		= tep,
+		.tgid		= d->tgid,
+		.status		= d->status,
+		.nr_kernel	= d->nr_k,
+		.kernel		= d->frames,
+		.nr_user	= d->nr_u,
+		.user		= d->frames + d->nr_k,
+		.depth		= d->depth,
+		.unwinder	= d->unwinder,
+	};
+	struct tep_event *event;
 
-	ev = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
+	event = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
 	trace_seq_printf(s, " %s [%03d] ",
-			 ev ? ev->name : "(event not seen)", d->cpu);
+			 event ? event->name : "(event not seen)", d->cpu);
 	print_ts(s, tep, d->ts);
 	trace_seq_putc(s, '\n');
-	if (d->nr_k)
-		trace_seq_puts(s, " <kernel stack>\n");
-	for (j = 0; j < d->nr_k; j++)
-		print_kaddr(s, tep, d->frames[j]);
-	if (d->status == USTACK_NO_COOKIE)
-		return;
-	trace_seq_puts(s, " <user stack>");
-	if (d->status == USTACK_TRUNCATED)
-		trace_seq_printf(s, " truncated (%u frames found)", d->depth);
-	else if (d->status != USTACK_COMPLETE)
-		trace_seq_printf(s, " %s", ustack_status_name(d->status));
-	put_unwinder(s, d->unwinder);
-	trace_seq_putc(s, '\n');
-	for (j = 0; j < d->nr_u; j++)
-		print_uaddr(s, syms, d->tgid, d->frames[d->nr_k + j]);
+	ustack_event_print(s, &ev, syms, 0);
 }
 
 /* The events the join delivered, but for evictions; how many printed. */
@@ -995,9 +953,9 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 	struct tep_handle *tep = event->tep;
 	unsigned long long cookie, tgid = 0, flags = 0, depth = 0;
 	unsigned long long *ufr = NULL;
-	struct ustack_syms *syms = NULL;
+	struct ustack_event ev = { .tep = tep };
 	struct unwind_rec_span sp;
-	int i, nr, n = 0, truncated;
+	int nr, n = 0, truncated;
 
 	if (unwind_rec_field(event, record, "cookie", &cookie)) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
@@ -1062,10 +1020,12 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
 		/* named as in the merged stacks (plugin.md), merge=0 too */
+		ev.tgid = (int)tgid;
+		ev.nr_user = nr;
+		ev.user = ufr;
 		if (nr)
-			syms = get_syms(st);
-		for (i = 0; i < nr; i++)
-			print_uaddr(s, syms, (int)tgid, ufr[i]);
+			ustack_event_print(s, &ev, get_syms(st),
+					   USTACK_PRINT_FRAMES);
 	}
 	dels_clear(st);
 	free(ufr);
