@@ -683,134 +683,104 @@ static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 }
 
 /* ------------------------------------------------------------------ */
-/* Text: a growing buffer, names of kernel frames, the merged stack. */
+/* Text: frames as libtracefs-ext prints them, the merged stack. */
 
-struct buf {
-	char	*s;
-	size_t	len;
-	size_t	cap;
-	int	err;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void bprintf(struct buf *b, const char *fmt, ...)
+/*
+ * Frame @a as libtracefs-ext prints it (USTACK_PRINT_* @flags), user
+ * frames named with @syms: the text of @seq, valid until its next use.
+ */
+static const char *frame_str(struct plugin_unwind_ctx *ctx,
+			     struct trace_seq *seq, struct ustack_syms *syms,
+			     int pid, unsigned long long a, unsigned int flags)
 {
-	va_list ap;
-	char *p;
-	int n;
-
-	if (b->err)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL,
-			      b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->err = 1;
-			return;
-		}
-		if (b->s && b->len + n < b->cap) {
-			b->len += n;
-			return;
-		}
-		b->cap = (b->cap + n + 1) * 2;
-		p = realloc(b->s, b->cap);
-		if (!p) {
-			b->err = 1;
-			return;
-		}
-		b->s = p;
-	}
+	trace_seq_reset(seq);
+	ustack_frame_print(seq, syms, ctx->tep, pid, a, flags);
+	trace_seq_terminate(seq);
+	return seq->buffer;
 }
 
-/* kernel frame @a as "func+0xoff" into @out */
-static void kname(struct plugin_unwind_ctx *ctx, unsigned long long a,
-		  char *out, size_t size)
+/* The text of @seq as a string of its own, NULL when empty or failed */
+static char *seq_take(struct trace_seq *seq)
 {
-	const char *f = tep_find_function(ctx->tep, a);
+	char *out = NULL;
 
-	if (a == USTACK_FTRACE_TRAMPOLINE)
-		snprintf(out, size, "[ftrace trampoline]");
-	else if (f)
-		snprintf(out, size, "%s+0x%llx", f,
-			 a - tep_find_function_address(ctx->tep, a));
-	else
-		snprintf(out, size, "0x%llx", a);
+	trace_seq_terminate(seq);
+	if (seq->len && seq->state == TRACE_SEQ__GOOD)
+		out = strdup(seq->buffer);
+	trace_seq_destroy(seq);
+	return out;
 }
 
 #ifdef KSHARK_UNWIND_TESTING
 /* for the comparison of readers (kshark_stack, the test build only) */
 static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
-		     struct buf *b)
+		     struct trace_seq *b)
 {
+	struct trace_seq seq;
+	const char *name;
 	struct frames f;
-	char name[512];
 	int i;
 
-	bprintf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
-		q->ev_id >= 0 ? event_name(ctx, q->ev_id) : "(event not seen)",
-		q->pid, q->cpu, (unsigned long long)q->cookie);
+	trace_seq_printf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
+			 q->ev_id >= 0 ? event_name(ctx, q->ev_id) :
+			 "(event not seen)",
+			 q->pid, q->cpu, (unsigned long long)q->cookie);
 	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
+	trace_seq_init(&seq);
 	for (i = 0; i < f.nr; i++) {
-		kname(ctx, f.a[i], name, sizeof(name));
-		if (f.a[i] == USTACK_FTRACE_TRAMPOLINE)
-			bprintf(b, "=> %s (7fffffff)\n", name);
-		else if (strncmp(name, "0x", 2))
-			bprintf(b, "=> %s (%llx)\n", name, f.a[i]);
+		name = frame_str(ctx, &seq, NULL, 0, f.a[i],
+				 USTACK_PRINT_KERNEL);
+		if (strncmp(name, "0x", 2))
+			trace_seq_printf(b, "=> %s (%llx)\n", name, f.a[i]);
 		else
-			bprintf(b, "=> %s\n", name);
+			trace_seq_printf(b, "=> %s\n", name);
 	}
+	trace_seq_destroy(&seq);
 	if (f.nr <= 0)
-		bprintf(b, "   (no kernel stack recorded)\n");
+		trace_seq_puts(b, "   (no kernel stack recorded)\n");
 	if (q->stack_off < 0) {
-		bprintf(b, q->status == USTACK_LOST ?
-			"   (user stack lost: none will follow)\n" :
-			"   (user stack never arrived)\n");
+		trace_seq_puts(b, q->status == USTACK_LOST ?
+			       "   (user stack lost: none will follow)\n" :
+			       "   (user stack never arrived)\n");
 		return;
 	}
 	read_frames(ctx, q->stack_off, 0, &f, US_MAX_FRAMES);
 	for (i = 0; i < f.nr; i++)
-		bprintf(b, "=> 0x%llx (user)\n", f.a[i]);
+		trace_seq_printf(b, "=> 0x%llx (user)\n", f.a[i]);
 	if (f.nr < 0)
-		bprintf(b, "   (bad user stack record)\n");
+		trace_seq_puts(b, "   (bad user stack record)\n");
 	else if (f.nr == 0)
-		bprintf(b, "   (no user frames: unwind failed)\n");
+		trace_seq_puts(b, "   (no user frames: unwind failed)\n");
 	else if (f.truncated)
-		bprintf(b, "   (user stack cut short: %llu frames found)\n",
-			f.depth);
+		trace_seq_printf(b, "   (user stack cut short: %llu frames found)\n",
+				 f.depth);
 	if (f.nr > 0 && sframe_word(q))
-		bprintf(b, "   (user stack: %s)\n", sframe_word(q));
+		trace_seq_printf(b, "   (user stack: %s)\n", sframe_word(q));
 }
 
 char *kshark_unwind_stack_text(const struct kshark_entry *e)
 {
 	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
 	const struct us_req *q;
-	struct buf b = { 0 };
+	struct trace_seq b;
 	unsigned long long c;
 	int i;
 
 	if (!ctx || !ctx->joined)
 		return NULL;
+	trace_seq_init(&b);
 	if (e->event_id == ctx->deferred_id) {
 		/* the requests it completes, in the order of delivery */
 		for (i = first_completed(ctx, e); i >= 0; i = ctx->reqs[i].next)
 			req_text(ctx, &ctx->reqs[i], &b);
 		if (first_completed(ctx, e) < 0 &&
 		    !deferred_cookie(ctx, e->offset, &c))
-			bprintf(&b, "cookie 0x%llx: no event recorded its cookie\n",
-				c);
+			trace_seq_printf(&b, "cookie 0x%llx: no event recorded its cookie\n",
+					 c);
 	} else if ((q = entry_req(ctx, e))) {
 		req_text(ctx, q, &b);
 	}
-	if (b.err) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return seq_take(&b);
 }
 #endif
 
@@ -920,26 +890,27 @@ static int binary_found(struct plugin_unwind_ctx *ctx, const char *file)
 }
 
 /* one user frame, named; caller holds syms_lock */
-static void view_uframe(struct view *v, struct ustack_syms *syms, int tgid,
+static void view_uframe(struct plugin_unwind_ctx *ctx, struct view *v,
+			struct ustack_syms *syms, int tgid,
 			unsigned long long a)
 {
-	char buf[4096], *line, *next;
+	char *text, *line, *next;
 	struct ustack_sym sym;
+	struct trace_seq seq;
 	int i;
 
-	if (!syms || ustack_syms_format_lines(syms, tgid, a, buf,
-					      sizeof(buf)) < 0) {
-		vline(v, KSHARK_UNWIND_UFRAME, -1, "0x%llx", a);
-		return;
-	}
-	for (line = buf; line; line = next) {
+	/* the inlined functions first, one line each, then the frame */
+	trace_seq_init(&seq);
+	text = (char *)frame_str(ctx, &seq, syms, tgid, a, USTACK_PRINT_LINES);
+	for (line = text; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		vline(v, next ? KSHARK_UNWIND_INLINED : KSHARK_UNWIND_UFRAME,
 		      -1, "%s", line);
 	}
-	if (ustack_syms_resolve(syms, tgid, a, &sym))
+	trace_seq_destroy(&seq);
+	if (!syms || ustack_syms_resolve(syms, tgid, a, &sym))
 		return;
 	if (!sym.file) {
 		v->no_map = 1;
@@ -992,8 +963,9 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct view *v)
 {
 	struct ustack_syms *syms;
+	struct trace_seq seq;
 	struct frames f;
-	char t[64], name[512];
+	char t[64];
 	int i;
 
 	ts_str(t, sizeof(t), q->ts);
@@ -1007,10 +979,12 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
 	vline(v, KSHARK_UNWIND_SECTION, -1, "Kernel stack (%d frame%s)",
 	      f.nr > 0 ? f.nr : 0, f.nr == 1 ? "" : "s");
-	for (i = 0; i < f.nr; i++) {
-		kname(ctx, f.a[i], name, sizeof(name));
-		vline(v, KSHARK_UNWIND_KFRAME, -1, "%s", name);
-	}
+	trace_seq_init(&seq);
+	for (i = 0; i < f.nr; i++)
+		vline(v, KSHARK_UNWIND_KFRAME, -1, "%s",
+		      frame_str(ctx, &seq, NULL, 0, f.a[i],
+				USTACK_PRINT_KERNEL));
+	trace_seq_destroy(&seq);
 	if (f.nr <= 0)
 		vline(v, KSHARK_UNWIND_WARN, -1, "No kernel stack recorded");
 
@@ -1044,7 +1018,7 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	if (!syms && ctx->syms_note)
 		vline(v, KSHARK_UNWIND_WARN, -1, "%s", ctx->syms_note);
 	for (i = 0; i < f.nr; i++)
-		view_uframe(v, syms, q->tgid, f.a[i]);
+		view_uframe(ctx, v, syms, q->tgid, f.a[i]);
 	view_missing(ctx, v);
 	pthread_mutex_unlock(&ctx->syms_lock);
 }
@@ -1188,7 +1162,7 @@ static char *record_info(struct plugin_unwind_ctx *ctx,
 	struct unwind_rec_span sp;
 	struct tep_record *r;
 	struct tep_event *ev;
-	struct buf b = { 0 };
+	struct trace_seq b;
 
 	pthread_mutex_lock(&ctx->stream->input_mutex);
 	r = read_at(ctx, e->offset);
@@ -1207,35 +1181,34 @@ static char *record_info(struct plugin_unwind_ctx *ctx,
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 	if (!ok)
 		return NULL;
+	trace_seq_init(&b);
 	if (cookie_rec) {
-		bprintf(&b, "cookie=0x%llx kernel=%d", cookie, nr < 0 ? 0 : nr);
+		trace_seq_printf(&b, "cookie=0x%llx kernel=%d", cookie,
+				 nr < 0 ? 0 : nr);
 		if (nr < 0)
-			bprintf(&b, " [bad or missing kernel array]");
+			trace_seq_puts(&b, " [bad or missing kernel array]");
 		if (flags & UNWIND_REC_NO_USER_STACK)
-			bprintf(&b, " (no user stack)");
+			trace_seq_puts(&b, " (no user stack)");
 	} else if (nr < 0) {
-		bprintf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
-			cookie, (int)tgid);
+		trace_seq_printf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
+				 cookie, (int)tgid);
 	} else {
-		bprintf(&b, "cookie=0x%llx tgid=%d nr=%d", cookie, (int)tgid,
-			nr);
+		trace_seq_printf(&b, "cookie=0x%llx tgid=%d nr=%d", cookie,
+				 (int)tgid, nr);
 		if ((flags & UNWIND_REC_TRUNCATED) || depth != (unsigned)nr)
-			bprintf(&b, " depth=%llu", depth);
+			trace_seq_printf(&b, " depth=%llu", depth);
 		if (flags & UNWIND_REC_TRUNCATED)
-			bprintf(&b, " (truncated)");
+			trace_seq_puts(&b, " (truncated)");
 		if (flags & UNWIND_REC_LATE)
-			bprintf(&b, " (late)");
+			trace_seq_puts(&b, " (late)");
 		if (!nr)
-			bprintf(&b, " empty (user unwind failed)");
+			trace_seq_puts(&b, " empty (user unwind failed)");
 		if (flags & UNWIND_REC_UNWIND_SFRAME)
-			bprintf(&b, " [%s]", flags & UNWIND_REC_UNWIND_FP ?
-				"sframe+fp" : "sframe");
+			trace_seq_printf(&b, " [%s]",
+					 flags & UNWIND_REC_UNWIND_FP ?
+					 "sframe+fp" : "sframe");
 	}
-	if (b.err) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return seq_take(&b);
 }
 
 static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
