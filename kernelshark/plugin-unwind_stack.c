@@ -41,12 +41,9 @@
 #include <tracefs-ext.h>
 
 #include "unwind_stack.h"
-#include "unwind_record.h"
 
 #define US_MAX_FRAMES	512
 #define US_NONE		(-1)
-#define US_MAX_OPEN	8	/* events a cookie record looks back over,
-				 * as the join's MAX_OPEN */
 
 /* One request, as the join delivered it: where its records are. */
 struct us_req {
@@ -188,8 +185,8 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 {
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
 	struct tep_record *r = rec;
+	struct ustack_record ur;
 	struct tep_event *ev;
-	unsigned long long cookie;
 
 	if (!ctx)
 		return;
@@ -207,12 +204,12 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 		ctx->first_off = entry->offset;
 	ev = tep_find_event(ctx->tep, deferred ? ctx->deferred_id :
 			    ctx->cookie_id);
-	if (!ev || unwind_rec_field(ev, r, "cookie", &cookie)) {
+	if (!ev || ustack_record_parse(ev, r, &ur, NULL, 0) < 0) {
 		ctx->damaged++;
 		return;
 	}
 	if (kshark_data_container_append(deferred ? ctx->stacks :
-					 ctx->cookies, entry, cookie) < 0)
+					 ctx->cookies, entry, ur.cookie) < 0)
 		ctx->failed = 1;
 }
 
@@ -320,17 +317,6 @@ static int record_in_page(struct tep_handle *tep, struct tep_record *r)
 	return len <= sb && (long long)(r->offset % sb) + len <= sb;
 }
 
-/* The frames of a __data_loc array field ("kernel" or "frames"). */
-static int array_frames(struct tep_event *ev, struct tep_record *r,
-			const char *field, unsigned long long *out, int max)
-{
-	struct unwind_rec_span sp;
-
-	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, field), &sp))
-		return -1;
-	return unwind_rec_copy(ev->tep, &sp, out, max);
-}
-
 /* ------------------------------------------------------------------ */
 /* The second pass. */
 
@@ -359,8 +345,8 @@ static int rec_pid(struct plugin_unwind_ctx *ctx, const struct kshark_entry *e)
 /*
  * The event that asked for the request of cookie record @c: before it on
  * its CPU, the newest event of its task not taken by another cookie
- * record, among the last US_MAX_OPEN events (what the join takes when
- * it reads every record).  The pids are the records': plugins may
+ * record, among the last USTACK_JOIN_MAX_OPEN events (what the join takes
+ * when it reads every record).  The pids are the records': plugins may
  * change an entry's (sched_events does).  Caller holds the input mutex.
  */
 static const struct kshark_entry *asking_entry(struct plugin_unwind_ctx *ctx,
@@ -377,7 +363,7 @@ static const struct kshark_entry *asking_entry(struct plugin_unwind_ctx *ctx,
 		;
 	if (i < 0 || (size_t)i >= ctx->n_data || ctx->data[i] != c)
 		return NULL;
-	while (--i >= 0 && seen < US_MAX_OPEN) {
+	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
 		e = ctx->data[i];
 		if (e->stream_id != c->stream_id || e->cpu != c->cpu ||
 		    e->event_id == ctx->deferred_id ||
@@ -586,9 +572,10 @@ struct frames {
 static void read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 			int kernel, struct frames *f, int max)
 {
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
-	unsigned long long flags = 0;
+	int n = -1;
 
 	f->nr = -1;
 	f->truncated = 0;
@@ -596,14 +583,14 @@ static void read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 	pthread_mutex_lock(&ctx->stream->input_mutex);
 	r = read_at(ctx, off);
 	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
-	if (ev && kernel && ev->id == ctx->cookie_id) {
-		f->nr = array_frames(ev, r, "kernel", f->a, max);
-	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
-		f->nr = array_frames(ev, r, "frames", f->a, max);
-		if (!unwind_rec_field(ev, r, "flags", &flags))
-			f->truncated = !!(flags & UNWIND_REC_TRUNCATED);
-		if (unwind_rec_field(ev, r, "depth", &f->depth))
-			f->depth = f->nr;
+	if (ev && ev->id == (kernel ? ctx->cookie_id : ctx->deferred_id))
+		n = ustack_record_parse(ev, r, &rec, f->a, max);
+	if (n >= 0) {
+		f->nr = rec.nr < 0 ? -1 : n;
+		if (!kernel) {
+			f->truncated = !!(rec.flags & USTACK_STACK_TRUNCATED);
+			f->depth = rec.depth;
+		}
 	}
 	if (r) {
 		f->ts = r->ts;
@@ -667,6 +654,7 @@ static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
 static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 			   unsigned long long *cookie)
 {
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
 	int ok = 0;
@@ -675,7 +663,8 @@ static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 	r = read_at(ctx, off);
 	if (r) {
 		ev = tep_find_event(ctx->tep, tep_data_type(ctx->tep, r));
-		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
+		ok = ev && ustack_record_parse(ev, r, &rec, NULL, 0) >= 0;
+		*cookie = rec.cookie;
 		tracecmd_free_record(r);
 	}
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
@@ -1157,9 +1146,8 @@ static char *short_info(struct plugin_unwind_ctx *ctx,
 static char *record_info(struct plugin_unwind_ctx *ctx,
 			 const struct kshark_entry *e)
 {
-	unsigned long long cookie, tgid = 0, flags = 0, depth;
-	int cookie_rec = e->event_id == ctx->cookie_id, nr = -1, ok;
-	struct unwind_rec_span sp;
+	int cookie_rec = e->event_id == ctx->cookie_id, ok;
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
 	struct trace_seq b;
@@ -1167,46 +1155,37 @@ static char *record_info(struct plugin_unwind_ctx *ctx,
 	pthread_mutex_lock(&ctx->stream->input_mutex);
 	r = read_at(ctx, e->offset);
 	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
-	ok = ev && !unwind_rec_field(ev, r, "cookie", &cookie);
-	if (ok && !unwind_rec_dynamic(ctx->tep, r, tep_find_field(ev,
-			cookie_rec ? "kernel" : "frames"), &sp))
-		nr = sp.nr;
-	if (ok) {
-		unwind_rec_field(ev, r, "flags", &flags);
-		unwind_rec_field(ev, r, "tgid", &tgid);
-		if (unwind_rec_field(ev, r, "depth", &depth))
-			depth = nr;
-	}
+	ok = ev && ustack_record_parse(ev, r, &rec, NULL, 0) >= 0;
 	tracecmd_free_record(r);
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 	if (!ok)
 		return NULL;
 	trace_seq_init(&b);
 	if (cookie_rec) {
-		trace_seq_printf(&b, "cookie=0x%llx kernel=%d", cookie,
-				 nr < 0 ? 0 : nr);
-		if (nr < 0)
+		trace_seq_printf(&b, "cookie=0x%llx kernel=%d", rec.cookie,
+				 rec.nr < 0 ? 0 : rec.nr);
+		if (rec.nr < 0)
 			trace_seq_puts(&b, " [bad or missing kernel array]");
-		if (flags & UNWIND_REC_NO_USER_STACK)
+		if (rec.flags & USTACK_COOKIE_NO_USER_STACK)
 			trace_seq_puts(&b, " (no user stack)");
-	} else if (nr < 0) {
+	} else if (rec.nr < 0) {
 		trace_seq_printf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
-				 cookie, (int)tgid);
+				 rec.cookie, rec.tgid);
 	} else {
-		trace_seq_printf(&b, "cookie=0x%llx tgid=%d nr=%d", cookie,
-				 (int)tgid, nr);
-		if ((flags & UNWIND_REC_TRUNCATED) || depth != (unsigned)nr)
-			trace_seq_printf(&b, " depth=%llu", depth);
-		if (flags & UNWIND_REC_TRUNCATED)
+		trace_seq_printf(&b, "cookie=0x%llx tgid=%d nr=%d", rec.cookie,
+				 rec.tgid, rec.nr);
+		if ((rec.flags & USTACK_STACK_TRUNCATED) ||
+		    rec.depth != (unsigned)rec.nr)
+			trace_seq_printf(&b, " depth=%llu", rec.depth);
+		if (rec.flags & USTACK_STACK_TRUNCATED)
 			trace_seq_puts(&b, " (truncated)");
-		if (flags & UNWIND_REC_LATE)
+		if (rec.flags & USTACK_STACK_LATE)
 			trace_seq_puts(&b, " (late)");
-		if (!nr)
+		if (!rec.nr)
 			trace_seq_puts(&b, " empty (user unwind failed)");
-		if (flags & UNWIND_REC_UNWIND_SFRAME)
+		if (rec.unwinder & USTACK_UNWINDER_SFRAME)
 			trace_seq_printf(&b, " [%s]",
-					 flags & UNWIND_REC_UNWIND_FP ?
-					 "sframe+fp" : "sframe");
+					 ustack_unwinder_name(rec.unwinder));
 	}
 	return seq_take(&b);
 }
@@ -1286,14 +1265,15 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->stream = stream;
 	pthread_mutex_init(&ctx->syms_lock, NULL);
 	ctx->tep = kshark_get_tep(stream);
-	ctx->cookie_id = kshark_find_event_id(stream, "ftrace/user_stack_cookie");
-	ctx->deferred_id = kshark_find_event_id(stream,
-						"ftrace/user_stack_deferred");
+	ctx->cookie_id = kshark_find_event_id(stream, USTACK_RECORD_SYSTEM "/"
+					      USTACK_RECORD_COOKIE);
+	ctx->deferred_id = kshark_find_event_id(stream, USTACK_RECORD_SYSTEM "/"
+						USTACK_RECORD_STACK);
 	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	/* the draw handler also lets the GUI part find the entries */
 	kshark_register_draw_handler(stream, kshark_unwind_draw);
 	/* without the records the context stays: the view says why */
-	if (ctx->tep && unwind_rec_prerelease(ctx->tep) &&
+	if (ustack_record_prerelease(ctx->tep) &&
 	    (ctx->cookie_id < 0 || ctx->deferred_id < 0)) {
 		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
 			stream->file ? stream->file : "trace");

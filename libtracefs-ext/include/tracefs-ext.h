@@ -203,6 +203,9 @@ enum {
 #define USTACK_DEFAULT_MAX_COOKIES	65536
 #define USTACK_DEFAULT_MAX_EVENTS	(1 << 20)
 #define USTACK_DEFAULT_MAX_TASKS	4096
+/* since 1.8: the events per CPU that the join keeps open for the cookie
+ * record that may follow (the newest of its task is the one that asked) */
+#define USTACK_JOIN_MAX_OPEN		8
 
 struct ustack_join;
 
@@ -311,6 +314,45 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
+
+/* ---- records (ustack_record(3), since 1.8) ---- */
+
+/*
+ * The records of deferred user stacks (Documentation/contract.md), in
+ * the ftrace system: a user_stack_cookie right after the event that
+ * asked (its cookie, its kernel stack), later one user_stack_deferred
+ * per (instance, cookie) (the user frames).
+ */
+#define USTACK_RECORD_SYSTEM		"ftrace"
+#define USTACK_RECORD_COOKIE		"user_stack_cookie"
+#define USTACK_RECORD_STACK		"user_stack_deferred"
+
+/* ustack_record.flags of a user_stack_cookie: no user stack will follow */
+#define USTACK_COOKIE_NO_USER_STACK	(1U << 0)
+/* ustack_record.flags of a user_stack_deferred (others are reserved) */
+#define USTACK_STACK_TRUNCATED		(1U << 0)	/* depth > frames */
+#define USTACK_STACK_LATE		(1U << 1)	/* the task's cache */
+#define USTACK_STACK_UNWIND_FP		(1U << 2)	/* see unwinder */
+#define USTACK_STACK_UNWIND_SFRAME	(1U << 3)
+
+/* One of the two records, decoded */
+struct ustack_record {
+	unsigned long long	cookie;
+	unsigned int		flags;		/* USTACK_COOKIE_*, _STACK_* */
+	int			tgid;		/* user_stack_deferred; else 0 */
+	/* user_stack_deferred: the frames the unwinder found (nr when
+	 * the record does not say) */
+	unsigned long long	depth;
+	/* the frames in the record (kernel, or user): -1 when its array
+	 * is missing or lies outside the record */
+	int			nr;
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
+};
+
+int ustack_record_parse(struct tep_event *event, struct tep_record *record,
+			struct ustack_record *rec, unsigned long long *frames,
+			int max);
+int ustack_record_prerelease(struct tep_handle *tep);
 
 /* ---- printing (ustack_print(3), since 1.8) ---- */
 

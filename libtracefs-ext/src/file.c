@@ -17,7 +17,7 @@
 
 #include "ustack-local.h"
 #include "tracecmd-compat.h"
-#include "unwind_record.h"
+#include "unwind-record.h"
 
 struct ustack_file {
 	struct tracecmd_input	*handle;

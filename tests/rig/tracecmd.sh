@@ -579,7 +579,7 @@ if command -v clang-14 > /dev/null; then
 		-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DAHEAD_MAX=256 -DHAVE_USTACK \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libtracefs-ext/include" \
-		-I"$REPO/libtracefs-ext/src" -I"$REPO/common" \
+		-I"$REPO/libtracefs-ext/src" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/rig/fuzz-report.c" "$W/tracecmd/trace-read-ustack.c" \
