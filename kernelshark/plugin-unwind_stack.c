@@ -300,23 +300,6 @@ static struct tep_record *read_at(struct plugin_unwind_ctx *ctx, int64_t off)
 	return in && off >= 0 ? tracecmd_read_at(in, off, NULL) : NULL;
 }
 
-/*
- * A record must lie inside its ring-buffer page: libtraceevent's kbuffer
- * takes the length word of a damaged page as it is (as in
- * libtracefs-ext's file source).
- */
-static int record_in_page(struct tep_handle *tep, struct tep_record *r)
-{
-	long long sb = tep_get_sub_buffer_size(tep);
-	long long len = r->record_size > r->size ? r->record_size : r->size;
-
-	if (r->size < 8 || r->record_size < 0 || !r->data)
-		return 0;
-	if (sb <= 0)
-		return 1;
-	return len <= sb && (long long)(r->offset % sb) + len <= sb;
-}
-
 /* ------------------------------------------------------------------ */
 /* The second pass. */
 
@@ -468,7 +451,8 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 	struct tep_record *r = read_at(ctx, e->offset);
 	int stop = 0;
 
-	if (r && record_in_page(ctx->tep, r))
+	/* inside its page (ustack_record_check()), and a header at least */
+	if (r && r->data && r->size >= 8 && !ustack_record_check(ctx->tep, r))
 		stop = ustack_join_add_record(join, r) > 0;
 	else
 		ctx->damaged++;

@@ -353,6 +353,7 @@ int ustack_record_parse(struct tep_event *event, struct tep_record *record,
 			struct ustack_record *rec, unsigned long long *frames,
 			int max);
 int ustack_record_prerelease(struct tep_handle *tep);
+int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
 
 /* ---- printing (ustack_print(3), since 1.8) ---- */
 

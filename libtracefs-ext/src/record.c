@@ -2,7 +2,8 @@
 /*
  * The two records of deferred user stacks, decoded for readers that show
  * them one by one (the plugins' rows), with the bounds checks of the
- * join's own decoding (unwind-record.h).
+ * join's own decoding (unwind-record.h); and the check that a record read
+ * from a file lies inside its ring-buffer page.
  */
 #include <errno.h>
 #include <string.h>
@@ -86,4 +87,41 @@ int ustack_record_parse(struct tep_event *event, struct tep_record *record,
 int ustack_record_prerelease(struct tep_handle *tep)
 {
 	return tep && unwind_rec_prerelease(tep) ? 1 : 0;
+}
+
+/**
+ * ustack_record_check - tell if a record read from a file fits its page
+ * @tep: the trace's event formats (their sub-buffer size)
+ * @record: a record as libtracecmd returns it, with its file offset
+ *
+ * A record must lie inside its ring-buffer page (sub-buffer), whose start
+ * its file offset tells.  libtraceevent's kbuffer takes the length word
+ * of a damaged page as it is, so a record may claim to run far past its
+ * page: reading its fields would read past the page mapped.  Every reader
+ * of trace.dat files checks each record here before it decodes it (the
+ * file source, trace-cmd report, the KernelShark plugin).
+ *
+ * Returns 0 when it fits (or the page size is not known), -1 with errno
+ * set otherwise: EBADMSG, or EINVAL for a NULL argument.
+ */
+int ustack_record_check(struct tep_handle *tep, struct tep_record *record)
+{
+	long long sb, len;
+
+	if (!tep || !record) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (record->size < 0 || record->record_size < 0)
+		goto bad;
+	sb = tep_get_sub_buffer_size(tep);
+	if (sb <= 0)
+		return 0;	/* not known: nothing to check against */
+	len = record->record_size > record->size ?
+	      record->record_size : record->size;
+	if (len <= sb && (long long)(record->offset % sb) + len <= sb)
+		return 0;
+bad:
+	errno = EBADMSG;
+	return -1;
 }
