@@ -558,11 +558,11 @@ done
 
 # The report path fuzzed in-process (tests/rig/fuzz-report.c, libFuzzer,
 # ASan+UBSan): the series' trace-read-ustack.c with libtracefs-ext's join,
-# symbols and printer, against the series' libtracecmd.a, the look-ahead
-# limited to 256 records so that the index runs; seeds from mktrace.py (stuck
-# threads, late ones, flags, large), pages damaged at will.  Built on the
-# code before the fix, it finds the 1.18 GB copy in held_new() within
-# seconds.  FUZZ_TIME seconds (default 30).
+# symbols, printer and page check, against the series' libtracecmd.a, the
+# look-ahead limited to 256 records so that the index runs; seeds from
+# mktrace.py (stuck threads, late ones, flags, large), pages damaged at
+# will.  Built on the code before the fix, it finds the 1.18 GB copy in
+# held_new() within seconds.  FUZZ_TIME seconds (default 30).
 if command -v clang-14 > /dev/null; then
 	D=$(cd "$prefix/.." && pwd)
 	W=$D/work/trace-cmd
@@ -583,7 +583,7 @@ if command -v clang-14 > /dev/null; then
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/rig/fuzz-report.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libtracefs-ext/src/{join,syms,util,print}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libtracefs-ext/src/{join,syms,util,print,record}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then
