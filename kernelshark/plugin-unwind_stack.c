@@ -41,12 +41,9 @@
 #include <tracefs-ext.h>
 
 #include "unwind_stack.h"
-#include "unwind_record.h"
 
 #define US_MAX_FRAMES	512
 #define US_NONE		(-1)
-#define US_MAX_OPEN	8	/* events a cookie record looks back over,
-				 * as the join's MAX_OPEN */
 
 /* One request, as the join delivered it: where its records are. */
 struct us_req {
@@ -188,8 +185,8 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 {
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
 	struct tep_record *r = rec;
+	struct ustack_record ur;
 	struct tep_event *ev;
-	unsigned long long cookie;
 
 	if (!ctx)
 		return;
@@ -207,12 +204,12 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 		ctx->first_off = entry->offset;
 	ev = tep_find_event(ctx->tep, deferred ? ctx->deferred_id :
 			    ctx->cookie_id);
-	if (!ev || unwind_rec_field(ev, r, "cookie", &cookie)) {
+	if (!ev || ustack_record_parse(ev, r, &ur, NULL, 0) < 0) {
 		ctx->damaged++;
 		return;
 	}
 	if (kshark_data_container_append(deferred ? ctx->stacks :
-					 ctx->cookies, entry, cookie) < 0)
+					 ctx->cookies, entry, ur.cookie) < 0)
 		ctx->failed = 1;
 }
 
@@ -303,34 +300,6 @@ static struct tep_record *read_at(struct plugin_unwind_ctx *ctx, int64_t off)
 	return in && off >= 0 ? tracecmd_read_at(in, off, NULL) : NULL;
 }
 
-/*
- * A record must lie inside its ring-buffer page: libtraceevent's kbuffer
- * takes the length word of a damaged page as it is (as in
- * libtracefs-ext's file source).
- */
-static int record_in_page(struct tep_handle *tep, struct tep_record *r)
-{
-	long long sb = tep_get_sub_buffer_size(tep);
-	long long len = r->record_size > r->size ? r->record_size : r->size;
-
-	if (r->size < 8 || r->record_size < 0 || !r->data)
-		return 0;
-	if (sb <= 0)
-		return 1;
-	return len <= sb && (long long)(r->offset % sb) + len <= sb;
-}
-
-/* The frames of a __data_loc array field ("kernel" or "frames"). */
-static int array_frames(struct tep_event *ev, struct tep_record *r,
-			const char *field, unsigned long long *out, int max)
-{
-	struct unwind_rec_span sp;
-
-	if (unwind_rec_dynamic(ev->tep, r, tep_find_field(ev, field), &sp))
-		return -1;
-	return unwind_rec_copy(ev->tep, &sp, out, max);
-}
-
 /* ------------------------------------------------------------------ */
 /* The second pass. */
 
@@ -359,8 +328,8 @@ static int rec_pid(struct plugin_unwind_ctx *ctx, const struct kshark_entry *e)
 /*
  * The event that asked for the request of cookie record @c: before it on
  * its CPU, the newest event of its task not taken by another cookie
- * record, among the last US_MAX_OPEN events (what the join takes when
- * it reads every record).  The pids are the records': plugins may
+ * record, among the last USTACK_JOIN_MAX_OPEN events (what the join takes
+ * when it reads every record).  The pids are the records': plugins may
  * change an entry's (sched_events does).  Caller holds the input mutex.
  */
 static const struct kshark_entry *asking_entry(struct plugin_unwind_ctx *ctx,
@@ -377,7 +346,7 @@ static const struct kshark_entry *asking_entry(struct plugin_unwind_ctx *ctx,
 		;
 	if (i < 0 || (size_t)i >= ctx->n_data || ctx->data[i] != c)
 		return NULL;
-	while (--i >= 0 && seen < US_MAX_OPEN) {
+	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
 		e = ctx->data[i];
 		if (e->stream_id != c->stream_id || e->cpu != c->cpu ||
 		    e->event_id == ctx->deferred_id ||
@@ -482,7 +451,8 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 	struct tep_record *r = read_at(ctx, e->offset);
 	int stop = 0;
 
-	if (r && record_in_page(ctx->tep, r))
+	/* inside its page (ustack_record_check()), and a header at least */
+	if (r && r->data && r->size >= 8 && !ustack_record_check(ctx->tep, r))
 		stop = ustack_join_add_record(join, r) > 0;
 	else
 		ctx->damaged++;
@@ -586,9 +556,10 @@ struct frames {
 static void read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 			int kernel, struct frames *f, int max)
 {
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
-	unsigned long long flags = 0;
+	int n = -1;
 
 	f->nr = -1;
 	f->truncated = 0;
@@ -596,14 +567,14 @@ static void read_frames(struct plugin_unwind_ctx *ctx, int64_t off,
 	pthread_mutex_lock(&ctx->stream->input_mutex);
 	r = read_at(ctx, off);
 	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
-	if (ev && kernel && ev->id == ctx->cookie_id) {
-		f->nr = array_frames(ev, r, "kernel", f->a, max);
-	} else if (ev && !kernel && ev->id == ctx->deferred_id) {
-		f->nr = array_frames(ev, r, "frames", f->a, max);
-		if (!unwind_rec_field(ev, r, "flags", &flags))
-			f->truncated = !!(flags & UNWIND_REC_TRUNCATED);
-		if (unwind_rec_field(ev, r, "depth", &f->depth))
-			f->depth = f->nr;
+	if (ev && ev->id == (kernel ? ctx->cookie_id : ctx->deferred_id))
+		n = ustack_record_parse(ev, r, &rec, f->a, max);
+	if (n >= 0) {
+		f->nr = rec.nr < 0 ? -1 : n;
+		if (!kernel) {
+			f->truncated = !!(rec.flags & USTACK_STACK_TRUNCATED);
+			f->depth = rec.depth;
+		}
 	}
 	if (r) {
 		f->ts = r->ts;
@@ -667,6 +638,7 @@ static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
 static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 			   unsigned long long *cookie)
 {
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
 	int ok = 0;
@@ -675,7 +647,8 @@ static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 	r = read_at(ctx, off);
 	if (r) {
 		ev = tep_find_event(ctx->tep, tep_data_type(ctx->tep, r));
-		ok = ev && !unwind_rec_field(ev, r, "cookie", cookie);
+		ok = ev && ustack_record_parse(ev, r, &rec, NULL, 0) >= 0;
+		*cookie = rec.cookie;
 		tracecmd_free_record(r);
 	}
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
@@ -683,134 +656,104 @@ static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 }
 
 /* ------------------------------------------------------------------ */
-/* Text: a growing buffer, names of kernel frames, the merged stack. */
+/* Text: frames as libtracefs-ext prints them, the merged stack. */
 
-struct buf {
-	char	*s;
-	size_t	len;
-	size_t	cap;
-	int	err;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void bprintf(struct buf *b, const char *fmt, ...)
+/*
+ * Frame @a as libtracefs-ext prints it (USTACK_PRINT_* @flags), user
+ * frames named with @syms: the text of @seq, valid until its next use.
+ */
+static const char *frame_str(struct plugin_unwind_ctx *ctx,
+			     struct trace_seq *seq, struct ustack_syms *syms,
+			     int pid, unsigned long long a, unsigned int flags)
 {
-	va_list ap;
-	char *p;
-	int n;
-
-	if (b->err)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL,
-			      b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->err = 1;
-			return;
-		}
-		if (b->s && b->len + n < b->cap) {
-			b->len += n;
-			return;
-		}
-		b->cap = (b->cap + n + 1) * 2;
-		p = realloc(b->s, b->cap);
-		if (!p) {
-			b->err = 1;
-			return;
-		}
-		b->s = p;
-	}
+	trace_seq_reset(seq);
+	ustack_frame_print(seq, syms, ctx->tep, pid, a, flags);
+	trace_seq_terminate(seq);
+	return seq->buffer;
 }
 
-/* kernel frame @a as "func+0xoff" into @out */
-static void kname(struct plugin_unwind_ctx *ctx, unsigned long long a,
-		  char *out, size_t size)
+/* The text of @seq as a string of its own, NULL when empty or failed */
+static char *seq_take(struct trace_seq *seq)
 {
-	const char *f = tep_find_function(ctx->tep, a);
+	char *out = NULL;
 
-	if (a == USTACK_FTRACE_TRAMPOLINE)
-		snprintf(out, size, "[ftrace trampoline]");
-	else if (f)
-		snprintf(out, size, "%s+0x%llx", f,
-			 a - tep_find_function_address(ctx->tep, a));
-	else
-		snprintf(out, size, "0x%llx", a);
+	trace_seq_terminate(seq);
+	if (seq->len && seq->state == TRACE_SEQ__GOOD)
+		out = strdup(seq->buffer);
+	trace_seq_destroy(seq);
+	return out;
 }
 
 #ifdef KSHARK_UNWIND_TESTING
 /* for the comparison of readers (kshark_stack, the test build only) */
 static void req_text(struct plugin_unwind_ctx *ctx, const struct us_req *q,
-		     struct buf *b)
+		     struct trace_seq *b)
 {
+	struct trace_seq seq;
+	const char *name;
 	struct frames f;
-	char name[512];
 	int i;
 
-	bprintf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
-		q->ev_id >= 0 ? event_name(ctx, q->ev_id) : "(event not seen)",
-		q->pid, q->cpu, (unsigned long long)q->cookie);
+	trace_seq_printf(b, "%s pid=%d cpu=%d cookie=0x%llx\n",
+			 q->ev_id >= 0 ? event_name(ctx, q->ev_id) :
+			 "(event not seen)",
+			 q->pid, q->cpu, (unsigned long long)q->cookie);
 	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
+	trace_seq_init(&seq);
 	for (i = 0; i < f.nr; i++) {
-		kname(ctx, f.a[i], name, sizeof(name));
-		if (f.a[i] == USTACK_FTRACE_TRAMPOLINE)
-			bprintf(b, "=> %s (7fffffff)\n", name);
-		else if (strncmp(name, "0x", 2))
-			bprintf(b, "=> %s (%llx)\n", name, f.a[i]);
+		name = frame_str(ctx, &seq, NULL, 0, f.a[i],
+				 USTACK_PRINT_KERNEL);
+		if (strncmp(name, "0x", 2))
+			trace_seq_printf(b, "=> %s (%llx)\n", name, f.a[i]);
 		else
-			bprintf(b, "=> %s\n", name);
+			trace_seq_printf(b, "=> %s\n", name);
 	}
+	trace_seq_destroy(&seq);
 	if (f.nr <= 0)
-		bprintf(b, "   (no kernel stack recorded)\n");
+		trace_seq_puts(b, "   (no kernel stack recorded)\n");
 	if (q->stack_off < 0) {
-		bprintf(b, q->status == USTACK_LOST ?
-			"   (user stack lost: none will follow)\n" :
-			"   (user stack never arrived)\n");
+		trace_seq_puts(b, q->status == USTACK_LOST ?
+			       "   (user stack lost: none will follow)\n" :
+			       "   (user stack never arrived)\n");
 		return;
 	}
 	read_frames(ctx, q->stack_off, 0, &f, US_MAX_FRAMES);
 	for (i = 0; i < f.nr; i++)
-		bprintf(b, "=> 0x%llx (user)\n", f.a[i]);
+		trace_seq_printf(b, "=> 0x%llx (user)\n", f.a[i]);
 	if (f.nr < 0)
-		bprintf(b, "   (bad user stack record)\n");
+		trace_seq_puts(b, "   (bad user stack record)\n");
 	else if (f.nr == 0)
-		bprintf(b, "   (no user frames: unwind failed)\n");
+		trace_seq_puts(b, "   (no user frames: unwind failed)\n");
 	else if (f.truncated)
-		bprintf(b, "   (user stack cut short: %llu frames found)\n",
-			f.depth);
+		trace_seq_printf(b, "   (user stack cut short: %llu frames found)\n",
+				 f.depth);
 	if (f.nr > 0 && sframe_word(q))
-		bprintf(b, "   (user stack: %s)\n", sframe_word(q));
+		trace_seq_printf(b, "   (user stack: %s)\n", sframe_word(q));
 }
 
 char *kshark_unwind_stack_text(const struct kshark_entry *e)
 {
 	struct plugin_unwind_ctx *ctx = e ? __get_context(e->stream_id) : NULL;
 	const struct us_req *q;
-	struct buf b = { 0 };
+	struct trace_seq b;
 	unsigned long long c;
 	int i;
 
 	if (!ctx || !ctx->joined)
 		return NULL;
+	trace_seq_init(&b);
 	if (e->event_id == ctx->deferred_id) {
 		/* the requests it completes, in the order of delivery */
 		for (i = first_completed(ctx, e); i >= 0; i = ctx->reqs[i].next)
 			req_text(ctx, &ctx->reqs[i], &b);
 		if (first_completed(ctx, e) < 0 &&
 		    !deferred_cookie(ctx, e->offset, &c))
-			bprintf(&b, "cookie 0x%llx: no event recorded its cookie\n",
-				c);
+			trace_seq_printf(&b, "cookie 0x%llx: no event recorded its cookie\n",
+					 c);
 	} else if ((q = entry_req(ctx, e))) {
 		req_text(ctx, q, &b);
 	}
-	if (b.err) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return seq_take(&b);
 }
 #endif
 
@@ -920,26 +863,27 @@ static int binary_found(struct plugin_unwind_ctx *ctx, const char *file)
 }
 
 /* one user frame, named; caller holds syms_lock */
-static void view_uframe(struct view *v, struct ustack_syms *syms, int tgid,
+static void view_uframe(struct plugin_unwind_ctx *ctx, struct view *v,
+			struct ustack_syms *syms, int tgid,
 			unsigned long long a)
 {
-	char buf[4096], *line, *next;
+	char *text, *line, *next;
 	struct ustack_sym sym;
+	struct trace_seq seq;
 	int i;
 
-	if (!syms || ustack_syms_format_lines(syms, tgid, a, buf,
-					      sizeof(buf)) < 0) {
-		vline(v, KSHARK_UNWIND_UFRAME, -1, "0x%llx", a);
-		return;
-	}
-	for (line = buf; line; line = next) {
+	/* the inlined functions first, one line each, then the frame */
+	trace_seq_init(&seq);
+	text = (char *)frame_str(ctx, &seq, syms, tgid, a, USTACK_PRINT_LINES);
+	for (line = text; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		vline(v, next ? KSHARK_UNWIND_INLINED : KSHARK_UNWIND_UFRAME,
 		      -1, "%s", line);
 	}
-	if (ustack_syms_resolve(syms, tgid, a, &sym))
+	trace_seq_destroy(&seq);
+	if (!syms || ustack_syms_resolve(syms, tgid, a, &sym))
 		return;
 	if (!sym.file) {
 		v->no_map = 1;
@@ -992,8 +936,9 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 		     struct view *v)
 {
 	struct ustack_syms *syms;
+	struct trace_seq seq;
 	struct frames f;
-	char t[64], name[512];
+	char t[64];
 	int i;
 
 	ts_str(t, sizeof(t), q->ts);
@@ -1007,10 +952,12 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	read_frames(ctx, q->cookie_off, 1, &f, US_MAX_FRAMES);
 	vline(v, KSHARK_UNWIND_SECTION, -1, "Kernel stack (%d frame%s)",
 	      f.nr > 0 ? f.nr : 0, f.nr == 1 ? "" : "s");
-	for (i = 0; i < f.nr; i++) {
-		kname(ctx, f.a[i], name, sizeof(name));
-		vline(v, KSHARK_UNWIND_KFRAME, -1, "%s", name);
-	}
+	trace_seq_init(&seq);
+	for (i = 0; i < f.nr; i++)
+		vline(v, KSHARK_UNWIND_KFRAME, -1, "%s",
+		      frame_str(ctx, &seq, NULL, 0, f.a[i],
+				USTACK_PRINT_KERNEL));
+	trace_seq_destroy(&seq);
 	if (f.nr <= 0)
 		vline(v, KSHARK_UNWIND_WARN, -1, "No kernel stack recorded");
 
@@ -1044,7 +991,7 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	if (!syms && ctx->syms_note)
 		vline(v, KSHARK_UNWIND_WARN, -1, "%s", ctx->syms_note);
 	for (i = 0; i < f.nr; i++)
-		view_uframe(v, syms, q->tgid, f.a[i]);
+		view_uframe(ctx, v, syms, q->tgid, f.a[i]);
 	view_missing(ctx, v);
 	pthread_mutex_unlock(&ctx->syms_lock);
 }
@@ -1183,59 +1130,48 @@ static char *short_info(struct plugin_unwind_ctx *ctx,
 static char *record_info(struct plugin_unwind_ctx *ctx,
 			 const struct kshark_entry *e)
 {
-	unsigned long long cookie, tgid = 0, flags = 0, depth;
-	int cookie_rec = e->event_id == ctx->cookie_id, nr = -1, ok;
-	struct unwind_rec_span sp;
+	int cookie_rec = e->event_id == ctx->cookie_id, ok;
+	struct ustack_record rec;
 	struct tep_record *r;
 	struct tep_event *ev;
-	struct buf b = { 0 };
+	struct trace_seq b;
 
 	pthread_mutex_lock(&ctx->stream->input_mutex);
 	r = read_at(ctx, e->offset);
 	ev = r ? tep_find_event(ctx->tep, tep_data_type(ctx->tep, r)) : NULL;
-	ok = ev && !unwind_rec_field(ev, r, "cookie", &cookie);
-	if (ok && !unwind_rec_dynamic(ctx->tep, r, tep_find_field(ev,
-			cookie_rec ? "kernel" : "frames"), &sp))
-		nr = sp.nr;
-	if (ok) {
-		unwind_rec_field(ev, r, "flags", &flags);
-		unwind_rec_field(ev, r, "tgid", &tgid);
-		if (unwind_rec_field(ev, r, "depth", &depth))
-			depth = nr;
-	}
+	ok = ev && ustack_record_parse(ev, r, &rec, NULL, 0) >= 0;
 	tracecmd_free_record(r);
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 	if (!ok)
 		return NULL;
+	trace_seq_init(&b);
 	if (cookie_rec) {
-		bprintf(&b, "cookie=0x%llx kernel=%d", cookie, nr < 0 ? 0 : nr);
-		if (nr < 0)
-			bprintf(&b, " [bad or missing kernel array]");
-		if (flags & UNWIND_REC_NO_USER_STACK)
-			bprintf(&b, " (no user stack)");
-	} else if (nr < 0) {
-		bprintf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
-			cookie, (int)tgid);
+		trace_seq_printf(&b, "cookie=0x%llx kernel=%d", rec.cookie,
+				 rec.nr < 0 ? 0 : rec.nr);
+		if (rec.nr < 0)
+			trace_seq_puts(&b, " [bad or missing kernel array]");
+		if (rec.flags & USTACK_COOKIE_NO_USER_STACK)
+			trace_seq_puts(&b, " (no user stack)");
+	} else if (rec.nr < 0) {
+		trace_seq_printf(&b, "cookie=0x%llx tgid=%d [bad or missing frames array]",
+				 rec.cookie, rec.tgid);
 	} else {
-		bprintf(&b, "cookie=0x%llx tgid=%d nr=%d", cookie, (int)tgid,
-			nr);
-		if ((flags & UNWIND_REC_TRUNCATED) || depth != (unsigned)nr)
-			bprintf(&b, " depth=%llu", depth);
-		if (flags & UNWIND_REC_TRUNCATED)
-			bprintf(&b, " (truncated)");
-		if (flags & UNWIND_REC_LATE)
-			bprintf(&b, " (late)");
-		if (!nr)
-			bprintf(&b, " empty (user unwind failed)");
-		if (flags & UNWIND_REC_UNWIND_SFRAME)
-			bprintf(&b, " [%s]", flags & UNWIND_REC_UNWIND_FP ?
-				"sframe+fp" : "sframe");
+		trace_seq_printf(&b, "cookie=0x%llx tgid=%d nr=%d", rec.cookie,
+				 rec.tgid, rec.nr);
+		if ((rec.flags & USTACK_STACK_TRUNCATED) ||
+		    rec.depth != (unsigned)rec.nr)
+			trace_seq_printf(&b, " depth=%llu", rec.depth);
+		if (rec.flags & USTACK_STACK_TRUNCATED)
+			trace_seq_puts(&b, " (truncated)");
+		if (rec.flags & USTACK_STACK_LATE)
+			trace_seq_puts(&b, " (late)");
+		if (!rec.nr)
+			trace_seq_puts(&b, " empty (user unwind failed)");
+		if (rec.unwinder & USTACK_UNWINDER_SFRAME)
+			trace_seq_printf(&b, " [%s]",
+					 ustack_unwinder_name(rec.unwinder));
 	}
-	if (b.err) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return seq_take(&b);
 }
 
 static char *plugin_unwind_get_info(struct kshark_data_stream *stream,
@@ -1313,14 +1249,15 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->stream = stream;
 	pthread_mutex_init(&ctx->syms_lock, NULL);
 	ctx->tep = kshark_get_tep(stream);
-	ctx->cookie_id = kshark_find_event_id(stream, "ftrace/user_stack_cookie");
-	ctx->deferred_id = kshark_find_event_id(stream,
-						"ftrace/user_stack_deferred");
+	ctx->cookie_id = kshark_find_event_id(stream, USTACK_RECORD_SYSTEM "/"
+					      USTACK_RECORD_COOKIE);
+	ctx->deferred_id = kshark_find_event_id(stream, USTACK_RECORD_SYSTEM "/"
+						USTACK_RECORD_STACK);
 	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	/* the draw handler also lets the GUI part find the entries */
 	kshark_register_draw_handler(stream, kshark_unwind_draw);
 	/* without the records the context stays: the view says why */
-	if (ctx->tep && unwind_rec_prerelease(ctx->tep) &&
+	if (ustack_record_prerelease(ctx->tep) &&
 	    (ctx->cookie_id < 0 || ctx->deferred_id < 0)) {
 		fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
 			stream->file ? stream->file : "trace");

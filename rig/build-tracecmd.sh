@@ -114,8 +114,8 @@ fi
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
 	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libtracefs-ext/src/*.[ch] \
-		"$REPO"/libtracefs-ext/include/*.h "$REPO"/libtracefs-ext/Makefile \
-		"$REPO"/common/*.h | cut -d' ' -f1
+		"$REPO"/libtracefs-ext/include/*.h "$REPO"/libtracefs-ext/Makefile |
+		cut -d' ' -f1
 	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
 	echo "stock=$stock asan=$asan"
 	for p in "${patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done

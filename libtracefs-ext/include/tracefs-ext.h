@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	6
+#define USTACK_VERSION_MINOR	8
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
@@ -186,6 +186,11 @@ int ustack_frame_plausible(unsigned long long addr, int kernel);
  */
 #define USTACK_FTRACE_TRAMPOLINE	0x7fffffffULL
 
+/* since 1.8: how the printers show such a frame, and one that cannot be
+ * a return address (after its address) */
+#define USTACK_TRAMPOLINE_TEXT		"[ftrace trampoline]"
+#define USTACK_BAD_FRAME_TEXT		"[not an address]"
+
 /* ustack_join_set_flags() */
 enum {
 	/* also deliver events that have neither kernel stack nor cookie */
@@ -198,6 +203,9 @@ enum {
 #define USTACK_DEFAULT_MAX_COOKIES	65536
 #define USTACK_DEFAULT_MAX_EVENTS	(1 << 20)
 #define USTACK_DEFAULT_MAX_TASKS	4096
+/* since 1.8: the events per CPU that the join keeps open for the cookie
+ * record that may follow (the newest of its task is the one that asked) */
+#define USTACK_JOIN_MAX_OPEN		8
 
 struct ustack_join;
 
@@ -306,6 +314,80 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
+
+/* ---- records (ustack_record(3), since 1.8) ---- */
+
+/*
+ * The records of deferred user stacks (Documentation/contract.md), in
+ * the ftrace system: a user_stack_cookie right after the event that
+ * asked (its cookie, its kernel stack), later one user_stack_deferred
+ * per (instance, cookie) (the user frames).
+ */
+#define USTACK_RECORD_SYSTEM		"ftrace"
+#define USTACK_RECORD_COOKIE		"user_stack_cookie"
+#define USTACK_RECORD_STACK		"user_stack_deferred"
+
+/* ustack_record.flags of a user_stack_cookie: no user stack will follow */
+#define USTACK_COOKIE_NO_USER_STACK	(1U << 0)
+/* ustack_record.flags of a user_stack_deferred (others are reserved) */
+#define USTACK_STACK_TRUNCATED		(1U << 0)	/* depth > frames */
+#define USTACK_STACK_LATE		(1U << 1)	/* the task's cache */
+#define USTACK_STACK_UNWIND_FP		(1U << 2)	/* see unwinder */
+#define USTACK_STACK_UNWIND_SFRAME	(1U << 3)
+
+/* One of the two records, decoded */
+struct ustack_record {
+	unsigned long long	cookie;
+	unsigned int		flags;		/* USTACK_COOKIE_*, _STACK_* */
+	int			tgid;		/* user_stack_deferred; else 0 */
+	/* user_stack_deferred: the frames the unwinder found (nr when
+	 * the record does not say) */
+	unsigned long long	depth;
+	/* the frames in the record (kernel, or user): -1 when its array
+	 * is missing or lies outside the record */
+	int			nr;
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
+};
+
+int ustack_record_parse(struct tep_event *event, struct tep_record *record,
+			struct ustack_record *rec, unsigned long long *frames,
+			int max);
+int ustack_record_prerelease(struct tep_handle *tep);
+int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
+
+/* ---- printing (ustack_print(3), since 1.8) ---- */
+
+struct trace_seq;
+
+/* ustack_frame_print() and ustack_event_print() flags */
+enum {
+	/* a kernel frame (ustack_frame_print() only) */
+	USTACK_PRINT_KERNEL	= 1 << 0,
+	/* addresses only, no names */
+	USTACK_PRINT_RAW	= 1 << 1,
+	/* a frame that cannot be a return address: its address, marked
+	 * USTACK_BAD_FRAME_TEXT (ustack_frame_print() only) */
+	USTACK_PRINT_CHECK	= 1 << 2,
+	/* a kernel frame as trace-cmd prints kernel stacks: "func+0xoff
+	 * (addr)", "addr" when unnamed (ustack_frame_print() only) */
+	USTACK_PRINT_ADDR	= 1 << 3,
+	/* a user frame with its inlined functions and source line, one
+	 * line each (ustack_frame_print(), and ustack_event_print() with
+	 * USTACK_PRINT_LIST) */
+	USTACK_PRINT_LINES	= 1 << 4,
+	/* the ustack tool's layout, not trace-cmd report's
+	 * (ustack_event_print() only) */
+	USTACK_PRINT_LIST	= 1 << 5,
+	/* trace-cmd report's layout without the lines that head the
+	 * kernel and the user frames (ustack_event_print() only) */
+	USTACK_PRINT_FRAMES	= 1 << 6,
+};
+
+int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
+		       struct tep_handle *tep, int pid,
+		       unsigned long long addr, unsigned int flags);
+int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
+		       struct ustack_syms *syms, unsigned int flags);
 
 #ifdef __cplusplus
 }

@@ -13,19 +13,16 @@
 static int print_event(const struct ustack_event *ev, void *data)
 {
 	struct ustack_syms *syms = data;
-	char buf[4096];
-	int i;
+	struct trace_seq s;
 
-	printf("%s pid %d: %s\n", ev->event ? ev->event->name : "?", ev->pid,
-	       ustack_status_name(ev->status));
-	for (i = 0; i < ev->nr_kernel; i++) {
-		ustack_syms_format_kernel(syms, ev->kernel[i], buf, sizeof(buf));
-		printf("  k %s\n", buf);
-	}
-	for (i = 0; i < ev->nr_user; i++) {
-		ustack_syms_format(syms, ev->tgid, ev->user[i], buf, sizeof(buf));
-		printf("  u %s\n", buf);
-	}
+	trace_seq_init(&s);
+	trace_seq_printf(&s, "%s pid %d: %s\n",
+			 ev->event ? ev->event->name : "?", ev->pid,
+			 ustack_status_name(ev->status));
+	/* "  k FRAME" and "  u FRAME" lines, as ustack prints them */
+	ustack_event_print(&s, ev, syms, USTACK_PRINT_LIST);
+	trace_seq_do_printf(&s);
+	trace_seq_destroy(&s);
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 
 #include "ustack-local.h"
 #include "tracecmd-compat.h"
-#include "unwind_record.h"
+#include "unwind-record.h"
 
 struct ustack_file {
 	struct tracecmd_input	*handle;
@@ -236,26 +236,6 @@ struct iter_ctx {
 	int			ret;
 };
 
-/*
- * A record must lie inside its ring-buffer page (sub-buffer).  The
- * record's file offset tells where in the page it starts.  libtraceevent
- * 1.7's kbuffer takes the length word of a corrupt page as it is, so a
- * record may claim to run far past its page.
- */
-static bool record_in_page(struct tracecmd_input *handle,
-			   struct tep_record *record)
-{
-	long long sb = tep_get_sub_buffer_size(tracecmd_get_tep(handle));
-	long long len = record->record_size > record->size ?
-			record->record_size : record->size;
-
-	if (record->size < 0 || record->record_size < 0)
-		return false;
-	if (sb <= 0)
-		return true;	/* not known: nothing to check against */
-	return len <= sb && (long long)(record->offset % sb) + len <= sb;
-}
-
 static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 		   int cpu, void *data)
 {
@@ -266,7 +246,7 @@ static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 	/* libtracecmd 1.3 may call again after we asked it to stop */
 	if (ctx->ret)
 		return 1;
-	if (!record_in_page(handle, record)) {
+	if (ustack_record_check(tracecmd_get_tep(handle), record)) {
 		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
 			   ctx->path, record->offset, record->size);
 		errno = EINVAL;

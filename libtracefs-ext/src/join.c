@@ -24,17 +24,17 @@
  * cookie ends its previous entry.
  *
  * Memory is bounded by the pending cookies and events (limits, oldest
- * evicted first and delivered as never arrived), by MAX_OPEN open events
- * per CPU, and by the number of tasks whose last entry is cached.
+ * evicted first and delivered as never arrived), by USTACK_JOIN_MAX_OPEN
+ * open events per CPU, and by the number of tasks whose last entry is
+ * cached.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ustack-local.h"
-#include "unwind_record.h"
+#include "unwind-record.h"
 
-#define MAX_OPEN	8
 #define MAX_CPUS	65536
 
 struct held {
@@ -93,7 +93,7 @@ struct task {
 
 struct cpu_open {
 	int			nr;
-	struct held		*ev[MAX_OPEN];
+	struct held		*ev[USTACK_JOIN_MAX_OPEN];
 };
 
 /* The fields the join reads, in the order of the lists below */
@@ -276,10 +276,10 @@ static int find_formats(struct ustack_join *join)
 	}
 	if (find_set(tep, &join->kstack, "ftrace", "kernel_stack",
 		     kstack_fields) ||
-	    find_set(tep, &join->cookie, UNWIND_REC_SYSTEM, UNWIND_REC_COOKIE,
+	    find_set(tep, &join->cookie, USTACK_RECORD_SYSTEM, USTACK_RECORD_COOKIE,
 		     cookie_fields) ||
-	    find_set(tep, &join->ustack, UNWIND_REC_SYSTEM,
-		     UNWIND_REC_DEFERRED, ustack_fields))
+	    find_set(tep, &join->ustack, USTACK_RECORD_SYSTEM,
+		     USTACK_RECORD_STACK, ustack_fields))
 		return -1;
 	if (!formats_known(join)) {
 		ustack_err("unknown event format: unexpected field types in the user_stack or kernel_stack events");
@@ -415,14 +415,6 @@ static void count_delivery(struct ustack_join_stats *st,
 		st->late++;
 }
 
-/* The user stack record's unwinder flags, in the library's bits. */
-static unsigned int entry_unwinder(const struct entry *t)
-{
-	return (t->flags & UNWIND_REC_UNWIND_FP ? USTACK_UNWINDER_FP : 0) |
-	       (t->flags & UNWIND_REC_UNWIND_SFRAME ?
-		USTACK_UNWINDER_SFRAME : 0);
-}
-
 /*
  * Hand one event to the user and free it.  Events are still freed after a
  * callback asked to stop, they are just not delivered.
@@ -470,7 +462,7 @@ static void deliver(struct ustack_join *join, struct held *h,
 		ev.user = t->frames;
 		ev.depth = t->depth;
 		ev.stack_offset = t->offset;
-		ev.unwinder = entry_unwinder(t);
+		ev.unwinder = unwind_rec_unwinder(t->flags);
 	}
 	if (h->has_c)
 		ev.cookie_offset = h->cookie_offset;
@@ -483,7 +475,7 @@ out:
 
 static enum ustack_status entry_status(const struct entry *t)
 {
-	if (t->flags & UNWIND_REC_TRUNCATED)
+	if (t->flags & USTACK_STACK_TRUNCATED)
 		return USTACK_TRUNCATED;
 	if (!t->nr)
 		return USTACK_EMPTY;
@@ -493,7 +485,7 @@ static enum ustack_status entry_status(const struct entry *t)
 /* The kernel answered from the task's cache: a late request. */
 static unsigned int entry_flags(const struct entry *t)
 {
-	return t->flags & UNWIND_REC_LATE ? USTACK_EV_LATE : 0;
+	return t->flags & USTACK_STACK_LATE ? USTACK_EV_LATE : 0;
 }
 
 /* ---- pending table ---- */
@@ -849,7 +841,7 @@ static int feed_event(struct ustack_join *join, const struct ustack_input *in)
 	h = held_new(in);
 	if (!h)
 		return -1;
-	if (c->nr == MAX_OPEN) {
+	if (c->nr == USTACK_JOIN_MAX_OPEN) {
 		struct held *old = c->ev[0];
 
 		open_remove(c, 0);
@@ -969,7 +961,7 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 		return 0;
 	}
 	/* the kernel says no user stack will come for it */
-	if (in->flags & UNWIND_REC_NO_USER_STACK) {
+	if (in->flags & USTACK_COOKIE_NO_USER_STACK) {
 		deliver(join, h, USTACK_LOST, NULL, 0);
 		return 0;
 	}
@@ -1152,7 +1144,7 @@ static bool ustack_implausible(const struct ustack_input *in,
 {
 	if (!tgid || tgid >= PID_LIMIT)
 		return true;
-	if (in->flags & UNWIND_REC_TRUNCATED)
+	if (in->flags & USTACK_STACK_TRUNCATED)
 		return !in->nr || in->depth <= (unsigned int)in->nr;
 	return in->depth != (unsigned int)in->nr;
 }

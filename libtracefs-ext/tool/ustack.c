@@ -29,11 +29,6 @@
 #define USTACK_VERSION	"unknown"
 #endif
 
-/* How a frame that cannot be a return address is shown */
-#define BAD_FRAME	"[not an address]"
-/* The kernel's mark for a frame in an ftrace trampoline */
-#define TRAMPOLINE	"[ftrace trampoline]"
-
 /* long options without a letter */
 enum {
 	OPT_TRACEFS	= 256,
@@ -329,11 +324,11 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	int r;
 
 	if (!ustack_frame_plausible(addr, kernel)) {
-		snprintf(out, size, "0x%llx_" BAD_FRAME, addr);
+		snprintf(out, size, "0x%llx_%s", addr, USTACK_BAD_FRAME_TEXT);
 		goto clean;
 	}
 	if (kernel && addr == USTACK_FTRACE_TRAMPOLINE) {
-		snprintf(out, size, TRAMPOLINE);
+		snprintf(out, size, "%s", USTACK_TRAMPOLINE_TEXT);
 		goto clean;
 	}
 	if (c->raw)
@@ -584,49 +579,42 @@ out:
 	return ret;
 }
 
-static void kernel_frame_text(struct ctx *c, unsigned long long addr,
-			      char *frame, size_t size)
+/*
+ * What the frames of @ev say of the trace: kernel frames that kallsyms
+ * names and those it does not, user frames in their process's maps and
+ * those outside (report_problems()).
+ */
+static void count_frames(struct ctx *c, const struct ustack_event *ev)
 {
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL))
-		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
-	else if (addr == USTACK_FTRACE_TRAMPOLINE)
-		snprintf(frame, size, TRAMPOLINE);
-	else if (c->raw)
-		snprintf(frame, size, "0x%llx", addr);
-	else if (ustack_syms_format_kernel(c->syms, addr, frame, size) > 0 &&
-		 !strncmp(frame, "0x", 2))
-		c->kframes_unnamed++;
-	else
-		c->kframes_named++;
-}
+	unsigned long long addr;
+	struct ustack_sym s;
+	int i;
 
-static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
-			    char *frame, size_t size)
-{
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_USER)) {
-		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
-	} else if (c->raw) {
-		snprintf(frame, size, "0x%llx", addr);
-	} else if (c->inline_frames) {
-		const char *last;
-
-		/* the functions inlined there, one line each, first */
-		ustack_syms_format_lines(c->syms, tgid, addr, frame, size);
-		last = strrchr(frame, '\n');
-		last = last ? last + 1 : frame;
-		count_user_frame(c, addr, strncmp(last, "0x", 2));
-	} else {
-		/* a bare address: no map of the process holds it */
-		ustack_syms_format(c->syms, tgid, addr, frame, size);
-		count_user_frame(c, addr, strncmp(frame, "0x", 2));
+	if (c->raw)
+		return;
+	for (i = 0; i < ev->nr_kernel; i++) {
+		addr = ev->kernel[i];
+		if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL) ||
+		    addr == USTACK_FTRACE_TRAMPOLINE)
+			continue;
+		if (!ustack_syms_resolve_kernel(c->syms, addr, &s) && s.name)
+			c->kframes_named++;
+		else
+			c->kframes_unnamed++;
+	}
+	for (i = 0; i < ev->nr_user; i++) {
+		addr = ev->user[i];
+		if (ustack_frame_plausible(addr, USTACK_FRAME_USER) &&
+		    !ustack_syms_resolve(c->syms, ev->tgid, addr, &s))
+			count_user_frame(c, addr, s.file || s.name);
 	}
 }
 
 static void print_text(struct ctx *c, const struct ustack_event *ev)
 {
 	const char *comm = NULL;
-	char frame[8192];
-	int i;
+	struct trace_seq s;
+	char name[512];
 
 	if (ev->tep)
 		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
@@ -635,8 +623,8 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	if (c->multi || (ev->instance && *ev->instance))
 		printf("(%s) ", ev->instance && *ev->instance ?
 		       ev->instance : "top");
-	event_name(ev, frame, sizeof(frame));
-	printf("%s", frame);
+	event_name(ev, name, sizeof(name));
+	printf("%s", name);
 	printf(" status=%s", ustack_status_name(ev->status));
 	if (ev->flags & USTACK_EV_LATE)
 		printf(",late");
@@ -653,19 +641,13 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	if (ev->status == USTACK_TRUNCATED)
 		printf(" depth=%u", ev->depth);
 	printf("\n");
-	for (i = 0; i < ev->nr_kernel; i++) {
-		kernel_frame_text(c, ev->kernel[i], frame, sizeof(frame));
-		printf("  k %s\n", frame);
-	}
-	for (i = 0; i < ev->nr_user; i++) {
-		char *p, *e;
-
-		user_frame_text(c, ev->tgid, ev->user[i], frame, sizeof(frame));
-		/* --inline: a "u" line for each function inlined there */
-		for (p = frame; (e = strchr(p, '\n')); p = e + 1)
-			printf("  u %.*s\n", (int)(e - p), p);
-		printf("  u %s\n", p);
-	}
+	trace_seq_init(&s);
+	ustack_event_print(&s, ev, c->syms, USTACK_PRINT_LIST |
+			   (c->raw ? USTACK_PRINT_RAW : 0) |
+			   (c->inline_frames ? USTACK_PRINT_LINES : 0));
+	trace_seq_do_printf(&s);
+	trace_seq_destroy(&s);
+	count_frames(c, ev);
 	printf("\n");
 }
 

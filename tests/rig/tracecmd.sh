@@ -556,13 +556,14 @@ for r in report ustack; do
 done
 [ -z "$bad" ] && pass tracecmd-stray-library-next-to-trace || fail tracecmd-stray-library-next-to-trace "$bad"
 
-# The report path fuzzed in-process (tests/rig/fuzz-report.c, libFuzzer,
-# ASan+UBSan): the series' trace-read-ustack.c with libtracefs-ext's join
-# and symbols, against the series' libtracecmd.a, the look-ahead limited
-# to 256 records so that the index runs; seeds from mktrace.py (stuck
-# threads, late ones, flags, large), pages damaged at will.  Built on the
-# code before the fix, it finds the 1.18 GB copy in held_new() within
-# seconds.  FUZZ_TIME seconds (default 30).
+# The report path fuzzed in-process (the library's trace.dat harness,
+# tests/userspace/lib/fuzz/fuzz-tracedat.c, built -DFUZZ_REPORT; libFuzzer,
+# ASan+UBSan): the series' trace-read-ustack.c with libtracefs-ext's join,
+# symbols, printer and page check, against the series' libtracecmd.a, the
+# look-ahead limited to 256 records so that the index runs; seeds from
+# mktrace.py (stuck threads, late ones, flags, large), pages damaged at
+# will.  Built on the code before the fix, it finds the 1.18 GB copy in
+# held_new() within seconds.  FUZZ_TIME seconds (default 30).
 if command -v clang-14 > /dev/null; then
 	D=$(cd "$prefix/.." && pwd)
 	W=$D/work/trace-cmd
@@ -577,13 +578,14 @@ if command -v clang-14 > /dev/null; then
 	for i in 0 1 2 3; do printf "\\x0$i" > "$T/fz/corpus/s$i"; done
 	if PKG_CONFIG_PATH=$prefix/lib/pkgconfig clang-14 -g -O1 -Wall -Werror -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DAHEAD_MAX=256 -DHAVE_USTACK \
+		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libtracefs-ext/include" \
-		-I"$REPO/libtracefs-ext/src" -I"$REPO/common" \
+		-I"$REPO/libtracefs-ext/src" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
-		"$REPO/tests/rig/fuzz-report.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libtracefs-ext/src/{join,syms,util}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
+		"$REPO"/libtracefs-ext/src/{join,syms,util,print,record}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

@@ -76,20 +76,11 @@
 #include <kbuffer.h>
 
 #include "tracefs-ext.h"
-#include "unwind_record.h"
 
 #define UD_ALIAS		"unwind_deferred"
 #define UD_MAX_EVENT_FRAMES	512	/* kernel frames printed per cookie */
 #define UD_MAX_CPUS		65536
 #define UD_MAX_SUBBUF_EVENTS	65536	/* bound of a sub-buffer walk */
-
-/* user_stack_cookie flags */
-#define UD_COOKIE_NO_USER_STACK	0x1
-/* user_stack_deferred flags */
-#define UD_DEFERRED_TRUNCATED	0x1
-#define UD_DEFERRED_LATE	0x2
-/* a kernel frame that is the ftrace trampoline mark, not an address */
-#define UD_FTRACE_TRAMPOLINE	0x7fffffffULL
 
 #define UD_PRERELEASE_MSG \
 	"[unwind_deferred: pre-release unwind:* record format: record the trace again]"
@@ -286,17 +277,17 @@ static enum ud_role event_role(struct tep_event *event)
 {
 	if (!event || !event->system || !event->name)
 		return UD_UNKNOWN;
-	if (!strcmp(event->system, "ftrace")) {
+	if (!strcmp(event->system, USTACK_RECORD_SYSTEM)) {
 		if (!strcmp(event->name, "kernel_stack"))
 			return UD_KSTACK;
-		if (!strcmp(event->name, "user_stack_cookie"))
+		if (!strcmp(event->name, USTACK_RECORD_COOKIE))
 			return UD_COOKIE;
-		if (!strcmp(event->name, "user_stack_deferred"))
+		if (!strcmp(event->name, USTACK_RECORD_STACK))
 			return UD_DEFERRED;
 	}
 	if (!strcmp(event->system, "unwind") &&
-	    (!strcmp(event->name, "user_stack_cookie") ||
-	     !strcmp(event->name, "user_stack_deferred")))
+	    (!strcmp(event->name, USTACK_RECORD_COOKIE) ||
+	     !strcmp(event->name, USTACK_RECORD_STACK)))
 		return UD_PRERELEASE;
 	return UD_OTHER;
 }
@@ -386,7 +377,7 @@ static struct ustack_join *get_join(struct ud_state *st)
 	if (st->join || st->join_failed)
 		return st->join;
 	/* pre-release records: said once on the report, nothing to join */
-	if (unwind_rec_prerelease(st->tep)) {
+	if (ustack_record_prerelease(st->tep)) {
 		st->join_failed = 1;
 		return NULL;
 	}
@@ -567,30 +558,15 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 /* ------------------------------------------------------------------ */
 /* Printing. */
 
-/* A kernel frame in a merged stack, as trace-cmd report prints it */
-static void print_kaddr(struct trace_seq *s, struct tep_handle *tep,
-			unsigned long long addr)
-{
-	const char *func = tep_find_function(tep, addr);
-
-	if (addr == UD_FTRACE_TRAMPOLINE)
-		trace_seq_printf(s, " => [ftrace trampoline] (%llx)\n", addr);
-	else if (func)
-		trace_seq_printf(s, " => %s+0x%llx (%llx)\n", func,
-				 addr - tep_find_function_address(tep, addr),
-				 addr);
-	else
-		trace_seq_printf(s, " => %llx\n", addr);
-}
-
 /* A kernel frame of a cookie record, as kernel_stack prints them */
 static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
 			 unsigned long long addr)
 {
 	const char *func = tep_find_function(tep, addr);
 
-	if (addr == UD_FTRACE_TRAMPOLINE)
-		trace_seq_printf(s, "=> [ftrace trampoline] (%llx)\n", addr);
+	if (addr == USTACK_FTRACE_TRAMPOLINE)
+		trace_seq_printf(s, "=> %s (%llx)\n", USTACK_TRAMPOLINE_TEXT,
+				 addr);
 	else if (func)
 		trace_seq_printf(s, "=> %s (%llx)\n", func, addr);
 	else
@@ -732,7 +708,8 @@ static void say_hiding(struct ud_state *st)
 	static int said;
 
 	if (!st->hiding || said ||
-	    !tep_find_event_by_name(st->tep, "ftrace", "user_stack_cookie"))
+	    !tep_find_event_by_name(st->tep, USTACK_RECORD_SYSTEM,
+				    USTACK_RECORD_COOKIE))
 		return;
 	said = 1;
 	fprintf(stderr,
@@ -792,27 +769,6 @@ static struct ustack_syms *get_syms(struct ud_state *st)
 }
 
 /*
- * A user frame, as trace-cmd report prints it: with debug info, the
- * functions inlined at the address first, one line each, and the source
- * line after the frame's name.
- */
-static void print_uaddr(struct trace_seq *s, struct ustack_syms *syms,
-			int tgid, unsigned long long addr)
-{
-	char buf[4096], *line, *next;
-
-	if (!syms || ustack_syms_format_lines(syms, tgid, addr, buf,
-					      sizeof(buf)) < 0)
-		snprintf(buf, sizeof(buf), "0x%llx", addr);
-	for (line = buf; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		trace_seq_printf(s, " => %s\n", line);
-	}
-}
-
-/*
  * Which user unwinder took the stack, only when SFrame took part: no mark
  * is frame pointers, or a kernel that does not say.
  */
@@ -844,36 +800,31 @@ static void print_ts(struct trace_seq *s, struct tep_handle *tep,
 /*
  * One delivered event, in the layout of trace-cmd report with the
  * series: a line naming the event (it was printed before: the user stack
- * comes after it), its kernel stack, then its user stack with a one-word
- * status when it did not come complete.
+ * comes after it), then its stacks, as libtracefs-ext prints them.
  */
 static void print_del(struct ud_state *st, struct trace_seq *s,
 		      const struct ud_del *d, struct ustack_syms *syms)
 {
 	struct tep_handle *tep = st->tep;
-	struct tep_event *ev;
-	int j;
+	struct ustack_event ev = {
+		.tep		= tep,
+		.tgid		= d->tgid,
+		.status		= d->status,
+		.nr_kernel	= d->nr_k,
+		.kernel		= d->frames,
+		.nr_user	= d->nr_u,
+		.user		= d->frames + d->nr_k,
+		.depth		= d->depth,
+		.unwinder	= d->unwinder,
+	};
+	struct tep_event *event;
 
-	ev = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
+	event = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
 	trace_seq_printf(s, " %s [%03d] ",
-			 ev ? ev->name : "(event not seen)", d->cpu);
+			 event ? event->name : "(event not seen)", d->cpu);
 	print_ts(s, tep, d->ts);
 	trace_seq_putc(s, '\n');
-	if (d->nr_k)
-		trace_seq_puts(s, " <kernel stack>\n");
-	for (j = 0; j < d->nr_k; j++)
-		print_kaddr(s, tep, d->frames[j]);
-	if (d->status == USTACK_NO_COOKIE)
-		return;
-	trace_seq_puts(s, " <user stack>");
-	if (d->status == USTACK_TRUNCATED)
-		trace_seq_printf(s, " truncated (%u frames found)", d->depth);
-	else if (d->status != USTACK_COMPLETE)
-		trace_seq_printf(s, " %s", ustack_status_name(d->status));
-	put_unwinder(s, d->unwinder);
-	trace_seq_putc(s, '\n');
-	for (j = 0; j < d->nr_u; j++)
-		print_uaddr(s, syms, d->tgid, d->frames[d->nr_k + j]);
+	ustack_event_print(s, &ev, syms, 0);
 }
 
 /* The events the join delivered, but for evictions; how many printed. */
@@ -940,24 +891,20 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 {
 	unsigned long long frames[UD_MAX_EVENT_FRAMES];
 	struct tep_handle *tep = event->tep;
-	unsigned long long cookie, flags = 0;
-	struct unwind_rec_span sp;
-	int i, nr = 0, bad, n;
+	struct ustack_record rec;
+	int i, nr, n;
 
-	if (unwind_rec_field(event, record, "cookie", &cookie)) {
+	nr = ustack_record_parse(event, record, &rec, frames,
+				 UD_MAX_EVENT_FRAMES);
+	if (nr < 0) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
 		return 1;	/* and the event's own print format */
 	}
-	unwind_rec_field(event, record, "flags", &flags);
-	bad = unwind_rec_dynamic(tep, record, tep_find_field(event, "kernel"),
-				 &sp);
-	if (!bad)
-		nr = unwind_rec_copy(tep, &sp, frames, UD_MAX_EVENT_FRAMES);
 
-	trace_seq_printf(s, "cookie=0x%llx kernel=%d", cookie, nr);
-	if (bad)
+	trace_seq_printf(s, "cookie=0x%llx kernel=%d", rec.cookie, nr);
+	if (rec.nr < 0)
 		trace_seq_puts(s, " [unwind_deferred: bad or missing kernel array]");
-	if (flags & UD_COOKIE_NO_USER_STACK)
+	if (rec.flags & USTACK_COOKIE_NO_USER_STACK)
 		trace_seq_puts(s, " (no user stack)");
 	if (!c)
 		goto frames;
@@ -972,7 +919,7 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 		 * Complete at once: no user stack will come, or it came
 		 * already (a late request in the same kernel entry)
 		 */
-		if (!(flags & UD_COOKIE_NO_USER_STACK) &&
+		if (!(rec.flags & USTACK_COOKIE_NO_USER_STACK) &&
 		    st->dels[0].status != USTACK_LOST)
 			trace_seq_puts(s, " (after its user stack)");
 		trace_seq_printf(s, " events=%d\n", n);
@@ -993,57 +940,49 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 			  struct ud_cpu *c)
 {
 	struct tep_handle *tep = event->tep;
-	unsigned long long cookie, tgid = 0, flags = 0, depth = 0;
+	struct ustack_event ev = { .tep = tep };
 	unsigned long long *ufr = NULL;
-	struct ustack_syms *syms = NULL;
-	struct unwind_rec_span sp;
-	int i, nr, n = 0, truncated;
+	struct ustack_record rec;
+	int nr, n = 0, truncated;
 
-	if (unwind_rec_field(event, record, "cookie", &cookie)) {
+	if (ustack_record_parse(event, record, &rec, NULL, 0) < 0) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
 		return 1;
 	}
-	unwind_rec_field(event, record, "tgid", &tgid);
-	unwind_rec_field(event, record, "flags", &flags);
 	if (c)
 		feed(st, record);
-	if (unwind_rec_dynamic(tep, record, tep_find_field(event, "frames"),
-			       &sp)) {
+	if (rec.nr < 0) {
 		/* the join skipped it: what waited for it stays pending */
 		trace_seq_printf(s,
 			"cookie=0x%llx tgid=%d [unwind_deferred: bad or missing frames array]",
-			cookie, (int)tgid);
+			rec.cookie, rec.tgid);
 		dels_clear(st);
 		return 0;
 	}
-	nr = sp.nr;
-	if (unwind_rec_field(event, record, "depth", &depth))
-		depth = nr;
+	nr = rec.nr;
 	if (nr) {
 		ufr = malloc(nr * sizeof(*ufr));
 		if (!ufr) {
 			trace_seq_printf(s, "cookie=0x%llx [unwind_deferred: out of memory]",
-					 cookie);
+					 rec.cookie);
 			dels_clear(st);
 			return 0;
 		}
-		unwind_rec_copy(tep, &sp, ufr, nr);
+		ustack_record_parse(event, record, &rec, ufr, nr);
 	}
-	truncated = !!(flags & UD_DEFERRED_TRUNCATED);
+	truncated = !!(rec.flags & USTACK_STACK_TRUNCATED);
 
-	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", cookie,
-			 (int)tgid, nr);
-	if (truncated || depth != (unsigned long long)nr)
-		trace_seq_printf(s, " depth=%llu", depth);
+	trace_seq_printf(s, "cookie=0x%llx tgid=%d nr=%d", rec.cookie,
+			 rec.tgid, nr);
+	if (truncated || rec.depth != (unsigned long long)nr)
+		trace_seq_printf(s, " depth=%llu", rec.depth);
 	if (truncated)
 		trace_seq_puts(s, " (truncated)");
-	if (flags & UD_DEFERRED_LATE)
+	if (rec.flags & USTACK_STACK_LATE)
 		trace_seq_puts(s, " (late)");
 	if (!nr)
 		trace_seq_puts(s, " empty (user unwind failed)");
-	put_unwinder(s, (flags & UNWIND_REC_UNWIND_FP ? USTACK_UNWINDER_FP : 0) |
-		     (flags & UNWIND_REC_UNWIND_SFRAME ?
-		      USTACK_UNWINDER_SFRAME : 0));
+	put_unwinder(s, rec.unwinder);
 
 	if (c)
 		n = count_dels(st);
@@ -1062,10 +1001,12 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
 		/* named as in the merged stacks (plugin.md), merge=0 too */
+		ev.tgid = rec.tgid;
+		ev.nr_user = nr;
+		ev.user = ufr;
 		if (nr)
-			syms = get_syms(st);
-		for (i = 0; i < nr; i++)
-			print_uaddr(s, syms, (int)tgid, ufr[i]);
+			ustack_event_print(s, &ev, get_syms(st),
+					   USTACK_PRINT_FRAMES);
 	}
 	dels_clear(st);
 	free(ufr);

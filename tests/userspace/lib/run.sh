@@ -63,7 +63,7 @@ fi
 pass "build: library, tool, samples (-Wall -Wextra -Werror)"
 USTACK=$B/lib/ustack
 PKGS="libtracefs libtraceevent libtracecmd libdw"
-CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src -I$LIB/../common $(pkg-config --cflags $PKGS)"
+CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src $(pkg-config --cflags $PKGS)"
 LD="$B/lib/libtracefs-ext.a $(pkg-config --libs $PKGS) -lelf -lstdc++"
 for t in test-join test-syms test-control; do
 	# shellcheck disable=SC2086

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ustack-local.h"
-#include "unwind_record.h"
+#include "unwind-record.h"
 
 /* compat.c: ustack_join_get_stats@LIBTRACEFS_EXT_1.0 */
 int __ustack_join_get_stats_1_0(struct ustack_join *join,
@@ -164,7 +164,7 @@ static int us(struct ustack_join *j, int cpu, int pid, int tgid,
 				   .frames = f, .flags = flags, .depth = nr };
 	int i;
 
-	if (flags & UNWIND_REC_TRUNCATED)
+	if (flags & USTACK_STACK_TRUNCATED)
 		in.depth = nr + 10;
 
 	for (i = 0; i < nr; i++)
@@ -433,7 +433,7 @@ static void test_truncated(void)
 	j = new_join(&l);
 	ev(j, 0, 80, 1);
 	ck(j, 0, 80, 0x1);
-	us(j, 0, 80, 80, 0x1, 16, 0x400000, UNWIND_REC_TRUNCATED);
+	us(j, 0, 80, 80, 0x1, 16, 0x400000, USTACK_STACK_TRUNCATED);
 	ev(j, 0, 81, 1);
 	ck(j, 0, 81, 0x2);
 	us(j, 0, 81, 81, 0x2, 0, 0, 0);
@@ -485,7 +485,7 @@ static void test_lost(void)
 	begin("NO_USER_STACK: lost at once, counted as lost, not never-arrived");
 	j = new_join(&l);
 	ev(j, 0, 45, 1);
-	ckx(j, 0, 45, 0x9, 2, 0x7000, UNWIND_REC_NO_USER_STACK);
+	ckx(j, 0, 45, 0x9, 2, 0x7000, USTACK_COOKIE_NO_USER_STACK);
 	CHECK(l.n == 1, "not delivered at once (%d)", l.n);
 	CHECK(l.n == 1 && l.g[0].status == USTACK_LOST &&
 	      l.g[0].cookie == 0x9 && l.g[0].nr_k == 2 &&
@@ -495,7 +495,7 @@ static void test_lost(void)
 	      "status name %s", ustack_status_name(USTACK_LOST));
 	/* other bits are reserved: a cookie with them waits as usual */
 	ev(j, 0, 45, 2);
-	ckx(j, 0, 45, 0xa, 0, 0, ~UNWIND_REC_NO_USER_STACK);
+	ckx(j, 0, 45, 0xa, 0, 0, ~USTACK_COOKIE_NO_USER_STACK);
 	CHECK(l.n == 1, "reserved bits taken for NO_USER_STACK");
 	ustack_join_flush(j);
 	ustack_join_get_stats(j, &st);
@@ -510,7 +510,7 @@ static void test_lost(void)
 	ck(j, 0, 46, 0xb);
 	us(j, 1, 46, 46, 0xb, 2, 0x400000, 0);
 	ev(j, 0, 46, 2);
-	ckx(j, 0, 46, 0xb, 0, 0, UNWIND_REC_NO_USER_STACK);
+	ckx(j, 0, 46, 0xb, 0, 0, USTACK_COOKIE_NO_USER_STACK);
 	CHECK(l.n == 2 && l.g[1].status == USTACK_COMPLETE &&
 	      (l.g[1].flags & USTACK_EV_LATE) && l.g[1].nr_u == 2,
 	      "a known stack not given");
@@ -529,7 +529,7 @@ static void test_lost_compat(void)
 	j = new_join(&l);
 	ustack_join_set_compat(j);
 	ev(j, 0, 47, 1);
-	ckx(j, 0, 47, 0xc, 1, 0x7000, UNWIND_REC_NO_USER_STACK);
+	ckx(j, 0, 47, 0xc, 1, 0x7000, USTACK_COOKIE_NO_USER_STACK);
 	CHECK(l.n == 1 && l.g[0].status == USTACK_NEVER_ARRIVED &&
 	      !(l.g[0].flags & USTACK_EV_EVICTED), "status %d",
 	      l.n ? (int)l.g[0].status : -1);
@@ -553,7 +553,7 @@ static void test_late_flag(void)
 	ck(j, 0, 48, 0xd);
 	ev(j, 0, 48, 2);
 	ck(j, 0, 48, 0xd);
-	us(j, 1, 48, 48, 0xd, 3, 0x400000, UNWIND_REC_LATE);
+	us(j, 1, 48, 48, 0xd, 3, 0x400000, USTACK_STACK_LATE);
 	CHECK(l.n == 2 && (l.g[0].flags & USTACK_EV_LATE) &&
 	      (l.g[1].flags & USTACK_EV_LATE) &&
 	      l.g[0].status == USTACK_COMPLETE && l.g[0].nr_u == 3,
@@ -581,15 +581,15 @@ static void test_unwinder(void)
 		unsigned int	want;
 		const char	*name;
 	} c[] = {
-		{ UNWIND_REC_UNWIND_FP, USTACK_UNWINDER_FP, "fp" },
-		{ UNWIND_REC_UNWIND_SFRAME, USTACK_UNWINDER_SFRAME, "sframe" },
-		{ UNWIND_REC_UNWIND_FP | UNWIND_REC_UNWIND_SFRAME,
+		{ USTACK_STACK_UNWIND_FP, USTACK_UNWINDER_FP, "fp" },
+		{ USTACK_STACK_UNWIND_SFRAME, USTACK_UNWINDER_SFRAME, "sframe" },
+		{ USTACK_STACK_UNWIND_FP | USTACK_STACK_UNWIND_SFRAME,
 		  USTACK_UNWINDER_FP | USTACK_UNWINDER_SFRAME, "sframe+fp" },
 		{ 0, 0, "" },
 		/* with TRUNCATED, LATE and the reserved bits */
-		{ ~UNWIND_REC_UNWIND_FP, USTACK_UNWINDER_SFRAME, "sframe" },
-		{ ~UNWIND_REC_UNWIND_SFRAME, USTACK_UNWINDER_FP, "fp" },
-		{ ~(UNWIND_REC_UNWIND_FP | UNWIND_REC_UNWIND_SFRAME), 0, "" },
+		{ ~USTACK_STACK_UNWIND_FP, USTACK_UNWINDER_SFRAME, "sframe" },
+		{ ~USTACK_STACK_UNWIND_SFRAME, USTACK_UNWINDER_FP, "fp" },
+		{ ~(USTACK_STACK_UNWIND_FP | USTACK_STACK_UNWIND_SFRAME), 0, "" },
 	};
 	struct ustack_join *j;
 	struct log l;
@@ -616,7 +616,7 @@ static void test_unwinder(void)
 	      "late request: unwinder 0x%x", l.n > (int)i ? l.g[i].unwinder : ~0U);
 	/* no user stack: 0 */
 	ev(j, 0, 70, 1);
-	ckx(j, 0, 70, 0x200, 1, 0x7000, UNWIND_REC_NO_USER_STACK);
+	ckx(j, 0, 70, 0x200, 1, 0x7000, USTACK_COOKIE_NO_USER_STACK);
 	ev(j, 0, 71, 1);
 	ck(j, 0, 71, 0x201);
 	ustack_join_flush(j);
@@ -991,7 +991,7 @@ static void request(struct rec_env *e, int pid, unsigned long long cookie,
 {
 	feed(e, rec_event(e->b, pid), 1);
 	feed(e, rec_cookie(e->b, pid, cookie, cflags, kgood, nk), 1);
-	if (!(cflags & UNWIND_REC_NO_USER_STACK))
+	if (!(cflags & USTACK_COOKIE_NO_USER_STACK))
 		feed(e, rec_ustack(e->b, pid, cookie, pid - 4, uflags, depth,
 				   ugood, nu), 0);
 }
@@ -1012,22 +1012,22 @@ static void test_records_good(const char *dir)
 	CHECK(g && g->nr_k == 3 && g->k[2] == kgood[2] && g->nr_u == 4 &&
 	      g->u[3] == ugood[3] && g->tgid == 1230 && g->depth == 4 &&
 	      g->status == USTACK_COMPLETE && !g->flags, "complete");
-	request(&e, 1235, 0x2, 0, 3, UNWIND_REC_TRUNCATED, 300, 2);
+	request(&e, 1235, 0x2, 0, 3, USTACK_STACK_TRUNCATED, 300, 2);
 	g = find(&e.l, 1235, ID_ENTER);
 	CHECK(g && g->status == USTACK_TRUNCATED && g->nr_u == 2 &&
 	      g->depth == 300, "TRUNCATED: status %d depth %u",
 	      g ? (int)g->status : -1, g ? g->depth : 0);
-	request(&e, 1236, 0x3, UNWIND_REC_NO_USER_STACK, 3, 0, 0, 0);
+	request(&e, 1236, 0x3, USTACK_COOKIE_NO_USER_STACK, 3, 0, 0, 0);
 	g = find(&e.l, 1236, ID_ENTER);
 	CHECK(g && g->status == USTACK_LOST && g->nr_k == 3 && !g->nr_u,
 	      "NO_USER_STACK: not lost at once");
-	request(&e, 1237, 0x4, 0, 3, UNWIND_REC_LATE, 4, 4);
+	request(&e, 1237, 0x4, 0, 3, USTACK_STACK_LATE, 4, 4);
 	g = find(&e.l, 1237, ID_ENTER);
 	CHECK(g && g->status == USTACK_COMPLETE &&
 	      (g->flags & USTACK_EV_LATE), "LATE: not late");
 	/* reserved bits, no kernel frames, no user frames */
-	request(&e, 1238, 0x5, ~UNWIND_REC_NO_USER_STACK, 0,
-		~UNWIND_REC_TRUNCATED & ~UNWIND_REC_LATE, 0, 0);
+	request(&e, 1238, 0x5, ~USTACK_COOKIE_NO_USER_STACK, 0,
+		~USTACK_STACK_TRUNCATED & ~USTACK_STACK_LATE, 0, 0);
 	g = find(&e.l, 1238, ID_ENTER);
 	CHECK(g && g->status == USTACK_EMPTY && !g->nr_k && !g->flags,
 	      "reserved bits not ignored");
@@ -1048,18 +1048,18 @@ static void test_records_good(const char *dir)
 	g = find(&e.l, 1234, ID_ENTER);
 	CHECK(g && !g->unwinder, "no unwinder flag: unwinder 0x%x",
 	      g ? g->unwinder : 0);
-	request(&e, 1240, 0x7, 0, 3, UNWIND_REC_UNWIND_SFRAME, 4, 4);
+	request(&e, 1240, 0x7, 0, 3, USTACK_STACK_UNWIND_SFRAME, 4, 4);
 	g = find(&e.l, 1240, ID_ENTER);
 	CHECK(g && g->status == USTACK_COMPLETE &&
 	      g->unwinder == USTACK_UNWINDER_SFRAME, "UNWIND_SFRAME: 0x%x",
 	      g ? g->unwinder : 0);
-	request(&e, 1241, 0x8, 0, 3, UNWIND_REC_UNWIND_SFRAME |
-		UNWIND_REC_UNWIND_FP | UNWIND_REC_TRUNCATED, 300, 2);
+	request(&e, 1241, 0x8, 0, 3, USTACK_STACK_UNWIND_SFRAME |
+		USTACK_STACK_UNWIND_FP | USTACK_STACK_TRUNCATED, 300, 2);
 	g = find(&e.l, 1241, ID_ENTER);
 	CHECK(g && g->status == USTACK_TRUNCATED &&
 	      g->unwinder == (USTACK_UNWINDER_SFRAME | USTACK_UNWINDER_FP),
 	      "UNWIND_SFRAME|UNWIND_FP: 0x%x", g ? g->unwinder : 0);
-	request(&e, 1242, 0x9, 0, 3, UNWIND_REC_UNWIND_FP, 4, 4);
+	request(&e, 1242, 0x9, 0, 3, USTACK_STACK_UNWIND_FP, 4, 4);
 	g = find(&e.l, 1242, ID_ENTER);
 	CHECK(g && g->unwinder == USTACK_UNWINDER_FP, "UNWIND_FP: 0x%x",
 	      g ? g->unwinder : 0);
@@ -1123,7 +1123,7 @@ static void test_records_offsets(const char *dir)
 	      "unseen: record is the cookie record");
 	/* lost: no user stack record */
 	feed_at(&e, rec_event(e.b, 102), 1, 0x4000);
-	feed_at(&e, rec_cookie(e.b, 102, 0x13, UNWIND_REC_NO_USER_STACK,
+	feed_at(&e, rec_cookie(e.b, 102, 0x13, USTACK_COOKIE_NO_USER_STACK,
 			       kgood, 3), 1, 0x4010);
 	g = find_cookie(&e.l, 0x13);
 	CHECK(g && g->status == USTACK_LOST && g->off == 0x4000 &&
@@ -1221,9 +1221,9 @@ static void feed_bad_ustacks(struct rec_env *e)
 	put32(e->b + 28, 8 << 16 | 24);
 	feed(e, n, 0);
 	/* TRUNCATED with no more depth than frames, or without frames */
-	feed(e, rec_ustack(e->b, 77, 0x51, 77, UNWIND_REC_TRUNCATED, 3,
+	feed(e, rec_ustack(e->b, 77, 0x51, 77, USTACK_STACK_TRUNCATED, 3,
 			   ugood, 3), 0);
-	feed(e, rec_ustack(e->b, 77, 0x52, 77, UNWIND_REC_TRUNCATED, 9,
+	feed(e, rec_ustack(e->b, 77, 0x52, 77, USTACK_STACK_TRUNCATED, 9,
 			   ugood, 0), 0);
 	/* no such process */
 	feed(e, rec_ustack(e->b, 77, 0x53, 0, 0, 3, ugood, 3), 0);

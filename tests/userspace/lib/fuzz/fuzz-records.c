@@ -4,7 +4,7 @@
  * structure-aware.  Records are built with the event formats of trace.dat
  * files (FUZZ_FORMATS, a colon-separated list, each opened once) and fed
  * to ustack_join_add_record(), which decodes them with
- * common/unwind_record.h and feeds the join.
+ * libtracefs-ext/src/unwind-record.h and feeds the join.
  *
  * Raw bytes alone rarely make a cookie of one record match the cookie and
  * task of another, so most operations build well-formed records whose
@@ -52,7 +52,7 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
-#include "unwind_record.h"
+#include "unwind-record.h"
 
 #define MAX_TEPS	4
 #define MAX_EVENTS	32
@@ -283,13 +283,13 @@ static size_t build_ustack(const struct fmt *f, unsigned char *buf, int pid,
 			   unsigned long long cookie, int nr, unsigned int t)
 {
 	static const unsigned int uflags[4] = {
-		0, UNWIND_REC_TRUNCATED, UNWIND_REC_LATE,
-		UNWIND_REC_TRUNCATED | 0xfc,
+		0, USTACK_STACK_TRUNCATED, USTACK_STACK_LATE,
+		USTACK_STACK_TRUNCATED | 0xfc,
 	};
 	const struct tep_format_field *frames;
 	int tgids[4] = { pid, 0, 4 * 1024 * 1024, pid + 1 };
 	unsigned int flags = uflags[(t >> 2) & 3];
-	unsigned int depth = flags & UNWIND_REC_TRUNCATED ? nr + 5 : nr;
+	unsigned int depth = flags & USTACK_STACK_TRUNCATED ? nr + 5 : nr;
 
 	frames = array_field(f->ustack, "frames");
 	if (!frames)
@@ -366,7 +366,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r.f->cookie)
 				len = build_cookie(r.f, buf, pid,
 						   cookies[arg & 7],
-						   arg & 8 ? UNWIND_REC_NO_USER_STACK : 0,
+						   arg & 8 ? USTACK_COOKIE_NO_USER_STACK : 0,
 						   arg & 16 ? 3 : 0, arg);
 			if (len)
 				emit(&r, buf, len, cpu, 1);
@@ -457,10 +457,10 @@ static void load(char *path)
 	}
 	f->tep = ustack_file_tep(f->file);
 	f->kstack = tep_find_event_by_name(f->tep, "ftrace", "kernel_stack");
-	f->cookie = tep_find_event_by_name(f->tep, UNWIND_REC_SYSTEM,
-					   UNWIND_REC_COOKIE);
-	f->ustack = tep_find_event_by_name(f->tep, UNWIND_REC_SYSTEM,
-					   UNWIND_REC_DEFERRED);
+	f->cookie = tep_find_event_by_name(f->tep, USTACK_RECORD_SYSTEM,
+					   USTACK_RECORD_COOKIE);
+	f->ustack = tep_find_event_by_name(f->tep, USTACK_RECORD_SYSTEM,
+					   USTACK_RECORD_STACK);
 	all = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
 	for (i = 0; all && all[i] && f->nr_events < MAX_EVENTS - 1; i++)
 		if (all[i] != f->kstack && all[i] != f->cookie &&

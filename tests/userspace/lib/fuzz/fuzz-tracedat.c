@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the trace.dat reader, in-process, on files whose
- * headers are intact and whose ring-buffer pages are damaged.
+ * libFuzzer target: a reader of trace.dat files, in-process, on files
+ * whose headers are intact and whose ring-buffer pages are damaged.  One
+ * harness, two readers:
+ *  - by default the library's file source (tests/userspace/lib/fuzz,
+ *    run-fuzz.sh): the join of every buffer instance and the symbol
+ *    lookups of every frame;
+ *  - with -DFUZZ_REPORT the series' trace-cmd report path for user stacks
+ *    (tracecmd/trace-read-ustack.c of trace-cmd/patches: the look-ahead,
+ *    the index of late stacks, the printing), report's own loop played
+ *    here: each record of the top buffer, in time order, hidden or
+ *    printed with its stacks (to /dev/null).  Built by
+ *    tests/rig/tracecmd.sh against the series' libtracecmd.a, with
+ *    AHEAD_MAX small so that the index pass runs on small files too.
  *
  * A damaged header can crash libtracecmd 3.1.6 itself while it opens the
  * file, which is why ustack_file_open() first opens a file in a child
  * process; doing that for every input made this target fork once per
  * input (a few inputs per second).  Here the headers never change, so
- * libtracecmd opens every input, and the reader runs in this process:
- * the join of every buffer instance and the symbol lookups of every
- * frame, on pages libFuzzer damages at will.
+ * libtracecmd opens every input, and the reader runs in this process, on
+ * pages libFuzzer damages at will.
  *
  * Seeds: FUZZ_SEEDS names a directory of uncompressed trace.dat files,
  * each with NAME.pages beside it ("offset size" of each CPU's data, from
@@ -18,11 +28,16 @@
  * where pos & 0x7fff is an offset into the records of the chosen seed's
  * pages (modulo their size).  Without bit 15 the triple sets one byte
  * there; with it, an odd value zeroes the rest of that page (the commit
- * in its header stays), an even one cuts the file there, the last edit.  The 16-byte header of each page
- * (timestamp, commit) stays: libtracecmd 3.1.6 reads it while opening the
- * file and crashes in its own cleanup when it is bad, the header damage
- * that ustack_file_open() keeps out of the process with its probe.
+ * in its header stays), an even one cuts the file there, the last edit.
+ * The 16-byte header of each page (timestamp, commit) stays: libtracecmd
+ * 3.1.6 reads it while opening the file and crashes in its own cleanup
+ * when it is bad, the header damage that ustack_file_open() keeps out of
+ * the process with its probe.  FUZZ_WRITE=PATH keeps the damaged file of
+ * the input run last (a crash becomes a trace.dat in data/regress/).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,12 +45,25 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <trace-cmd.h>
 
+#ifdef FUZZ_REPORT
+#include <stdarg.h>
+#include "trace-local.h"
+#include <tracefs-ext.h>
+
+#define FUZZ_NAME	"fuzz-report"
+#define MAX_SPANS	256
+#define MAX_TOTAL	SIZE_MAX	/* no seed is too large */
+#else
+#include <trace-cmd.h>
 #include "ustack-local.h"
 
-#define MAX_SEEDS	64
+#define FUZZ_NAME	"fuzz-tracedat"
 #define MAX_SPANS	64
+#define MAX_TOTAL	(65536 * 4)	/* the records of a seed, at most */
+#endif
+
+#define MAX_SEEDS	64
 #define PAGE		4096
 #define PAGE_HEADER	16
 
@@ -55,6 +83,51 @@ static int memfd = -1;
 static char memfd_path[64];
 static const char *write_to;
 
+#ifdef FUZZ_REPORT
+/* trace-cmd's own: report dies on an allocation failure only */
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	abort();
+}
+
+void warning(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* report's loop over the damaged file at @path */
+static void read_trace(const char *path)
+{
+	struct tracecmd_input *handle;
+	struct ustack_report *r;
+	struct tep_record *rec;
+	int cpu;
+
+	/*
+	 * As report opens its input: on a failure it dies, so the handle is
+	 * left as it is (libtracecmd 3.4's cleanup after a failed
+	 * tracecmd_open() of a cut file crashes, in tracecmd_close(); run
+	 * with detect_leaks=0)
+	 */
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!handle || tracecmd_read_headers(handle, 0) ||
+	    tracecmd_init_data(handle) < 0)
+		return;
+	r = trace_ustack_open(handle, handle, path, -1, false);
+	while ((rec = tracecmd_read_next_data(handle, &cpu))) {
+		if (!trace_ustack_hide(r, rec))
+			trace_ustack_show(r, rec);
+		tracecmd_free_record(rec);
+	}
+	trace_ustack_close(r);
+	tracecmd_close(handle);
+}
+#else
 static int frames_cb(const struct ustack_event *ev, void *data)
 {
 	struct ustack_syms *syms = data;
@@ -69,6 +142,26 @@ static int frames_cb(const struct ustack_event *ev, void *data)
 		abort();
 	return 0;
 }
+
+/* the library's file source over the damaged file at @path */
+static void read_trace(const char *path)
+{
+	struct ustack_join_stats st;
+	struct ustack_syms *syms;
+	struct ustack_file *file;
+
+	file = ustack_file_open_probed(path);
+	if (!file)
+		return;
+	syms = ustack_syms_alloc();
+	/* no search dirs: only absolute paths named in the maps */
+	ustack_syms_set_file(syms, file);
+	ustack_file_set_limits(file, 64, 1024, 64);
+	ustack_file_iterate(file, -1, frames_cb, syms, &st);
+	ustack_syms_free(syms);
+	ustack_file_close(file);
+}
+#endif
 
 static unsigned char *read_all(const char *path, size_t *size)
 {
@@ -123,7 +216,7 @@ static void load_seed(const char *dir, const char *name)
 		}
 	}
 	fclose(f);
-	if (s->data && s->total && s->total < 65536 * 4)
+	if (s->data && s->total && s->total < MAX_TOTAL)
 		nr_seeds++;
 	else
 		free(s->data);
@@ -150,14 +243,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	if (d)
 		closedir(d);
-	memfd = memfd_create("fuzz.dat", 0);
+	memfd = memfd_create(FUZZ_NAME ".dat", 0);
 	if (!nr_seeds || memfd < 0) {
 		fprintf(stderr, "set FUZZ_SEEDS to a directory of trace.dat files with .pages\n");
 		exit(1);
 	}
 	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
 	write_to = getenv("FUZZ_WRITE");
-	fprintf(stderr, "fuzz-tracedat: %d seeds\n", nr_seeds);
+#ifdef FUZZ_REPORT
+	/* what report prints goes nowhere */
+	if (!freopen("/dev/null", "w", stdout))
+		exit(1);
+#endif
+	fprintf(stderr, FUZZ_NAME ": %d seeds\n", nr_seeds);
 	return 0;
 }
 
@@ -199,9 +297,6 @@ static size_t page_offset(const struct seed *s, size_t pos, size_t *end)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ustack_join_stats st;
-	struct ustack_syms *syms;
-	struct ustack_file *file;
 	const struct seed *s;
 	size_t i;
 
@@ -233,15 +328,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (write_to)
 		save(write_to);
-	file = ustack_file_open_probed(memfd_path);
-	if (!file)
-		return 0;
-	syms = ustack_syms_alloc();
-	/* no search dirs: only absolute paths named in the maps */
-	ustack_syms_set_file(syms, file);
-	ustack_file_set_limits(file, 64, 1024, 64);
-	ustack_file_iterate(file, -1, frames_cb, syms, &st);
-	ustack_syms_free(syms);
-	ustack_file_close(file);
+	read_trace(memfd_path);
 	return 0;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * Decoding the records of deferred user stacks, with bounds checks.
- *
- * Shared by the libtraceevent plugin (trace-cmd/plugins), the KernelShark
- * plugin (kernelshark) and libtracefs-ext.  Each of them is a shared
- * object of its own that must not need the others, so this is a header
- * of static inline functions rather than a library.
+ * Private to libtracefs-ext (the join, the trace file reader,
+ * ustack_record_parse()) and its unit tests: the readers outside it
+ * (the plugins, trace-cmd) get the records' names and flag bits from
+ * tracefs-ext.h and their fields from ustack_record_parse().
  *
  * Every function checks the field against the record's size first: the
  * records come from files that may be truncated or corrupt.
@@ -14,6 +13,8 @@
 #define _UNWIND_RECORD_H
 
 #include <event-parse.h>
+
+#include "tracefs-ext.h"
 
 /* An array of stack addresses inside a record. */
 struct unwind_rec_span {
@@ -147,32 +148,19 @@ static inline int unwind_rec_dynamic(struct tep_handle *tep,
 }
 
 /*
- * The records (Documentation/contract.md, "The records"), both in the
- * ftrace system: user_stack_cookie { u64 cookie; unsigned int flags;
- * __data_loc unsigned long[] kernel } right after the event that asked,
- * and user_stack_deferred { u64 cookie; int tgid; unsigned int flags;
- * unsigned int depth; __data_loc unsigned long[] frames }.  The kernel
- * array is a plain __data_loc array: unwind_rec_dynamic() reads it.
- * Flag bits not named here are reserved: readers ignore them.
+ * The records (Documentation/contract.md, "The records") and their flag
+ * bits are named in tracefs-ext.h (USTACK_RECORD_*, USTACK_COOKIE_*,
+ * USTACK_STACK_*).  The kernel array of user_stack_cookie is a plain
+ * __data_loc array: unwind_rec_dynamic() reads it.  Flag bits not named
+ * there are reserved: readers ignore them.
  */
-#define UNWIND_REC_SYSTEM		"ftrace"
-#define UNWIND_REC_COOKIE		"user_stack_cookie"
-#define UNWIND_REC_DEFERRED		"user_stack_deferred"
 
-/* user_stack_cookie flags: no user_stack_deferred will follow */
-#define UNWIND_REC_NO_USER_STACK	(1U << 0)
-/* user_stack_deferred flags */
-#define UNWIND_REC_TRUNCATED		(1U << 0)	/* depth > frames */
-#define UNWIND_REC_LATE			(1U << 1)	/* from the cache */
-/*
- * The user unwinders that found frames below the topmost one: frame
- * pointers, SFrame (.sframe sections).  Neither: only the interrupted
- * address, a failed unwind, or a kernel that does not say.  Readers mark
- * a stack only when SFrame took part (" [sframe]", " [sframe+fp]"): no
- * mark means frame pointers, or a kernel that does not say.
- */
-#define UNWIND_REC_UNWIND_FP		(1U << 2)
-#define UNWIND_REC_UNWIND_SFRAME	(1U << 3)
+/* The USTACK_UNWINDER_* bits of a user_stack_deferred's flags */
+static inline unsigned int unwind_rec_unwinder(unsigned long long flags)
+{
+	return (flags & USTACK_STACK_UNWIND_FP ? USTACK_UNWINDER_FP : 0) |
+	       (flags & USTACK_STACK_UNWIND_SFRAME ? USTACK_UNWINDER_SFRAME : 0);
+}
 
 /*
  * Unreleased versions of the series wrote unwind:user_stack_cookie (the
