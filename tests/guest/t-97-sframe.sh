@@ -222,6 +222,22 @@ for mode in reload munmap mremap fixed keep noexec gone; do
 	esac
 done
 
+# The kernel keeps the rule found for an address until a section of the mm
+# goes: after PR_REMOVE_SFRAME, the same return addresses must not be
+# unwound by SFrame any more (sfwork-unmap swap renames itself between the
+# two halves, so a second instance sees only the later stacks).
+t_begin sframe-rules-go-with-section
+mkinst sfswap2 &&
+trig sfswap2 syscalls/sys_enter_getppid 'stacktrace:defer if comm == "sfswap-after"' &&
+run sfswap1 sfwork-unmap 0 "$WL"/sfwork-unmap swap "$WL"/libsfwork.so &&
+F2=$(save sfswap2 sfswap2) &&
+n=$(grep -c ' user_stack_deferred: ' "$F2") &&
+check "3 stacks after the removal ($n)" test "$n" = 3 &&
+check "before the removal, SFrame: '$(unwinders "$F")'" test "$(unwinders "$F")" = "unwinder=sframe " &&
+check "after it, not SFrame: '$(unwinders "$F2")'" \
+	bash -c "! grep ' user_stack_deferred: ' '$F2' | grep -q 'unwinder=[a-z+]*sframe'" &&
+t_pass
+
 # Lookups take no lock (the sections are read under RCU): a thread unwinds
 # through libsfwork.so while the main thread removes and registers its
 # section 2000 times.  Every prctl() must succeed, stacks be recorded, some

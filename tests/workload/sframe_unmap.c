@@ -14,6 +14,10 @@
  *   noexec  (before registering) the code made non-executable with
  *           mprotect(): registering must fail with EINVAL
  *   gone    (before registering) the code unmapped: the same
+ *   swap    getppid() through the library's functions 3 times, the
+ *           section removed, the task renamed "sfswap-after", 3 times
+ *           again: the later stacks must not be found by SFrame (a rule
+ *           the kernel kept from the removed section would be)
  *   race    a thread calls getppid() through the library's functions
  *           while the section is removed and registered again, RACE_ROUNDS
  *           times (default 2000): the kernel's lookups of the section
@@ -149,6 +153,21 @@ static int race(void *h, const struct obj *o)
 	return result(1, "removed and registered while a thread unwound through it");
 }
 
+static int swap(void *h, const struct obj *o)
+{
+	void (*outer)(long, long, long) =
+		(void (*)(long, long, long))dlsym(h, "sf_lib_outer");
+
+	if (!outer)
+		return 2;
+	outer(3, 2, SYS_getppid);
+	if (prctl(PR_REMOVE_SFRAME, o->sf, 0, 0, 0) ||
+	    prctl(PR_SET_NAME, "sfswap-after", 0, 0, 0))
+		return perror("prctl"), 2;
+	outer(3, 2, SYS_getppid);
+	return result(1, "3 stacks with the section, 3 after its removal");
+}
+
 int main(int argc, char **argv)
 {
 	uintptr_t start, end;
@@ -157,7 +176,7 @@ int main(int argc, char **argv)
 	void *h, *p;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone|race LIB\n",
+		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone|swap|race LIB\n",
 			argv[0]);
 		return 2;
 	}
@@ -186,6 +205,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "race"))
 		return race(h, &o);
+	if (!strcmp(mode, "swap"))
+		return swap(h, &o);
 	if (!strcmp(mode, "reload")) {
 		dlclose(h);
 		h = dlopen(argv[2], RTLD_NOW);
