@@ -81,8 +81,9 @@ static void frame_text(char *buf, size_t size, struct ustack_syms *syms,
 	bool kernel = flags & USTACK_PRINT_KERNEL;
 
 	if ((flags & USTACK_PRINT_CHECK) &&
-	    !ustack_frame_plausible(addr, kernel ? USTACK_FRAME_KERNEL :
-				    USTACK_FRAME_USER))
+	    !ustack_frame_plausible(addr, (kernel ? USTACK_FRAME_KERNEL :
+					   USTACK_FRAME_USER) |
+				    ustack_frame_arch(tep)))
 		snprintf(buf, size, "0x%llx %s", addr, USTACK_BAD_FRAME_TEXT);
 	else if (kernel)
 		kernel_text(buf, size, syms, tep, addr, flags);

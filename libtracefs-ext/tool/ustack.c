@@ -56,6 +56,7 @@ struct ctx {
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
 	bool			multi;		/* several buffer instances */
+	int			arch;		/* USTACK_FRAME_S390X or 0 */
 	struct folded		*tab;		/* open addressing */
 	size_t			tab_size;
 	size_t			tab_used;
@@ -323,7 +324,7 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	const char *base;
 	int r;
 
-	if (!ustack_frame_plausible(addr, kernel)) {
+	if (!ustack_frame_plausible(addr, kernel | c->arch)) {
 		snprintf(out, size, "0x%llx_%s", addr, USTACK_BAD_FRAME_TEXT);
 		goto clean;
 	}
@@ -382,7 +383,7 @@ static int add_inlined(struct ctx *c, int tgid, unsigned long long addr)
 	int i, n = 0;
 
 	if (!c->inline_frames || c->raw ||
-	    !ustack_frame_plausible(addr, USTACK_FRAME_USER) ||
+	    !ustack_frame_plausible(addr, USTACK_FRAME_USER | c->arch) ||
 	    ustack_syms_format_lines(c->syms, tgid, addr, lines,
 				     sizeof(lines)) < 0)
 		return 0;
@@ -594,7 +595,7 @@ static void count_frames(struct ctx *c, const struct ustack_event *ev)
 		return;
 	for (i = 0; i < ev->nr_kernel; i++) {
 		addr = ev->kernel[i];
-		if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL) ||
+		if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL | c->arch) ||
 		    addr == USTACK_FTRACE_TRAMPOLINE)
 			continue;
 		if (!ustack_syms_resolve_kernel(c->syms, addr, &s) && s.name)
@@ -604,7 +605,7 @@ static void count_frames(struct ctx *c, const struct ustack_event *ev)
 	}
 	for (i = 0; i < ev->nr_user; i++) {
 		addr = ev->user[i];
-		if (ustack_frame_plausible(addr, USTACK_FRAME_USER) &&
+		if (ustack_frame_plausible(addr, USTACK_FRAME_USER | c->arch) &&
 		    !ustack_syms_resolve(c->syms, ev->tgid, addr, &s))
 			count_user_frame(c, addr, s.file || s.name);
 	}
@@ -946,6 +947,7 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		}
 	}
 	c->multi = n > 1 && index < 0;
+	c->arch = ustack_frame_arch(ustack_file_tep(file));
 	/* trace-cmd always saves the ftrace formats: this kernel has none */
 	if (!c->quiet && !tep_find_event_by_name(ustack_file_tep(file), "ftrace",
 						 "user_stack_deferred"))
