@@ -45,11 +45,7 @@ count() {
 	fi
 }
 
-VG=()
-if [ -z "${NO_VALGRIND:-}" ]; then
-	VG=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect
-	    --errors-for-leak-kinds=definite,indirect --error-exitcode=99)
-fi
+. "$HERE/valgrind.sh"
 
 # ---- build ----
 "$LIB/deps.sh" || { fail "installing packages"; finish; }

@@ -14,10 +14,7 @@ FIX=$2
 B=$3/fixtures
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$B"
-VG=()
-[ -z "${NO_VALGRIND:-}" ] && VG=(valgrind -q --leak-check=full
-	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
-	--error-exitcode=99)
+. "$HERE/valgrind.sh"
 CHAIN="work_inner,work_middle,work_outer,main"
 
 # Summary of a ustack text output, for the workload's events (comm

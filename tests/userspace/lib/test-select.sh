@@ -17,10 +17,7 @@ B=$3/select
 WORK=$4
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$B"
-VG=()
-[ -z "${NO_VALGRIND:-}" ] && VG=(valgrind -q --leak-check=full
-	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
-	--error-exitcode=99)
+. "$HERE/valgrind.sh"
 TC=${TRACE_CMD:-trace-cmd}
 
 pass() { echo "PASS: $*"; }
