@@ -171,13 +171,27 @@ struct ustack_join_stats {
 	unsigned long long	reserved[4];	/* zero; room to grow */
 };
 
-/* ustack_frame_plausible(): which side of the address space */
+/*
+ * ustack_frame_plausible(): which side of the address space, and (or'd
+ * in) whose rules: x86-64 unless USTACK_FRAME_S390X
+ */
 enum {
 	USTACK_FRAME_USER	= 0,
 	USTACK_FRAME_KERNEL	= 1,
+	USTACK_FRAME_S390X	= 2,
 };
 
 int ustack_frame_plausible(unsigned long long addr, int kernel);
+
+/*
+ * The rules for the trace @tep was read from: a 64-bit big-endian trace
+ * is s390x's (the only such architecture with deferred user stacks)
+ */
+static inline int ustack_frame_arch(struct tep_handle *tep)
+{
+	return tep && tep_is_file_bigendian(tep) && tep_get_long_size(tep) == 8 ?
+	       USTACK_FRAME_S390X : 0;
+}
 
 /*
  * A kernel frame inside an ftrace trampoline: the kernel writes this

@@ -1053,21 +1053,35 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 /* ---- decoding records ---- */
 
 /*
- * Where a return address can be, on x86-64 (the only architecture with
- * deferred user stacks): kernel text and modules live in the top 2 GiB,
- * user code below the 47-bit user address limit (a process must ask
- * for mappings above it even where 5-level paging allows them), and the
- * first page is never mapped.  Frames outside are damage, not code.
- * Except a user frame of 0: the 7.3 frame-pointer walker records a saved
- * return address of 0 as it is (seen in 32-bit tasks, recorded in
- * tests/fixtures/orphan-stacks.dat), so 0 is the kernel's, not damage.
+ * Where a return address can be, on x86-64: kernel text and modules live
+ * in the top 2 GiB, user code below the 47-bit user address limit (a
+ * process must ask for mappings above it even where 5-level paging
+ * allows them), and the first page is never mapped.  Frames outside are
+ * damage, not code.  Except a user frame of 0: the 7.3 frame-pointer
+ * walker records a saved return address of 0 as it is (seen in 32-bit
+ * tasks, recorded in tests/fixtures/orphan-stacks.dat), so 0 is the
+ * kernel's, not damage.
+ *
+ * On s390x kernel and user space are separate address spaces, with
+ * addresses that overlap (the kernel's text near 0x3ffe0000000, user
+ * libraries and stacks near 0x3ff80000000), and user space reaches up to
+ * the last page (TASK_SIZE_MAX is -PAGE_SIZE): the side says nothing of
+ * the address, but an instruction address is even.
  */
 #define KERNEL_TEXT_START	0xffffffff80000000ULL
 #define USER_ADDR_END		0x0000800000000000ULL
 #define FIRST_ADDR		0x1000ULL
+#define S390X_ADDR_END		0xfffffffffffff000ULL
 
 int ustack_frame_plausible(unsigned long long addr, int kernel)
 {
+	if (kernel & USTACK_FRAME_S390X) {
+		if (!(kernel & USTACK_FRAME_KERNEL) && !addr)
+			return 1;
+		if ((kernel & USTACK_FRAME_KERNEL) && addr == USTACK_FTRACE_TRAMPOLINE)
+			return 1;
+		return addr >= FIRST_ADDR && addr < S390X_ADDR_END && !(addr & 1);
+	}
 	if (kernel)
 		return (addr >= KERNEL_TEXT_START && addr != ~0ULL) ||
 		       addr == USTACK_FTRACE_TRAMPOLINE;
@@ -1084,7 +1098,7 @@ static void count_bad_frames(struct ustack_join *join,
 	int i;
 
 	for (i = 0; i < nr; i++) {
-		if (ustack_frame_plausible(frames[i], kernel))
+		if (ustack_frame_plausible(frames[i], kernel | ustack_frame_arch(join->tep)))
 			continue;
 		if (kernel)
 			join->stats.bad_kernel_frames++;

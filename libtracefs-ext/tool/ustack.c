@@ -48,6 +48,7 @@ struct ctx {
 	bool			folded;
 	bool			live;
 	bool			multi;		/* several buffer instances */
+	int			arch;		/* USTACK_FRAME_S390X or 0 */
 	struct folded		*tab;		/* open addressing */
 	size_t			tab_size;
 	size_t			tab_used;
@@ -270,7 +271,7 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	char *p;
 	int r;
 
-	if (!ustack_frame_plausible(addr, kernel)) {
+	if (!ustack_frame_plausible(addr, kernel | c->arch)) {
 		snprintf(out, size, "0x%llx_" BAD_FRAME, addr);
 		goto clean;
 	}
@@ -357,7 +358,7 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 static void kernel_frame_text(struct ctx *c, unsigned long long addr,
 			      char *frame, size_t size)
 {
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL))
+	if (!ustack_frame_plausible(addr, USTACK_FRAME_KERNEL | c->arch))
 		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
 	else if (addr == USTACK_FTRACE_TRAMPOLINE)
 		snprintf(frame, size, TRAMPOLINE);
@@ -373,7 +374,7 @@ static void kernel_frame_text(struct ctx *c, unsigned long long addr,
 static void user_frame_text(struct ctx *c, int tgid, unsigned long long addr,
 			    char *frame, size_t size)
 {
-	if (!ustack_frame_plausible(addr, USTACK_FRAME_USER)) {
+	if (!ustack_frame_plausible(addr, USTACK_FRAME_USER | c->arch)) {
 		snprintf(frame, size, "0x%llx " BAD_FRAME, addr);
 	} else if (c->raw) {
 		snprintf(frame, size, "0x%llx", addr);
@@ -709,6 +710,7 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		}
 	}
 	c->multi = n > 1 && index < 0;
+	c->arch = ustack_frame_arch(ustack_file_tep(file));
 	/* trace-cmd always saves the ftrace formats: this kernel has none */
 	if (!c->quiet && !tep_find_event_by_name(ustack_file_tep(file), "ftrace",
 						 "user_stack_deferred"))

@@ -85,10 +85,20 @@ else
 	nf=$((nf + 1))
 fi
 
-# 4. ustack: the user frames (its kernel frames: see Documentation/rig.md#s390x);
-# built here, so that the suite does not rely on an earlier one's build
+# 4. ustack, built here, so that the suite does not rely on an earlier
+# one's build: the user frames and the kernel frames (s390x kernel text
+# lies at 0x3ffe..., where x86-64 has user space: the trace's own
+# architecture says which rules hold)
 make -s -C "$REPO/libtracefs-ext" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
-"$REPO/libtracefs-ext/build/ustack" "$dat" > "$w/ustack" 2>&1
+"$REPO/libtracefs-ext/build/ustack" "$dat" > "$w/ustack" 2> "$w/ustack.err"
+urc=$?
+cat "$w/ustack.err" >> "$w/ustack"
+kn=$(awk '/status=/ { on = 1; k = ""; next }
+	  on && /^  k / { n = $2; sub(/\+0x.*/, "", n); k = k n " "; next }
+	  on && /^  u / { on = 0; print k }' "$w/ustack" | sort -u)
+check "ustack-kernel-stacks-named ($kwant)" test "$kn" = "$kwant"
+check "ustack-exit-0-no-damage-warning (was 3: 9 implausible kernel frames)" \
+	bash -c "test $urc = 0 && ! grep -q 'looks damaged' '$w/ustack.err'"
 awk '/status=complete/ { if (u != "") print u; u = ""; next }
      /^  u / { n = $2; sub(/\+0x.*/, "", n); u = u (u == "" ? "" : " ") n }
      END { if (u != "") print u }' "$w/ustack" > "$w/ustack.names"
