@@ -91,8 +91,8 @@ typedef void (*sfgen_norule_fn)(uint64_t start, uint64_t end, int reason, void *
  * @len: where to put its size
  * @stats: counts and coverage, or NULL
  *
- * The section is SFrame version 3 for the object's machine (amd64 only
- * for now), flags SFRAME_F_FDE_SORTED, one FDE per CFI FDE (split where
+ * The section is SFrame version 3 for the object's machine (amd64 or
+ * s390x), flags SFRAME_F_FDE_SORTED, one FDE per CFI FDE (split where
  * some rows have no rule), one FRE per row (equal neighbours merged).
  * FDE function starts are written as if both the object and the section
  * were at address 0: each is the function's ELF vaddr.  Before handing

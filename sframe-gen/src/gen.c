@@ -37,6 +37,7 @@ struct row {
 	uint8_t		base;		/* SF_BASE_SP or SF_BASE_FP */
 	int32_t		cfa;		/* CFA = base + cfa */
 	int32_t		fp;		/* FP saved at CFA + fp, 0: not saved */
+	int32_t		ra;		/* s390x: as fp; 0: still in r14 */
 };
 
 /* One FRE, relative to its FDE */
@@ -46,6 +47,7 @@ struct fre {
 	uint8_t		base;
 	int32_t		cfa;
 	int32_t		fp;
+	int32_t		ra;
 };
 
 /* One SFrame FDE: FREs fre[first .. first + num) of the generator */
@@ -167,7 +169,7 @@ static int gen_scan_elf(struct gen *g)
 	g->arch = sf_arch_by_machine(ehdr->e_machine);
 	g->elfclass = gelf_getclass(g->elf);
 	if (!g->arch || g->elfclass != ELFCLASS64)
-		return gen_fail(g, "machine not supported (amd64 only)", ENOTSUP);
+		return gen_fail(g, "machine not supported (amd64 and s390x only)", ENOTSUP);
 	if (ehdr->e_type != ET_EXEC && ehdr->e_type != ET_DYN)
 		return gen_fail(g, "not an executable or shared object", ENOTSUP);
 	if (elf_getphdrnum(g->elf, &nph))
@@ -420,6 +422,38 @@ static bool offset_rule(const Dwarf_Op *ops, size_t n, const Dwarf_Op *mem, int6
 	return false;
 }
 
+/*
+ * Where a register's value is, as an s390x FRE offset says it: 0 not
+ * saved (the CFI's "same value" or no rule), an even non-zero CFA
+ * offset, or (regnum << 1) | 1 for a value kept in another register.
+ * Returns false for what the format cannot say.
+ */
+static bool s390x_loc(const Dwarf_Op *ops, size_t n, const Dwarf_Op *mem, int32_t *loc)
+{
+	int64_t off;
+
+	if (!n) {
+		*loc = 0;
+		return true;
+	}
+	if (offset_rule(ops, n, mem, &off)) {
+		if (!off || off % 8 || !fits32(off))
+			return false;
+		*loc = (int32_t)off;
+		return true;
+	}
+	/* DW_CFA_register: libdw gives the location "in register N" */
+	if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < (1u << 30)) {
+		*loc = SF_LOC_OF_REG(ops[0].number);
+		return true;
+	}
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		*loc = SF_LOC_OF_REG(ops[0].atom - DW_OP_reg0);
+		return true;
+	}
+	return false;
+}
+
 /* What SFrame can say of the row libdw computed in @fr */
 static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct row *r)
 {
@@ -433,6 +467,7 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 	r->base = SF_BASE_SP;
 	r->cfa = 0;
 	r->fp = 0;
+	r->ra = 0;
 	if (signal) {
 		r->reason = SFGEN_NR_SIGNAL;
 		return;
@@ -447,8 +482,12 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		return;
 	}
 	/* then the CFA, the return address, the frame pointer, in that order */
-	if (!offset_rule(ops, n, mem, &off) || off != a->fixed_ra_off)
+	if (a->regs) {
+		if (!s390x_loc(ops, n, mem, &r->ra))
+			r->reason = SFGEN_NR_RA;
+	} else if (!offset_rule(ops, n, mem, &off) || off != a->fixed_ra_off) {
 		r->reason = SFGEN_NR_RA;
+	}
 	if (dwarf_frame_cfa(fr, &ops, &n) || !n) {
 		r->reason = SFGEN_NR_CFI_ERROR;
 		return;
@@ -465,15 +504,23 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		r->reason = SFGEN_NR_CFA_REG;
 		return;
 	}
-	if (!fits32((int64_t)ops[0].number2)) {
+	off = (int64_t)ops[0].number2;
+	/* s390x: stored as (offset - 160) / 8, so 160 plus a multiple of 8 */
+	if (!fits32(off) || (off - a->cfa_adjust) % a->cfa_scale ||
+	    !fits32(sf_cfa_encode(a, off))) {
 		r->reason = SFGEN_NR_RANGE;
 		return;
 	}
-	r->cfa = (int32_t)(int64_t)ops[0].number2;
+	r->cfa = (int32_t)off;
 	if (r->reason >= 0)
 		return;
 	if (dwarf_frame_register(fr, a->reg_fp, mem, &ops, &n)) {
 		r->reason = SFGEN_NR_CFI_ERROR;
+		return;
+	}
+	if (a->regs) {
+		if (!s390x_loc(ops, n, mem, &r->fp))
+			r->reason = SFGEN_NR_FP;
 		return;
 	}
 	if (!n)		/* same value or undefined: not saved here */
@@ -532,7 +579,7 @@ static bool same_rule(const struct row *a, const struct fre *b)
 {
 	if (a->outermost || b->outermost)
 		return a->outermost == b->outermost;
-	return a->base == b->base && a->cfa == b->cfa && a->fp == b->fp;
+	return a->base == b->base && a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra;
 }
 
 /* SFrame FDEs for the runs of rows that have a rule */
@@ -581,6 +628,7 @@ static int fde_emit(struct gen *g)
 		fre->base = r->base;
 		fre->cfa = r->cfa;
 		fre->fp = r->fp;
+		fre->ra = r->ra;
 		f->num++;
 		f->size = r->end - f->start;
 	}
@@ -665,7 +713,8 @@ static unsigned int fde_fre_type(const struct gen *g, const struct fde *f)
 }
 
 /* An FRE's info byte and its offsets */
-static unsigned int fre_encode(const struct fre *r, int32_t off[2], uint8_t *info)
+static unsigned int fre_encode(const struct sf_arch *a, const struct fre *r, int32_t off[3],
+			       uint8_t *info)
 {
 	unsigned int n, size;
 
@@ -673,12 +722,21 @@ static unsigned int fre_encode(const struct fre *r, int32_t off[2], uint8_t *inf
 		*info = SF_FRE_INFO(SF_BASE_SP, 0, SF_OFF_1B);
 		return 0;
 	}
-	off[0] = r->cfa;
-	off[1] = r->fp;
-	n = r->fp ? 2 : 1;
-	size = off_size(r->cfa);
-	if (n == 2 && off_size(r->fp) > size)
-		size = off_size(r->fp);
+	off[0] = (int32_t)sf_cfa_encode(a, r->cfa);
+	n = 1;
+	if (a->max_offsets == 3) {
+		/* CFA, RA, FP: an RA of 0 (not saved) pads when only FP is saved */
+		off[1] = r->ra;
+		off[2] = r->fp;
+		n = r->fp ? 3 : r->ra ? 2 : 1;
+	} else if (r->fp) {
+		off[1] = r->fp;
+		n = 2;
+	}
+	size = SF_OFF_1B;
+	for (unsigned int i = 0; i < n; i++)
+		if (off_size(off[i]) > size)
+			size = off_size(off[i]);
 	*info = SF_FRE_INFO(r->base, n, size);
 	return n;
 }
@@ -688,7 +746,7 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 	const struct sf_arch *a = g->arch;
 	uint64_t fre_len = 0, total;
 	uint8_t *sec, *p, info;
-	int32_t off[2];
+	int32_t off[3];
 	unsigned int n, asz;
 	size_t i, k;
 
@@ -701,7 +759,7 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 		asz = 1u << fde_fre_type(g, f);
 		fre_len += SF_V3_FDA_SIZE;
 		for (k = 0; k < f->num; k++) {
-			n = fre_encode(&g->fres[f->first + k], off, &info);
+			n = fre_encode(a, &g->fres[f->first + k], off, &info);
 			fre_len += asz + 1 + n * (1u << SF_FRE_SIZE(info));
 		}
 	}
@@ -745,7 +803,7 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 			const struct fre *r = &g->fres[f->first + k];
 			unsigned int osz;
 
-			n = fre_encode(r, off, &info);
+			n = fre_encode(a, r, off, &info);
 			osz = 1u << SF_FRE_SIZE(info);
 			sf_put(a, p, asz, r->start);
 			p[asz] = info;

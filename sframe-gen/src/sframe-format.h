@@ -71,11 +71,14 @@
 #define SF_OFF_4B		2
 
 /*
- * What is specific to an architecture.  Adding one is adding a row: for
- * s390x (issue 21) that is EM_S390 (22), SFrame ABI 4 (big endian), CFA
- * from register 15 (or 11), return address in 14 saved at an offset given
- * in each FRE (fixed_ra_off 0), frame pointer 11.  The writer and reader
- * also need the FRE layout with an RA offset for that, which amd64 lacks.
+ * What is specific to an architecture.  amd64: the return address always
+ * at CFA-8 (in the header), offsets CFA and FP.  s390x (the SFrame
+ * specification's s390x ABI): the return address is tracked per FRE, so
+ * the offsets are CFA, RA, FP; the CFA offset is stored as (offset - 160)
+ * / 8; an RA or FP offset with its lowest bit set names the DWARF register
+ * that holds the value ((regnum << 1) | 1, a leaf function's FPR); an RA
+ * offset of 0 stands for "not saved" (still in r14), as padding when only
+ * the FP is saved.
  */
 struct sf_arch {
 	const char	*name;
@@ -85,15 +88,40 @@ struct sf_arch {
 	uint8_t		reg_sp;		/* DWARF number of the stack pointer */
 	uint8_t		reg_fp;		/* of the frame pointer */
 	uint8_t		reg_ra;		/* of the return address column */
-	int8_t		fixed_ra_off;	/* RA saved at CFA + this (header) */
+	int8_t		fixed_ra_off;	/* RA saved at CFA + this (header), 0: per FRE */
 	int8_t		fixed_fp_off;	/* header field; 0: FP offset per FRE */
-	uint8_t		max_offsets;	/* offsets per FRE: CFA, FP */
+	uint8_t		max_offsets;	/* offsets per FRE: CFA, [RA,] FP */
+	uint8_t		cfa_adjust;	/* CFA offset stored as (off - adjust) / scale */
+	uint8_t		cfa_scale;
+	uint8_t		regs;		/* RA/FP may be kept in a register (LSB set) */
 };
+
+#define SF_S390X_CFA_ADJUST	160
+#define SF_S390X_CFA_SCALE	8
 
 static const struct sf_arch sf_arches[] = {
 	{ "amd64", 62 /* EM_X86_64 */, 3 /* SFRAME_ABI_AMD64_ENDIAN_LITTLE */,
-	  0, 7 /* rsp */, 6 /* rbp */, 16 /* rip */, -8, 0, 2 },
+	  0, 7 /* rsp */, 6 /* rbp */, 16 /* rip */, -8, 0, 2, 0, 1, 0 },
+	{ "s390x", 22 /* EM_S390 */, 4 /* SFRAME_ABI_S390X_ENDIAN_BIG */,
+	  1, 15 /* r15 */, 11 /* r11 */, 14 /* r14 */, 0, 0, 3,
+	  SF_S390X_CFA_ADJUST, SF_S390X_CFA_SCALE, 1 },
 };
+
+/* The CFA offset as an FRE stores it, and back */
+static inline int64_t sf_cfa_encode(const struct sf_arch *a, int64_t off)
+{
+	return (off - a->cfa_adjust) / a->cfa_scale;
+}
+
+static inline int64_t sf_cfa_decode(const struct sf_arch *a, int64_t v)
+{
+	return v * a->cfa_scale + a->cfa_adjust;
+}
+
+/* An RA or FP offset of an arch with SFrame's register encoding */
+#define SF_LOC_IS_REG(a, v)	((a)->regs && ((v) & 1))
+#define SF_LOC_REG(v)		((uint32_t)(v) >> 1)
+#define SF_LOC_OF_REG(r)	((int32_t)(((uint32_t)(r) << 1) | 1))
 
 static inline const struct sf_arch *sf_arch_by_machine(unsigned int machine)
 {

@@ -50,8 +50,9 @@ struct sf_fde {
 struct sf_fre {
 	uint32_t	start;
 	uint8_t		info;
-	int32_t		cfa;
+	int32_t		cfa;		/* decoded: CFA = base + cfa */
 	int32_t		fp;
+	int32_t		ra;		/* s390x; amd64: the header's */
 };
 
 /* @len bytes at @addr all inside [@start, @end) */
@@ -88,7 +89,7 @@ static int sf_header(struct sf_view *v, const void *sec, size_t len,
 		return sf_fail(why, "shorter than an SFrame header", EINVAL);
 	v->arch = sf_arch_by_abi(v->p[SF_HDR_ABI]);
 	if (!v->arch)
-		return sf_fail(why, "ABI not amd64 little endian", EINVAL);
+		return sf_fail(why, "ABI not amd64 little endian or s390x big endian", EINVAL);
 	if (sf_u(v, 0, 2) != SF_MAGIC)
 		return sf_fail(why, "bad magic", EINVAL);
 	v->version = v->p[2];
@@ -98,8 +99,9 @@ static int sf_header(struct sf_view *v, const void *sec, size_t len,
 	v->num_fres = sf_u(v, SF_HDR_NUM_FRES, 4);
 	if (!(v->flags & SF_F_FDE_SORTED))
 		return sf_fail(why, "FDEs not marked sorted", EINVAL);
-	if (v->ra_off >= 0)
-		return sf_fail(why, "fixed RA offset not negative", EINVAL);
+	if (v->arch->fixed_ra_off ? v->ra_off >= 0 : v->ra_off != 0)
+		return sf_fail(why, v->arch->fixed_ra_off ? "fixed RA offset not negative" :
+				    "fixed RA offset set (s390x tracks the RA per FRE)", EINVAL);
 	if (!v->num_fdes)
 		return sf_fail(why, "no FDE", EINVAL);
 	switch (v->version) {
@@ -198,15 +200,23 @@ static int sf_fre(const struct sf_view *v, const struct sf_fde *f,
 		return sf_fail(why, "FRE offsets past the FRE sub-section", EINVAL);
 	r->cfa = 0;
 	r->fp = 0;
+	r->ra = v->ra_off;
 	for (unsigned int k = 0; k < n; k++) {
 		int32_t s;
 
 		u = sf_u(v, *pos, size);
 		s = size == 4 ? (int32_t)u : size == 2 ? (int16_t)u : (int8_t)u;
-		if (k == 0)
-			r->cfa = s;
-		else
+		if (k == 0) {
+			int64_t cfa = sf_cfa_decode(v->arch, s);
+
+			if (cfa < INT32_MIN || cfa > INT32_MAX)
+				return sf_fail(why, "CFA offset does not fit 32 bits", EINVAL);
+			r->cfa = (int32_t)cfa;
+		} else if (k == 1 && v->arch->max_offsets == 3) {
+			r->ra = s;
+		} else {
 			r->fp = s;
+		}
 		*pos += size;
 	}
 	return 0;
@@ -287,12 +297,20 @@ int sfgen_relocate(void *sec, size_t len, int64_t delta)
 	return 0;
 }
 
+/* Where a saved RA or FP is: CFA + offset, or another register */
+static void sf_print_loc(FILE *out, const struct sf_arch *a, const char *what, int32_t v)
+{
+	if (SF_LOC_IS_REG(a, v))
+		fprintf(out, " %s=r%" PRIu32, what, SF_LOC_REG(v));
+	else
+		fprintf(out, " %s=cfa%+" PRId32, what, v);
+}
+
 static void sf_print_fre(FILE *out, const struct sf_arch *a, uint64_t start,
-			 uint64_t end, const struct sf_fre *r, int8_t ra_off)
+			 uint64_t end, const struct sf_fre *r)
 {
 	unsigned int n = SF_FRE_COUNT(r->info);
 
-	(void)a;
 	fprintf(out, "%016" PRIx64 " %016" PRIx64, start, end);
 	if (!n) {
 		fprintf(out, " ra=u\n");
@@ -300,9 +318,15 @@ static void sf_print_fre(FILE *out, const struct sf_arch *a, uint64_t start,
 	}
 	fprintf(out, " cfa=%s%+" PRId32, SF_FRE_BASE(r->info) == SF_BASE_SP ? "sp" : "fp",
 		r->cfa);
-	if (n > 1 && r->fp)
-		fprintf(out, " fp=cfa%+" PRId32, r->fp);
-	fprintf(out, " ra=cfa%+d\n", ra_off);
+	if (r->fp)
+		sf_print_loc(out, a, "fp", r->fp);
+	/* s390x: an RA not saved (0) is still in its register */
+	if (!r->ra)
+		fprintf(out, " ra=r%u\n", a->reg_ra);
+	else
+		sf_print_loc(out, a, "ra", r->ra);
+	if (r->ra)
+		fprintf(out, "\n");
 }
 
 long sfgen_dump(FILE *out, const void *sec, size_t len, uint64_t sec_addr)
@@ -340,8 +364,7 @@ long sfgen_dump(FILE *out, const void *sec, size_t len, uint64_t sec_addr)
 			} else {
 				end = f.pctype == SF_FDE_PCMASK ? f.rep : f.size;
 			}
-			sf_print_fre(out, v.arch, f.start + r.start, f.start + end, &r,
-				     v.ra_off);
+			sf_print_fre(out, v.arch, f.start + r.start, f.start + end, &r);
 			lines++;
 			r = next;
 		}

@@ -14,6 +14,16 @@ outermost frame (ra u), or no rule for a reason; then requires that the
 tool gave exactly that over every byte of every row, and nothing outside
 the FDEs readelf lists.  Prints a summary, the first mismatches, and exits
 1 on any.
+
+s390x objects (ELF machine S/390, READELF the cross readelf) are read by
+the SFrame specification's s390x rules: CFA from r15 (sp) or r11 (fp),
+its offset 160 plus a multiple of 8; RA (r14) and FP (r11) each at a CFA
+offset that is a non-zero multiple of 8, in another register (rN), or
+not saved (ra=r14: still in r14; FP: not printed).  readelf prints "u"
+both for a register that has no rule yet (on s390x the ABI's initial rule
+for r14 is "same value") and for DW_CFA_undefined, so the outermost frame
+is told apart by `readelf --debug-dump=frames`: a CIE or FDE whose
+instructions hold "DW_CFA_undefined: r14".
 """
 import bisect
 import re
@@ -73,18 +83,21 @@ def parse_readelf(readelf, path):
         f = line.split()
         if len(f) >= 4 and f[3] == 'CIE':
             aug = re.search(r'CIE "([^"]*)"', line).group(1)
-            cur = {'kind': 'cie', 'signal': 'S' in aug, 'rows': []}
+            cur = {'kind': 'cie', 'signal': 'S' in aug, 'rows': [], 'off': f[0]}
             cies[f[0]] = cur
             cols = None
         elif len(f) >= 4 and f[3] == 'FDE':
             cie = re.search(r'cie=([0-9a-f]+)', line).group(1)
             m = re.search(r'pc=([0-9a-f]+)\.\.([0-9a-f]+)', line)
             cur = {'kind': 'fde', 'cie': cies.get(cie), 'lo': int(m.group(1), 16),
-                   'hi': int(m.group(2), 16), 'rows': []}
+                   'hi': int(m.group(2), 16), 'rows': [], 'off': f[0]}
             fdes.append(cur)
             cols = None
         elif f and f[0] == 'LOC' and cur is not None:
             cols = f[1:]
+        elif len(f) == 3 and f[1:] == ['ZERO', 'terminator']:
+            # ends the section, not a row of the FDE before it
+            cur = cols = None
         elif f and cols and HEX.match(f[0]) and len(f[0]) >= 8:
             c = cells(f[1:])
             cur['rows'].append((int(f[0], 16), dict(zip(cols, c))))
@@ -95,8 +108,86 @@ def parse_readelf(readelf, path):
         if not rows and cie and cie['rows']:
             # no instructions: the CIE's initial row holds for the whole FDE
             rows = [(d['lo'], cie['rows'][-1][1])]
-        out.append((d['lo'], d['hi'], bool(cie and cie['signal']), rows))
+        offs = (d['off'], cie['off'] if cie else None)
+        out.append((d['lo'], d['hi'], bool(cie and cie['signal']), rows, offs))
     return out
+
+
+def machine(readelf, path):
+    for line in run([readelf, '-hW', path]).splitlines():
+        if line.strip().startswith('Machine:'):
+            return line.split(':', 1)[1].strip()
+    return '?'
+
+
+def undefined_ra(readelf, path):
+    """{offset of a CIE or FDE: where its DW_CFA_undefined r14 holds from}
+    (s390x; None: the whole of it).  An FDE that changes r14 again after
+    making it undefined, or remembers state around it, is not decided
+    here: the script stops rather than guess."""
+    out = {}
+    cur = kind = loc = None
+    for line in run([readelf, '--debug-dump=frames', path], (0, 1)).splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[3] in ('CIE', 'FDE'):
+            cur, kind, loc = f[0], f[3], None
+            continue
+        if not cur or not f:
+            continue
+        if f[0].startswith('DW_CFA_advance_loc') and f[-2] == 'to':
+            loc = int(f[-1], 16)
+        elif line.strip() == 'DW_CFA_undefined: r14':
+            out[cur] = loc if kind == 'FDE' else None
+        elif cur in out and kind == 'FDE' and (
+                re.search(r'\br14\b', line) or 'state' in f[0]):
+            sys.exit('%s: FDE %s: r14 changes after DW_CFA_undefined: not decided'
+                     % (path, cur))
+    return out
+
+
+def s390x_loc(cell):
+    """A readelf cell of r14 or r11 as the tool prints where it is kept."""
+    if cell in ('u', 's'):
+        return 'same'
+    m = re.match(r'^c([+-]\d+)$', cell)
+    if m:
+        off = int(m.group(1))
+        return 'cfa%+d' % off if off and off % 8 == 0 else None
+    m = re.match(r'^r(\d+)( \(\w+\))?$', cell)
+    if m:
+        return 'r%d' % int(m.group(1))
+    return None
+
+
+def expect_s390x(row, signal, addr, plts, outermost):
+    """What the generator must say for a readelf row of an s390x object."""
+    cfa = row.get('CFA', '?')
+    ra = row.get('ra', 'u')
+    fp = row.get('r11', 'u')
+    if signal:
+        return 'norule=signal'
+    if ra == 'u' and outermost:
+        return 'ra=u'
+    m = re.match(r'^r(15|11)([+-]\d+)$', cfa)
+    if cfa == 'exp':
+        return 'norule=plt' if any(a <= addr < b for a, b in plts) else 'norule=cfa-expr'
+    if not m:
+        return 'norule=cfa-reg' if re.match(r'^r\w+[+-]\d+$', cfa) else 'norule=cfa-expr'
+    off = int(m.group(2))
+    # the spec's encoding: (offset - 160) / 8, in 32 bits at most
+    if (off - 160) % 8 or not -2**31 <= (off - 160) // 8 < 2**31:
+        return 'norule=range'
+    base = 'sp' if m.group(1) == '15' else 'fp'
+    rloc = s390x_loc(ra)
+    if rloc is None:
+        return 'norule=ra'
+    s = 'cfa=%s%+d' % (base, off)
+    floc = s390x_loc(fp)
+    if floc is None:
+        return 'norule=fp'
+    if floc != 'same':
+        s += ' fp=' + floc
+    return s + ' ra=' + ('r14' if rloc == 'same' else rloc)
 
 
 def expect(row, signal, addr, plts):
@@ -135,6 +226,8 @@ def main():
     readelf = sys.argv[3] if len(sys.argv) > 3 else 'readelf'
     lo, hi, plts = text_range(readelf, path)
     fdes = parse_readelf(readelf, path)
+    s390x = machine(readelf, path) == 'IBM S/390'
+    undef = undefined_ra(readelf, path) if s390x else {}
 
     gen = []
     for line in run([tool, path, '--dump', '--norule']).splitlines():
@@ -154,7 +247,7 @@ def main():
         if len(shown) < 10:
             shown.append(msg)
 
-    for flo, fhi, signal, frows in fdes:
+    for flo, fhi, signal, frows, offs in fdes:
         if fhi <= flo:
             continue
         if flo < lo or fhi > hi:
@@ -166,7 +259,13 @@ def main():
                 end = min(end, fhi)
                 if end <= loc or loc < flo:
                     continue
-                want.append((expect(row, signal, loc, plts), loc, end))
+                if s390x:
+                    outer = offs[1] in undef or (
+                        offs[0] in undef and loc >= (undef[offs[0]] or 0))
+                    w = expect_s390x(row, signal, loc, plts, outer)
+                else:
+                    w = expect(row, signal, loc, plts)
+                want.append((w, loc, end))
         for w, s, e in want:
             rows += 1
             if w.startswith('norule'):

@@ -5,6 +5,9 @@
 #   - oracle: each row it emits for stock Debian objects equals the row of
 #     binutils' readelf --debug-dump=frames-interp at that address, and
 #     each row it leaves out is one it names a reason for (compare.py);
+#   - s390x (the mode for SFrame's s390x ABI): cross-built objects
+#     (rig/fetch-cross.sh) against s390x-linux-gnu-readelf the same way,
+#     their sections decoded by the specification (s390x-decode.py);
 #   - binutils' own .sframe of the SFrame workloads (as --gsframe 2.44)
 #     and the generator's rows agree outside the PLTs (vs-binutils.py);
 #   - --check (the kernel's rules) passes on the same objects;
@@ -92,6 +95,54 @@ for f in "${NAMED[@]}"; do
 		fail "readelf disagrees: $out"
 	fi
 done
+
+# ---- s390x: cross-built objects, the cross readelf as the oracle ----
+# bcwork (tests/s390x) static without -mbackchain at -O2 (glibc's own
+# assembly included: _start's undefined r14, FP kept in FPRs) and at -O0
+# with a frame pointer (CFA from r11); s390x-cfi.S's rows that compiled
+# code rarely has, as a shared object.  Each: compare.py against
+# s390x-linux-gnu-readelf, s390x-decode.py (the specification's encoding,
+# read without sframe-gen's reader) equal to --dump, and --check.
+if XDIR=$("$REPO/rig/fetch-cross.sh" 2>"$B/fetch-cross.log"); then
+	X=$XDIR/usr/bin/s390x-linux-gnu-
+	mkdir -p "$B/s390x"
+	S390X=()
+	xcc() {
+		local out=$1
+		shift
+		if "${X}gcc" -g -Wall -Wextra -Werror "$@" -o "$B/s390x/$out" 2>"$B/s390x/$out.log"; then
+			S390X+=("$B/s390x/$out")
+		else
+			fail "s390x: building $out: $(head -3 "$B/s390x/$out.log")"
+		fi
+	}
+	xcc bcwork-O2 -static -O2 -I"$REPO/tests/workload" "$REPO/tests/s390x/bcwork.c"
+	xcc bcwork-O0-fp -static -O0 -fno-omit-frame-pointer -I"$REPO/tests/workload" \
+		"$REPO/tests/s390x/bcwork.c"
+	xcc libcfi.so -shared -nostdlib -fPIC "$HERE/s390x-cfi.S"
+	for f in "${S390X[@]}"; do
+		n=s390x/${f##*/}
+		if out=$(python3 "$HERE/compare.py" "$TOOL" "$f" "${X}readelf" 2>&1); then
+			pass "$n: s390x-linux-gnu-readelf agrees: ${out#"$f": }"
+		else
+			fail "$n: s390x-linux-gnu-readelf disagrees: $out"
+		fi
+		if "$TOOL" "$f" -o "$f.sframe" 2>"$f.err" &&
+		   python3 "$HERE/s390x-decode.py" "$f.sframe" >"$f.spec" 2>>"$f.err" &&
+		   "$TOOL" "$f" --dump >"$f.dump" 2>>"$f.err" && cmp -s "$f.spec" "$f.dump"; then
+			pass "$n: the section read by the specification's s390x rules gives --dump's $(wc -l <"$f.dump") rows"
+		else
+			fail "$n: s390x-decode.py and --dump differ: $(head -3 "$f.err") $(diff "$f.spec" "$f.dump" 2>&1 | head -4)"
+		fi
+		if out=$("$ATOOL" "$f" --check --stats 2>&1); then
+			pass "$n: --check: $(echo "$out" | grep -E '^(fres|rows_outermost|coverage):' | tr '\n' ' ')"
+		else
+			fail "$n: --check: $(echo "$out" | head -3)"
+		fi
+	done
+else
+	fail "s390x: rig/fetch-cross.sh failed: $(tail -3 "$B/fetch-cross.log")"
+fi
 
 # ---- binutils' own .sframe (as --gsframe 2.44, tests/workload) ----
 WL=$REPO/tests/workload
