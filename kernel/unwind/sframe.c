@@ -32,7 +32,7 @@
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/unwind_user_types.h>
+#include <linux/unwind_user.h>
 
 #include "sframe.h"
 
@@ -47,6 +47,39 @@
  * claim any number of them, up to the size of the section
  */
 #define SFRAME_FRE_BATCH	256
+
+/*
+ * The architecture's SFrame ABI, from <asm/unwind_user.h>; the defaults
+ * are amd64's.  UNWIND_USER_SFRAME_ABI: the ABI a section must name.
+ * The CFA offset of an FRE is stored as (offset - CFA_ADJUST) / CFA_SCALE,
+ * and the caller's stack pointer is CFA + SP_OFF.  An ABI that defines
+ * UNWIND_USER_SFRAME_RA_REG tracks the return address in each FRE (the
+ * header has no fixed offset for it), and until it is saved it is in that
+ * register; with UNWIND_USER_SFRAME_REG_OFFSETS, an RA or FP offset with
+ * its lowest bit set names the register that keeps the value,
+ * (regnum << 1) | 1, and an RA offset of 0 says "not saved".
+ */
+#ifndef UNWIND_USER_SFRAME_ABI
+#define UNWIND_USER_SFRAME_ABI		SFRAME_ABI_AMD64_ENDIAN_LITTLE
+#endif
+#ifndef UNWIND_USER_SFRAME_CFA_ADJUST
+#define UNWIND_USER_SFRAME_CFA_ADJUST	0
+#define UNWIND_USER_SFRAME_CFA_SCALE	1
+#endif
+#ifndef UNWIND_USER_SFRAME_SP_OFF
+#define UNWIND_USER_SFRAME_SP_OFF	0
+#endif
+#ifdef UNWIND_USER_SFRAME_RA_REG
+#define SFRAME_RA_TRACKED		true
+#define SFRAME_MAX_OFFSETS		3
+#else
+#define SFRAME_RA_TRACKED		false
+#define SFRAME_MAX_OFFSETS		2
+#define UNWIND_USER_SFRAME_RA_REG	0
+#endif
+#ifndef UNWIND_USER_SFRAME_REG_OFFSETS
+#define UNWIND_USER_SFRAME_REG_OFFSETS	0
+#endif
 
 /*
  * Rules found for an address are kept per mm, in a table of this many
@@ -329,15 +362,18 @@ static int sframe_read_header(struct sframe_section *sec)
 	if (copy_from_user(&h, (void __user *)sec->sframe_start, sizeof(h)))
 		return -EFAULT;
 	/*
-	 * amd64 keeps the saved frame pointer's offset in each FRE and has
-	 * no fixed one: a section with one is not for this ABI, and is
-	 * refused rather than half followed.
+	 * amd64 and s390x keep the saved frame pointer's offset in each FRE
+	 * and have no fixed one; amd64 has a fixed (negative) RA offset,
+	 * s390x tracks the RA in each FRE and has none (0).  A section that
+	 * says otherwise is not for this ABI, and is refused rather than
+	 * half followed.
 	 */
 	if (h.preamble.magic != SFRAME_MAGIC ||
-	    h.abi_arch != SFRAME_ABI_AMD64_ENDIAN_LITTLE ||
+	    h.abi_arch != UNWIND_USER_SFRAME_ABI ||
 	    !(h.preamble.flags & SFRAME_F_FDE_SORTED) ||
-	    h.cfa_fixed_ra_offset >= 0 || h.cfa_fixed_fp_offset ||
-	    !h.num_fdes)
+	    (SFRAME_RA_TRACKED ? h.cfa_fixed_ra_offset != 0 :
+				 h.cfa_fixed_ra_offset >= 0) ||
+	    h.cfa_fixed_fp_offset || !h.num_fdes)
 		return -EINVAL;
 	/* The header is the same in both versions; the FDEs are not */
 	switch (h.preamble.version) {
@@ -768,13 +804,16 @@ static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
  * struct sframe_fre - a frame row entry, decoded
  * @start:	offset of its first address in the function (or block)
  * @info:	its info byte
- * @cfa_off:	offset of the CFA from the base register
+ * @cfa_off:	offset of the CFA from the base register (decoded)
+ * @ra_off:	offset of the saved return address from the CFA, as stored
+ *		(an ABI that tracks it in each FRE), else 0
  * @fp_off:	offset of the saved frame pointer from the CFA, 0 if not saved
  */
 struct sframe_fre {
 	u32	start;
 	u8	info;
 	s32	cfa_off;
+	s32	ra_off;
 	s32	fp_off;
 };
 
@@ -799,8 +838,11 @@ static int sframe_read_fre_head(const struct sframe_section *sec,
 	fre->info = info;
 	n = SFRAME_FRE_OFFSET_COUNT(info);
 	size = 1 << SFRAME_FRE_OFFSET_SIZE(info);
-	/* amd64: the CFA, then the FP if saved; the RA is at a fixed offset */
-	if (n > 2 || size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
+	/*
+	 * amd64: the CFA, then the FP if saved; the RA is at a fixed
+	 * offset.  s390x: the CFA, the RA, the FP.
+	 */
+	if (n > SFRAME_MAX_OFFSETS || size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
 	    !sframe_in(*pos, n * size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
 	*pos += n * size;
@@ -814,15 +856,27 @@ static int sframe_read_fre_offsets(const struct sframe_section *sec,
 	unsigned int n = SFRAME_FRE_OFFSET_COUNT(fre->info);
 	unsigned int size = 1 << SFRAME_FRE_OFFSET_SIZE(fre->info);
 	unsigned long pos = end - n * size;
+	s64 cfa_off;
 	int ret = 0;
 
 	fre->cfa_off = 0;
+	fre->ra_off = 0;
 	fre->fp_off = 0;
 	if (n >= 1)
 		ret = sframe_get_s(sec, &pos, size, &fre->cfa_off);
-	if (!ret && n == 2)
+	if (!ret && n >= 2)
+		ret = sframe_get_s(sec, &pos, size,
+				   SFRAME_RA_TRACKED ? &fre->ra_off : &fre->fp_off);
+	if (!ret && n == 3)
 		ret = sframe_get_s(sec, &pos, size, &fre->fp_off);
-	return ret;
+	if (ret)
+		return ret;
+	cfa_off = (s64)fre->cfa_off * UNWIND_USER_SFRAME_CFA_SCALE +
+		  UNWIND_USER_SFRAME_CFA_ADJUST;
+	if (cfa_off < S32_MIN || cfa_off > S32_MAX)
+		return -EINVAL;
+	fre->cfa_off = cfa_off;
+	return 0;
 }
 
 /*
@@ -873,9 +927,29 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 	/* no offset at all: the return address is undefined, outermost */
 	frame->outermost = !SFRAME_FRE_OFFSET_COUNT(fre->info);
 	frame->cfa_off = fre->cfa_off;
-	frame->ra_off = sec->ra_off;
+	frame->ra_off = SFRAME_RA_TRACKED ? fre->ra_off : sec->ra_off;
 	frame->fp_off = fre->fp_off;
+	frame->sp_off = UNWIND_USER_SFRAME_SP_OFF;
 	frame->use_fp = SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP;
+	frame->ra_in_reg = false;
+	frame->fp_in_reg = false;
+	/* not saved yet: still in the register that received it */
+	if (SFRAME_RA_TRACKED && !frame->ra_off) {
+		frame->ra_in_reg = true;
+		frame->ra_reg = UNWIND_USER_SFRAME_RA_REG;
+	}
+	if (!UNWIND_USER_SFRAME_REG_OFFSETS)
+		return;
+	/* kept in another register: (regnum << 1) | 1 */
+	if (frame->ra_off & 1) {
+		frame->ra_in_reg = true;
+		frame->ra_reg = (u32)frame->ra_off >> 1;
+	}
+	if (frame->fp_off & 1) {
+		frame->fp_in_reg = true;
+		frame->fp_reg = (u32)frame->fp_off >> 1;
+		frame->fp_off = 0;
+	}
 }
 
 /*

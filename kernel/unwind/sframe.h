@@ -2,7 +2,8 @@
 /*
  * The SFrame stack trace format, as far as the kernel reads it: versions 2
  * and 3, described in binutils' libsframe documentation (sframe-spec) and
- * include/sframe.h.  All fields are little endian on the ABIs we accept.
+ * include/sframe.h.  A section is read in the byte order of the machine:
+ * the ABI the header names has the machine's (amd64 little, s390x big).
  */
 #ifndef _KERNEL_UNWIND_SFRAME_H
 #define _KERNEL_UNWIND_SFRAME_H
@@ -26,6 +27,7 @@
 					 SFRAME_F_FDE_FUNC_START_PCREL)
 
 #define SFRAME_ABI_AMD64_ENDIAN_LITTLE	3
+#define SFRAME_ABI_S390X_ENDIAN_BIG	4
 
 #define SFRAME_FRE_TYPE_ADDR1		0
 #define SFRAME_FRE_TYPE_ADDR2		1
@@ -103,7 +105,9 @@ struct sframe_fda_v3 {
 /*
  * The info byte of a frame row entry (FRE): CFA base register in bit 0,
  * number of offsets in bits 1-4, size of each offset in bits 5-6 (1, 2 or
- * 4 bytes), a mangled return address (aarch64 only) in bit 7.
+ * 4 bytes), a mangled return address (aarch64 only) in bit 7.  The offsets
+ * are the CFA's, then the return address's if the ABI tracks it in each
+ * FRE, then the frame pointer's.
  */
 #define SFRAME_FRE_BASE_REG(info)	((info) & 0x1)
 #define SFRAME_FRE_OFFSET_COUNT(info)	(((info) >> 1) & 0xf)

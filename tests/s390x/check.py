@@ -136,8 +136,8 @@ def chain_ok(names, start):
 
 bc, nobc, mini = Symbols(bc_bin), Symbols(nobc_bin), Symbols(mini_bin)
 got = cases()
-for c in ('backchain', 'nobackchain', 'framed', 'cleanend', 'deep', 'exit', 'exec',
-          'malformed'):
+for c in ('backchain', 'nobackchain', 'sframe', 'framed', 'cleanend', 'deep', 'exit',
+          'exec', 'malformed'):
     check('s390x/recorded-%s' % c, c in got and not any('trigger refused' in x for x in got[c]),
           'no trace of this case in the console (trigger refused or guest died)')
 
@@ -181,6 +181,37 @@ if s:
           all(n != {'?'} for n in names) and
           all('bc_' in ''.join(n) or 'main' in n for n in names[1:]),
           'frames: ' + show(names))
+
+# 2b. the same program with its generated SFrame section registered: the
+# whole named stack, found by SFrame alone, down to _start, whose return
+# address is undefined (the walk's clean end)
+sf = got.get('sframe', [])
+check('s390x/sframe-registered', any(x.startswith('=== out sframe: ') and 'registered' in x
+                                     for x in sf) and '=== rc 0' in sf,
+      'the program says: %s' % [x for x in sf if x.startswith('=== out') or
+                                x.startswith('=== rc')])
+s = stacks(sf)
+check('s390x/sframe-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(nobc, st['frames'])
+    if show_stacks:
+        print_stack('built without a back chain, its SFrame section (generated from '
+                    '.eh_frame) registered: SFrame gives the whole stack',
+                    got['sframe'], st, nobc)
+    check('s390x/sframe-named-chain',
+          len(names) >= 8 and names[0] & GETPPID and chain_ok(names, 1),
+          'frames: ' + show(names))
+    a2l = nobc.addr2line([a - 1 for a in st['frames'][1:7]])
+    check('s390x/sframe-addr2line-agrees',
+          [f for f, _ in a2l] == CHAIN and all('bcwork.c:' in loc for _, loc in a2l),
+          'addr2line: %s' % a2l)
+    check('s390x/sframe-ends-at-_start',
+          '_start' in names[-1] and not st['truncated'] and st['depth'] == st['nr'] and
+          all(n != {'?'} for n in names),
+          'frames: ' + show(names))
+    check('s390x/sframe-unwinder-flag', st['unwinder'] == 'sframe',
+          'unwinder=%r' % st['unwinder'])
 
 # the interrupted function had made a frame and saved r14, which still
 # holds the same address: its caller once, not twice

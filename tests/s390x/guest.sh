@@ -1,7 +1,8 @@
 #!/bin/sh
 # The guest half of tests/s390x/run.sh, run by busybox sh in the s390x
 # guest (rig/run-guest.sh --arch s390x), in /ftd with bcwork-bc,
-# bcwork-nobc and bcmini beside it.  It only records: each case's trace goes to the
+# bcwork-nobc (and its SFrame section, bcwork-nobc.sframe) and bcmini
+# beside it.  It only records: each case's trace goes to the
 # console between "=== begin CASE" and "=== end CASE", and the host checks
 # it with the cross nm/addr2line, which the guest does not have.
 T=/sys/kernel/tracing
@@ -45,6 +46,7 @@ echo "=== kernel $(uname -r) $(uname -m)"
 
 record backchain sys_enter_getppid ./bcwork-bc getppid 1
 record nobackchain sys_enter_getppid ./bcwork-nobc getppid 1
+record sframe sys_enter_getppid ./bcwork-nobc sframe ./bcwork-nobc.sframe getppid 1
 record framed sys_enter_getppid ./bcwork-bc framed
 record cleanend sys_enter_getppid ./bcmini
 record deep sys_enter_getppid ./bcwork-bc deep 400

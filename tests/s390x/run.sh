@@ -5,7 +5,9 @@
 #   tests/s390x/run.sh [--kernel BZIMAGE] [--out DIR] [--show]
 #
 # Cross-builds tests/s390x/bcwork.c static with and without -mbackchain
-# and bcmini.c (no libc, a zero back chain at _start; rig/fetch-cross.sh), builds the s390x kernel when needed
+# and bcmini.c (no libc, a zero back chain at _start; rig/fetch-cross.sh),
+# generates the SFrame section of bcwork-nobc from its .eh_frame with
+# sframe-gen (its s390x mode), builds the s390x kernel when needed
 # (rig/build-kernel.sh --arch s390x), boots it with the two programs and
 # tests/s390x/guest.sh, which records a trace per case, and checks the
 # traces on the host with tests/s390x/check.py: frame names come from the
@@ -50,6 +52,12 @@ for b in bcwork-bc bcwork-nobc bcmini; do
 	cp "$w/guest/$b" "$w/$b"
 	"${X}strip" "$w/guest/$b"
 done
+# bcwork-nobc's SFrame section, which the guest registers (bcwork sframe FILE)
+"$REPO/sframe-gen/deps.sh" > "$w/sframe-gen.log" 2>&1 &&
+	make -s -C "$REPO/sframe-gen" OUT="$w/sframe-gen" all >> "$w/sframe-gen.log" 2>&1 &&
+	"$w/sframe-gen/sframe-gen" "$w/bcwork-nobc" -o "$w/guest/bcwork-nobc.sframe" \
+		>> "$w/sframe-gen.log" 2>&1 ||
+	fail_all sframe-gen "sframe-gen on bcwork-nobc failed: $(tail -3 "$w/sframe-gen.log")"
 install -m 0755 "$here/guest.sh" "$w/guest/guest.sh"
 
 if [ -z "$kernel" ]; then

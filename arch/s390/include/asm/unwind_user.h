@@ -34,4 +34,32 @@ static inline unsigned long unwind_user_backchain_reg_ra(struct pt_regs *regs)
 
 #endif /* CONFIG_HAVE_UNWIND_USER_BACKCHAIN */
 
+#ifdef CONFIG_UNWIND_USER_SFRAME
+
+/*
+ * SFrame's s390x ABI.  The CFA is the caller's stack pointer plus 160, and
+ * an FRE stores its CFA offset as (offset - 160) / 8 (both are multiples
+ * of 8).  The return address is tracked in each FRE: until a function
+ * saves it, it is in r14.  A leaf may keep the return address or the
+ * frame pointer (r11, which the CFA may be based on) in another register,
+ * a floating-point one: an odd RA or FP offset, (DWARF regnum << 1) | 1.
+ */
+#define UNWIND_USER_SFRAME_ABI		SFRAME_ABI_S390X_ENDIAN_BIG
+#define UNWIND_USER_SFRAME_CFA_ADJUST	160
+#define UNWIND_USER_SFRAME_CFA_SCALE	8
+#define UNWIND_USER_SFRAME_SP_OFF	(-160)
+#define UNWIND_USER_SFRAME_RA_REG	14
+#define UNWIND_USER_SFRAME_REG_OFFSETS	1
+
+static inline unsigned long unwind_user_frame_pointer(struct pt_regs *regs)
+{
+	return regs->gprs[11];
+}
+#define unwind_user_frame_pointer unwind_user_frame_pointer
+
+int unwind_user_get_reg(unsigned long *val, unsigned int regnum);
+#define unwind_user_get_reg unwind_user_get_reg
+
+#endif /* CONFIG_UNWIND_USER_SFRAME */
+
 #endif /* _ASM_S390_UNWIND_USER_H */
