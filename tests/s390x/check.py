@@ -143,6 +143,13 @@ for c in ('backchain', 'nobackchain', 'sframe', 'framed', 'cleanend', 'deep', 'e
 
 # 1. -mbackchain: the whole named chain, found by the back chain
 s = stacks(got.get('backchain', []))
+def addr2line_agrees(name, obj, st):
+    """the chain's callers, as the cross addr2line names them, in bcwork.c"""
+    a2l = obj.addr2line([a - 1 for a in st['frames'][1:7]])
+    check(name, [f for f, _ in a2l] == CHAIN and all('bcwork.c:' in loc for _, loc in a2l),
+          'addr2line: %s' % a2l)
+
+
 check('s390x/backchain-one-stack', len(s) == 1, '%d user stacks' % len(s))
 if s:
     st = s[0]
@@ -150,10 +157,7 @@ if s:
     check('s390x/backchain-named-chain',
           len(names) >= 7 and names[0] & GETPPID and chain_ok(names, 1),
           'frames: ' + show(names))
-    a2l = bc.addr2line([a - 1 for a in st['frames'][1:7]])
-    check('s390x/backchain-addr2line-agrees',
-          [f for f, _ in a2l] == CHAIN and all('bcwork.c:' in loc for _, loc in a2l),
-          'addr2line: %s' % a2l)
+    addr2line_agrees('s390x/backchain-addr2line-agrees', bc, st)
     check('s390x/backchain-unwinder-flag', st['unwinder'] == 'backchain',
           'unwinder=%r' % st['unwinder'])
     if show_stacks:
@@ -202,10 +206,7 @@ if s:
     check('s390x/sframe-named-chain',
           len(names) >= 8 and names[0] & GETPPID and chain_ok(names, 1),
           'frames: ' + show(names))
-    a2l = nobc.addr2line([a - 1 for a in st['frames'][1:7]])
-    check('s390x/sframe-addr2line-agrees',
-          [f for f, _ in a2l] == CHAIN and all('bcwork.c:' in loc for _, loc in a2l),
-          'addr2line: %s' % a2l)
+    addr2line_agrees('s390x/sframe-addr2line-agrees', nobc, st)
     check('s390x/sframe-ends-at-_start',
           '_start' in names[-1] and not st['truncated'] and st['depth'] == st['nr'] and
           all(n != {'?'} for n in names),
