@@ -11,21 +11,21 @@
 # guarantee), guest-boot (the same kernel booted with deferred stacks asked
 # for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
 # (booted with a stacktrace:defer trigger on a syscall event,
-# tests/guest/boot-syscall-trigger.sh), guest-vanilla (the
-# pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh in the
-# background while the guest suite runs, when
-# missing, booted with tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T
-# on a kernel without the option), sframe-gen (tests/userspace/sframe-gen/
-# run.sh: SFrame generated from .eh_frame, checked against readelf and the
-# kernel's rules), plugin (tests/userspace/plugin/run.sh),
+# tests/guest/boot-syscall-trigger.sh), sframe-gen (tests/userspace/
+# sframe-gen/run.sh: SFrame generated from .eh_frame, checked against
+# readelf and the kernel's rules), sframe-register (tests/userspace/
+# sframe-gen/register.sh: the SFrame registrar's cache and its promise to
+# leave programs as they are), plugin (tests/userspace/plugin/run.sh),
 # lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
 # kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
-# $CACHE/test-all/kernelshark/), sframe-register (tests/userspace/
-# sframe-gen/register.sh: the SFrame registrar's cache and its promise to
-# leave programs as they are), s390x (tests/s390x/run.sh: the s390x kernel,
-# cross-built in the background after the pristine one, booted in
-# qemu-system-s390x; user stacks by the back chain), s390x-readers
-# (tests/s390x/readers.sh: the readers on the big-endian s390x fixture).
+# $CACHE/test-all/kernelshark/), s390x-readers (tests/s390x/readers.sh:
+# the readers on the big-endian s390x fixture), guest-vanilla (the
+# pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh in the
+# background while the suites above run, when missing, booted with
+# tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T on a kernel without
+# the option), s390x (tests/s390x/run.sh: the s390x kernel, cross-built in
+# the background after the pristine one, booted in qemu-system-s390x;
+# user stacks by the back chain and by SFrame).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
 # count line, or whose count disagrees with its exit status, counts as
@@ -170,6 +170,23 @@ suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 60
 suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@]}" --timeout 600 \
 	--append "trace_event=syscalls:sys_enter_getppid trace_trigger=sys_enter_getppid.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
+if [ $debug = 1 ]; then
+	suite guest-debug guest_suite --debug --timeout 3600 \
+		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
+fi
+
+# The userspace suites before the two suites whose kernels are built in
+# the background: on a cold cache the pristine and s390x builds are still
+# running when the guest suites end (a cold run waited 10 minutes for the
+# pristine kernel), and these suites need neither.
+suite sframe-gen "$REPO/tests/userspace/sframe-gen/run.sh"
+suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
+suite plugin "$REPO/tests/userspace/plugin/run.sh"
+suite lib "$REPO/tests/userspace/lib/run.sh"
+suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
+	"$REPO/tests/userspace/kernelshark/run.sh"
+suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
+
 # trace-cmd's -T on a real vanilla kernel: the pristine 7.3 build (the
 # series left out), a boot of its own.  A failed build counts as a failure.
 # built_image PID BUILD TEST WHAT: wait for the kernel built in the
@@ -201,17 +218,6 @@ s390x_suite() {
 	"$REPO/tests/s390x/run.sh" --kernel "$img" --out "$logs/s390x-run"
 }
 suite s390x s390x_suite
-if [ $debug = 1 ]; then
-	suite guest-debug guest_suite --debug --timeout 3600 \
-		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
-fi
-suite sframe-gen "$REPO/tests/userspace/sframe-gen/run.sh"
-suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
-suite plugin "$REPO/tests/userspace/plugin/run.sh"
-suite lib "$REPO/tests/userspace/lib/run.sh"
-suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
-	"$REPO/tests/userspace/kernelshark/run.sh"
-suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
 
 echo
 echo "test-all: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"

@@ -68,7 +68,8 @@ if tc=$("$REPO/rig/build-tracecmd.sh" 2>"$T/build.log") && [ -x "$tc" ]; then
 	pass tracecmd-build
 else
 	tail -20 "$T/build.log"
-	fail tracecmd-build "rig/build-tracecmd.sh failed"
+	# the first error in the summary too: test-all shows FAIL lines only
+	fail tracecmd-build "rig/build-tracecmd.sh failed: $(grep -m1 -iE 'error|die|cannot' "$T/build.log" | cut -c1-200)"
 	finish
 fi
 prefix=$(cd "$(dirname "$tc")/.." && pwd)
@@ -76,7 +77,7 @@ if stock=$("$REPO/rig/build-tracecmd.sh" --stock 2>"$T/build.log") && [ -x "$sto
 	pass tracecmd-stock-build
 else
 	tail -20 "$T/build.log"
-	fail tracecmd-stock-build "rig/build-tracecmd.sh --stock failed"
+	fail tracecmd-stock-build "rig/build-tracecmd.sh --stock failed: $(grep -m1 -iE 'error|die|cannot' "$T/build.log" | cut -c1-200)"
 	finish
 fi
 
