@@ -81,12 +81,21 @@ struct sfgen_stats {
  * @reason: an enum sfgen_reason
  * @ctx: the caller's pointer
  */
+/*
+ * Flag of sfgen_from_fd(): write no flexible FDE (version 3 FDE type 1).
+ * By default, amd64 rows whose CFA is read from memory or taken from a
+ * register other than SP and FP (DRAP), or whose FP is saved at an
+ * address a register gives, get flexible FDEs; a kernel that does not
+ * follow them skips those functions (frame pointers there).
+ */
+#define SFGEN_F_NO_FLEX		0x1
+
 typedef void (*sfgen_norule_fn)(uint64_t start, uint64_t end, int reason, void *ctx);
 
 /**
  * sfgen_from_fd - generate the SFrame section of an ELF object
  * @fd: the object, open for reading (its offset is not used)
- * @flags: 0 (no flag is defined yet; others give EINVAL)
+ * @flags: 0, or SFGEN_F_NO_FLEX (others give EINVAL)
  * @sec: where to put the section, allocated with malloc(); the caller frees it
  * @len: where to put its size
  * @stats: counts and coverage, or NULL

@@ -29,6 +29,22 @@
 /* FREs of one SFrame FDE (version 3 keeps the count in 16 bits) */
 #define GEN_MAX_FRES		0xffff
 
+/*
+ * amd64 rules only a flexible FDE can say (SFrame version 3): the CFA
+ * from a register other than SP and FP, or read from memory (DRAP:
+ * CFA = *(rbp - 16)); the FP saved at an address given by a register
+ * (DRAP: *(rbp + 0)).  A row with any of them is a flexible row.
+ */
+struct flex {
+	bool		on;
+	bool		cfa_reg_p;	/* CFA from cfa_reg, else the row's base */
+	bool		cfa_deref;	/* CFA = *(cfa_reg + cfa) */
+	uint8_t		cfa_reg;	/* DWARF number */
+	bool		fp_saved;	/* FP saved at CFA + 0 */
+	bool		fp_reg_p;	/* FP saved at fp_reg + fp, else CFA + fp */
+	uint8_t		fp_reg;
+};
+
 /* One row of an FDE, classified */
 struct row {
 	uint64_t	start, end;
@@ -38,6 +54,7 @@ struct row {
 	int32_t		cfa;		/* CFA = base + cfa */
 	int32_t		fp;		/* FP saved at CFA + fp, 0: not saved */
 	int32_t		ra;		/* s390x: as fp; 0: still in r14 */
+	struct flex	flex;
 };
 
 /* One FRE, relative to its FDE */
@@ -48,6 +65,7 @@ struct fre {
 	int32_t		cfa;
 	int32_t		fp;
 	int32_t		ra;
+	struct flex	flex;
 };
 
 /* One SFrame FDE: FREs fre[first .. first + num) of the generator */
@@ -57,6 +75,7 @@ struct fde {
 	size_t		first;
 	size_t		num;
 	size_t		order;		/* for a stable sort */
+	bool		flex;		/* a flexible FDE: every FRE in flex form */
 };
 
 struct cie {
@@ -87,6 +106,7 @@ struct gen {
 	struct sfgen_stats	*st;
 	sfgen_norule_fn		norule;
 	void			*ctx;
+	bool			no_flex;	/* SFGEN_F_NO_FLEX */
 };
 
 static const char *const reason_names[SFGEN_NR_REASONS] = {
@@ -454,6 +474,80 @@ static bool s390x_loc(const Dwarf_Op *ops, size_t n, const Dwarf_Op *mem, int32_
 	return false;
 }
 
+/* DW_OP_bregN or DW_OP_bregx: the register and offset */
+static bool breg(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx) {
+		*reg = op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
+/* The largest DWARF register number a control word names here */
+#define FLEX_MAX_REG		31
+
+/*
+ * A CFA a flexible FDE can say (amd64): REG + OFF with REG not SP or FP,
+ * or *(REG + OFF) (DW_CFA_def_cfa_expression: DW_OP_bregN OFF;
+ * DW_OP_deref, what gcc writes for a DRAP frame).
+ */
+static bool flex_cfa(const struct gen *g, const Dwarf_Op *ops, size_t n, struct row *r)
+{
+	unsigned int reg;
+	int64_t off;
+
+	if (g->no_flex || g->arch->regs || !n || n > 2 || !breg(&ops[0], &reg, &off) ||
+	    reg > FLEX_MAX_REG || !fits32(off))
+		return false;
+	if (n == 2 && ops[1].atom != DW_OP_deref)
+		return false;
+	/* REG + OFF with SP or FP is a default rule */
+	if (n == 1 && (reg == g->arch->reg_sp || reg == g->arch->reg_fp))
+		return false;
+	r->flex.on = true;
+	r->flex.cfa_reg_p = true;
+	r->flex.cfa_reg = (uint8_t)reg;
+	r->flex.cfa_deref = n == 2;
+	r->cfa = (int32_t)off;
+	return true;
+}
+
+/*
+ * An FP saved where a flexible FDE can say (amd64): at REG + OFF
+ * (DW_CFA_expression: DW_OP_bregN OFF; a DRAP frame's *(rbp + 0)), or at
+ * CFA + 0 in a flexible row.
+ */
+static bool flex_fp(const struct gen *g, const Dwarf_Op *ops, size_t n,
+		    const Dwarf_Op *mem, struct row *r)
+{
+	unsigned int reg;
+	int64_t off;
+
+	if (g->no_flex || g->arch->regs)
+		return false;
+	if (r->flex.on && offset_rule(ops, n, mem, &off) && !off) {
+		r->fp = 0;
+		r->flex.fp_saved = true;
+		return true;
+	}
+	/* libdw gives DW_CFA_expression's DWARF stack start, the CFA, first */
+	if (ops == mem || n != 2 || ops[0].atom != DW_OP_call_frame_cfa ||
+	    !breg(&ops[1], &reg, &off) || reg > FLEX_MAX_REG || !fits32(off))
+		return false;
+	r->flex.on = true;
+	r->flex.fp_reg_p = true;
+	r->flex.fp_reg = (uint8_t)reg;
+	r->fp = (int32_t)off;
+	return true;
+}
+
 /* What SFrame can say of the row libdw computed in @fr */
 static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct row *r)
 {
@@ -468,6 +562,7 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 	r->cfa = 0;
 	r->fp = 0;
 	r->ra = 0;
+	memset(&r->flex, 0, sizeof(r->flex));
 	if (signal) {
 		r->reason = SFGEN_NR_SIGNAL;
 		return;
@@ -493,6 +588,9 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		return;
 	}
 	if (n != 1 || ops[0].atom != DW_OP_bregx) {
+		/* a row whose RA has no rule is named by its CFA, as before */
+		if (r->reason < 0 && !in_plt(g, r->start) && flex_cfa(g, ops, n, r))
+			goto cfa_done;
 		r->reason = in_plt(g, r->start) ? SFGEN_NR_PLT : SFGEN_NR_CFA_EXPR;
 		return;
 	}
@@ -500,11 +598,13 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		r->base = SF_BASE_SP;
 	} else if (ops[0].number == a->reg_fp) {
 		r->base = SF_BASE_FP;
-	} else {
+	} else if (r->reason >= 0 || !flex_cfa(g, ops, n, r)) {
 		r->reason = SFGEN_NR_CFA_REG;
 		return;
 	}
 	off = (int64_t)ops[0].number2;
+	if (r->flex.on)
+		goto cfa_done;
 	/* s390x: stored as (offset - 160) / 8, so 160 plus a multiple of 8 */
 	if (!fits32(off) || (off - a->cfa_adjust) % a->cfa_scale ||
 	    !fits32(sf_cfa_encode(a, off))) {
@@ -512,6 +612,7 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		return;
 	}
 	r->cfa = (int32_t)off;
+cfa_done:
 	if (r->reason >= 0)
 		return;
 	if (dwarf_frame_register(fr, a->reg_fp, mem, &ops, &n)) {
@@ -527,7 +628,8 @@ static void classify(const struct gen *g, Dwarf_Frame *fr, bool signal, struct r
 		return;
 	/* offset 0 reads as "not saved" in an FRE: no rule for it */
 	if (!offset_rule(ops, n, mem, &off) || !off) {
-		r->reason = SFGEN_NR_FP;
+		if (!flex_fp(g, ops, n, mem, r))
+			r->reason = SFGEN_NR_FP;
 		return;
 	}
 	if (!fits32(off)) {
@@ -579,7 +681,8 @@ static bool same_rule(const struct row *a, const struct fre *b)
 {
 	if (a->outermost || b->outermost)
 		return a->outermost == b->outermost;
-	return a->base == b->base && a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra;
+	return a->base == b->base && a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra &&
+	       !memcmp(&a->flex, &b->flex, sizeof(a->flex));
 }
 
 /* SFrame FDEs for the runs of rows that have a rule */
@@ -611,6 +714,9 @@ static int fde_emit(struct gen *g)
 		}
 		if (f && f->num == GEN_MAX_FRES)
 			f = NULL;
+		/* an FDE is flexible or not as a whole: a new one where that changes */
+		if (f && !r->outermost && r->flex.on != f->flex)
+			f = NULL;
 		if (!f) {
 			if (grow((void **)&g->fdes, &g->afdes, g->nfdes, sizeof(*g->fdes)))
 				return gen_fail(g, "out of memory", ENOMEM);
@@ -619,6 +725,7 @@ static int fde_emit(struct gen *g)
 			f->first = g->nfres;
 			f->num = 0;
 			f->order = g->nfdes++;
+			f->flex = r->flex.on;
 		}
 		if (grow((void **)&g->fres, &g->afres, g->nfres, sizeof(*g->fres)))
 			return gen_fail(g, "out of memory", ENOMEM);
@@ -629,6 +736,7 @@ static int fde_emit(struct gen *g)
 		fre->cfa = r->cfa;
 		fre->fp = r->fp;
 		fre->ra = r->ra;
+		fre->flex = r->flex;
 		f->num++;
 		f->size = r->end - f->start;
 	}
@@ -712,15 +820,43 @@ static unsigned int fde_fre_type(const struct gen *g, const struct fde *f)
 	       last <= 0xffff ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
 }
 
-/* An FRE's info byte and its offsets */
-static unsigned int fre_encode(const struct sf_arch *a, const struct fre *r, int32_t off[3],
-			       uint8_t *info)
+/*
+ * The data words of an FRE of a flexible FDE: CFA (control word, offset),
+ * RA (a lone 0: at the fixed offset), FP (control word, offset) if saved.
+ * A default row in a flexible FDE says the same in flexible words.
+ */
+static unsigned int fre_flex_words(const struct sf_arch *a, const struct fre *r,
+				   int32_t off[SF_FLEX_MAX_WORDS])
+{
+	const struct flex *x = &r->flex;
+	unsigned int n = 0;
+
+	if (x->cfa_reg_p)
+		off[n++] = SF_FLEX_CTRL(x->cfa_reg, x->cfa_deref, 1);
+	else
+		off[n++] = SF_FLEX_CTRL(r->base == SF_BASE_FP ? a->reg_fp : a->reg_sp, 0, 1);
+	off[n++] = r->cfa;
+	if (!x->fp_saved && !x->fp_reg_p && !r->fp)
+		return n;
+	off[n++] = 0;
+	off[n++] = x->fp_reg_p ? SF_FLEX_CTRL(x->fp_reg, 1, 1) : SF_FLEX_CTRL(0, 1, 0);
+	off[n++] = r->fp;
+	return n;
+}
+
+/* An FRE's info byte and its offsets (data words) */
+static unsigned int fre_encode(const struct sf_arch *a, const struct fre *r, bool flex,
+			       int32_t off[SF_FLEX_MAX_WORDS], uint8_t *info)
 {
 	unsigned int n, size;
 
 	if (r->outermost) {
 		*info = SF_FRE_INFO(SF_BASE_SP, 0, SF_OFF_1B);
 		return 0;
+	}
+	if (flex) {
+		n = fre_flex_words(a, r, off);
+		goto sized;
 	}
 	off[0] = (int32_t)sf_cfa_encode(a, r->cfa);
 	n = 1;
@@ -733,11 +869,13 @@ static unsigned int fre_encode(const struct sf_arch *a, const struct fre *r, int
 		off[1] = r->fp;
 		n = 2;
 	}
+sized:
 	size = SF_OFF_1B;
 	for (unsigned int i = 0; i < n; i++)
 		if (off_size(off[i]) > size)
 			size = off_size(off[i]);
-	*info = SF_FRE_INFO(r->base, n, size);
+	/* a flexible FRE's base bit is unused: its CFA word names the base */
+	*info = SF_FRE_INFO(flex ? SF_BASE_FP : r->base, n, size);
 	return n;
 }
 
@@ -746,7 +884,7 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 	const struct sf_arch *a = g->arch;
 	uint64_t fre_len = 0, total;
 	uint8_t *sec, *p, info;
-	int32_t off[3];
+	int32_t off[SF_FLEX_MAX_WORDS];
 	unsigned int n, asz;
 	size_t i, k;
 
@@ -759,7 +897,7 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 		asz = 1u << fde_fre_type(g, f);
 		fre_len += SF_V3_FDA_SIZE;
 		for (k = 0; k < f->num; k++) {
-			n = fre_encode(a, &g->fres[f->first + k], off, &info);
+			n = fre_encode(a, &g->fres[f->first + k], f->flex, off, &info);
 			fre_len += asz + 1 + n * (1u << SF_FRE_SIZE(info));
 		}
 	}
@@ -796,14 +934,14 @@ static int gen_write(struct gen *g, void **secp, size_t *lenp)
 		sf_put(a, idx + 12, 4, (uint64_t)(p - (sec + SF_HDR_SIZE + g->nfdes * SF_V3_FDI_SIZE)));
 		sf_put(a, p, 2, f->num);
 		p[2] = SF_FDE_INFO(type, SF_FDE_PCINC);
-		p[3] = SF_V3_FDE_TYPE_DEFAULT;
+		p[3] = f->flex ? SF_V3_FDE_TYPE_FLEX : SF_V3_FDE_TYPE_DEFAULT;
 		p[4] = 0;
 		p += SF_V3_FDA_SIZE;
 		for (k = 0; k < f->num; k++) {
 			const struct fre *r = &g->fres[f->first + k];
 			unsigned int osz;
 
-			n = fre_encode(a, r, off, &info);
+			n = fre_encode(a, r, f->flex, off, &info);
 			osz = 1u << SF_FRE_SIZE(info);
 			sf_put(a, p, asz, r->start);
 			p[asz] = info;
@@ -836,8 +974,9 @@ int sfgen_from_elf(struct Elf *elf, unsigned int flags, void **sec, size_t *len,
 	g.elf = elf;
 	g.norule = norule;
 	g.ctx = ctx;
-	if (!elf || !sec || !len || flags)
+	if (!elf || !sec || !len || (flags & ~SFGEN_F_NO_FLEX))
 		return gen_fail(&g, "bad argument", EINVAL);
+	g.no_flex = flags & SFGEN_F_NO_FLEX;
 	*sec = NULL;
 	*len = 0;
 	if (gen_scan_elf(&g))

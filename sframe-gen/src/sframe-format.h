@@ -49,6 +49,7 @@
 #define SF_FDE_PCINC		0
 #define SF_FDE_PCMASK		1
 #define SF_V3_FDE_TYPE_DEFAULT	0
+#define SF_V3_FDE_TYPE_FLEX	1
 
 /* FDE info byte: FRE type bits 0-3, PC type bit 4, (v3) signal frame bit 7 */
 #define SF_FDE_INFO(fre_type, pctype)	((fre_type) | ((pctype) << 4))
@@ -65,6 +66,21 @@
 #define SF_FRE_COUNT(info)		(((info) >> 1) & 0xf)
 #define SF_FRE_SIZE(info)		(((info) >> 5) & 3)
 #define SF_FRE_MANGLED_RA(info)		(((info) >> 7) & 1)
+
+/*
+ * A flexible FDE's FRE holds data words: the CFA's control word and
+ * offset, then the RA's (a lone 0: not tracked, the fixed offset
+ * applies), then the FP's (absent: not saved).  A control word is
+ * (DWARF register << 3) | (deref << 1) | reg_p: the value is the base
+ * (that register with reg_p, else the CFA) plus the offset, read from
+ * memory there with deref.
+ */
+#define SF_FLEX_CTRL(reg, deref, reg_p)	((int32_t)(((uint32_t)(reg) << 3) | \
+					 ((deref) ? 2u : 0u) | ((reg_p) ? 1u : 0u)))
+#define SF_FLEX_REGNUM(ctrl)		((uint32_t)(ctrl) >> 3)
+#define SF_FLEX_DEREF(ctrl)		(((ctrl) >> 1) & 1)
+#define SF_FLEX_REG_P(ctrl)		((ctrl) & 1)
+#define SF_FLEX_MAX_WORDS		6
 
 #define SF_OFF_1B		0
 #define SF_OFF_2B		1

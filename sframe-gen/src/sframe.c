@@ -45,6 +45,7 @@ struct sf_fde {
 	uint8_t		pctype;
 	uint8_t		rep;
 	bool		no_rule;
+	bool		flex;		/* version 3 flexible FDE */
 };
 
 struct sf_fre {
@@ -53,6 +54,8 @@ struct sf_fre {
 	int32_t		cfa;		/* decoded: CFA = base + cfa */
 	int32_t		fp;
 	int32_t		ra;		/* s390x; amd64: the header's */
+	/* a flexible FDE's control words (0: not given) */
+	int32_t		cfa_ctrl, ra_ctrl, fp_ctrl;
 };
 
 /* @len bytes at @addr all inside [@start, @end) */
@@ -166,8 +169,10 @@ static int sf_fde(const struct sf_view *v, uint32_t i, struct sf_fde *f,
 	f->start = base + (uint64_t)rel;
 	f->fre_type = SF_FDE_FRE_TYPE(info);
 	f->pctype = SF_FDE_PCTYPE(info);
+	f->flex = v->version == SF_VERSION_3 && !v->arch->regs &&
+		  SF_V3_FDE_TYPE(info2) == SF_V3_FDE_TYPE_FLEX;
 	f->no_rule = v->version == SF_VERSION_3 &&
-		     (SF_V3_FDE_TYPE(info2) != SF_V3_FDE_TYPE_DEFAULT ||
+		     ((SF_V3_FDE_TYPE(info2) != SF_V3_FDE_TYPE_DEFAULT && !f->flex) ||
 		      SF_V3_FDE_SIGNAL(info));
 	if (f->fre_type > SF_FRE_TYPE_ADDR4)
 		return sf_fail(why, "bad FRE type", EINVAL);
@@ -177,6 +182,57 @@ static int sf_fde(const struct sf_view *v, uint32_t i, struct sf_fde *f,
 		return sf_fail(why, "FDE outside the text range", EINVAL);
 	if (!sf_in(f->fres, 0, v->fres, v->fres_end))
 		return sf_fail(why, "FREs start outside the FRE sub-section", EINVAL);
+	return 0;
+}
+
+static int32_t sf_s(const struct sf_view *v, uint64_t pos, unsigned int size)
+{
+	uint64_t u = sf_u(v, pos, size);
+
+	return size == 4 ? (int32_t)u : size == 2 ? (int16_t)u : (int8_t)u;
+}
+
+/*
+ * The data words of a flexible FRE (@n of @size bytes at *@pos): CFA
+ * (control word, offset), RA (a lone 0, or control word and offset), FP
+ * (control word, offset).  A CFA must be register-based; nothing may be
+ * left over.
+ */
+static int sf_fre_flex(const struct sf_view *v, uint64_t *pos, unsigned int n,
+		       unsigned int size, struct sf_fre *r, const char **why)
+{
+	int32_t w[SF_FLEX_MAX_WORDS];
+	unsigned int i = 0;
+
+	for (unsigned int k = 0; k < n; k++, *pos += size)
+		w[k] = sf_s(v, *pos, size);
+	if (!n)
+		return 0;
+	if (n < 2 || !SF_FLEX_REG_P(w[0]))
+		return sf_fail(why, "flexible FRE without a register-based CFA", EINVAL);
+	r->cfa_ctrl = w[0];
+	r->cfa = w[1];
+	i = 2;
+	if (i < n) {
+		if (w[i]) {
+			if (i + 1 >= n)
+				return sf_fail(why, "flexible FRE: RA word without offset", EINVAL);
+			r->ra_ctrl = w[i];
+			r->ra = w[i + 1];
+			i += 2;
+		} else {
+			i++;
+		}
+	}
+	if (i < n) {
+		if (!w[i] || i + 1 >= n)
+			return sf_fail(why, "flexible FRE: FP word without offset", EINVAL);
+		r->fp_ctrl = w[i];
+		r->fp = w[i + 1];
+		i += 2;
+	}
+	if (i != n)
+		return sf_fail(why, "flexible FRE: words left over", EINVAL);
 	return 0;
 }
 
@@ -194,13 +250,17 @@ static int sf_fre(const struct sf_view *v, const struct sf_fde *f,
 	*pos += asize + 1;
 	n = SF_FRE_COUNT(r->info);
 	size = 1u << SF_FRE_SIZE(r->info);
-	if (n > v->arch->max_offsets || size > 4 || SF_FRE_MANGLED_RA(r->info))
+	if (n > (f->flex ? SF_FLEX_MAX_WORDS : v->arch->max_offsets) || size > 4 ||
+	    SF_FRE_MANGLED_RA(r->info))
 		return sf_fail(why, "bad FRE info (offset count, size or mangled RA)", EINVAL);
 	if (!sf_in(*pos, (uint64_t)n * size, v->fres, v->fres_end))
 		return sf_fail(why, "FRE offsets past the FRE sub-section", EINVAL);
 	r->cfa = 0;
 	r->fp = 0;
 	r->ra = v->ra_off;
+	r->cfa_ctrl = r->ra_ctrl = r->fp_ctrl = 0;
+	if (f->flex)
+		return sf_fre_flex(v, pos, n, size, r, why);
 	for (unsigned int k = 0; k < n; k++) {
 		int32_t s;
 
@@ -306,6 +366,19 @@ static void sf_print_loc(FILE *out, const struct sf_arch *a, const char *what, i
 		fprintf(out, " %s=cfa%+" PRId32, what, v);
 }
 
+/* A flexible rule: r6-16, *(r6-16), cfa-16 (always read), *(cfa-16) */
+static void sf_print_flex(FILE *out, const char *what, int32_t ctrl, int32_t off)
+{
+	bool deref = SF_FLEX_DEREF(ctrl);
+
+	fprintf(out, " %s=%s", what, deref ? "*(" : "");
+	if (SF_FLEX_REG_P(ctrl))
+		fprintf(out, "r%" PRIu32, SF_FLEX_REGNUM(ctrl));
+	else
+		fprintf(out, "cfa");
+	fprintf(out, "%+" PRId32 "%s", off, deref ? ")" : "");
+}
+
 static void sf_print_fre(FILE *out, const struct sf_arch *a, uint64_t start,
 			 uint64_t end, const struct sf_fre *r)
 {
@@ -314,6 +387,17 @@ static void sf_print_fre(FILE *out, const struct sf_arch *a, uint64_t start,
 	fprintf(out, "%016" PRIx64 " %016" PRIx64, start, end);
 	if (!n) {
 		fprintf(out, " ra=u\n");
+		return;
+	}
+	if (r->cfa_ctrl) {
+		sf_print_flex(out, "cfa", r->cfa_ctrl, r->cfa);
+		if (r->fp_ctrl)
+			sf_print_flex(out, "fp", r->fp_ctrl, r->fp);
+		if (r->ra_ctrl)
+			sf_print_flex(out, "ra", r->ra_ctrl, r->ra);
+		else
+			fprintf(out, " ra=cfa%+" PRId32, r->ra);
+		fprintf(out, "\n");
 		return;
 	}
 	fprintf(out, " cfa=%s%+" PRId32, SF_FRE_BASE(r->info) == SF_BASE_SP ? "sp" : "fp",

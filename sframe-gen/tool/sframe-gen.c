@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sframe-gen.h"
@@ -26,13 +27,14 @@ static const char *prog = "sframe-gen";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s FILE [-o OUT] [--stats] [--check] [--dump] [--norule]\n"
+		"usage: %s FILE [-o OUT] [--stats] [--check] [--dump] [--norule] [--no-flex]\n"
 		"  -o OUT     write the SFrame section (raw bytes) to OUT\n"
 		"  --stats    print the counts and the coverage of the text\n"
 		"  --check    check the section against the kernel's rules (exit 1 if not)\n"
 		"  --dump     print one line per FRE: START END cfa=sp+16 fp=cfa-16 ra=cfa-8\n"
 		"  --norule   print the ranges left without a rule: START END norule=REASON\n"
 		"  --dump-own print the rows of FILE's own .sframe (from as --gsframe), as --dump\n"
+		"  --no-flex  no flexible FDE (amd64 DRAP rows get no rule, as before)\n"
 		"With none of these, the section goes to standard output.\n", prog);
 }
 
@@ -123,14 +125,39 @@ static int check(const char *file, void *sec, size_t len, const struct sfgen_sta
 	return 0;
 }
 
-/* Write to OUT.tmp, rename: nothing is left behind on failure */
+/* Straight into OUT, which is not a regular file (/dev/null, a pipe) */
+static int write_special(const char *out, const void *sec, size_t len)
+{
+	FILE *f = fopen(out, "wb");
+	int ok;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+		return -1;
+	}
+	ok = fwrite(sec, 1, len, f) == len;
+	ok = !fclose(f) && ok;
+	if (!ok)
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+	return ok ? 0 : -1;
+}
+
+/*
+ * Write to OUT.tmp, rename: nothing is left behind on failure.  Not over
+ * something that is not a regular file: renaming onto /dev/null (as root)
+ * replaced the device with a file and broke every program of the machine.
+ */
 static int write_out(const char *out, const void *sec, size_t len)
 {
 	size_t n = strlen(out) + 8;
-	char *tmp = malloc(n);
+	struct stat st;
+	char *tmp;
 	FILE *f;
 	int ok;
 
+	if (!stat(out, &st) && !S_ISREG(st.st_mode))
+		return write_special(out, sec, len);
+	tmp = malloc(n);
 	if (!tmp)
 		return -1;
 	snprintf(tmp, n, "%s.tmp", out);
@@ -154,17 +181,19 @@ static int write_out(const char *out, const void *sec, size_t len)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_CHECK, OPT_DUMP, OPT_NORULE, OPT_DUMP_OWN };
+	enum { OPT_STATS = 256, OPT_CHECK, OPT_DUMP, OPT_NORULE, OPT_DUMP_OWN, OPT_NO_FLEX };
 	static const struct option opts[] = {
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "norule", no_argument, NULL, OPT_NORULE },
 		{ "dump-own", no_argument, NULL, OPT_DUMP_OWN },
+		{ "no-flex", no_argument, NULL, OPT_NO_FLEX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int do_stats = 0, do_check = 0, do_dump = 0, do_norule = 0, do_own = 0, c, fd, ret = 1;
+	unsigned int flags = 0;
 	const char *out = NULL, *file;
 	struct sfgen_stats st;
 	void *sec = NULL;
@@ -179,6 +208,7 @@ int main(int argc, char **argv)
 		case OPT_DUMP: do_dump = 1; break;
 		case OPT_NORULE: do_norule = 1; break;
 		case OPT_DUMP_OWN: do_own = 1; break;
+		case OPT_NO_FLEX: flags |= SFGEN_F_NO_FLEX; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -214,7 +244,7 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (sfgen_from_elf(elf, 0, &sec, &len, &st, do_norule ? print_norule : NULL, NULL)) {
+	if (sfgen_from_elf(elf, flags, &sec, &len, &st, do_norule ? print_norule : NULL, NULL)) {
 		fprintf(stderr, "%s: %s: %s (%s)\n", prog, file,
 			st.error ? st.error : "failed", strerror(errno));
 		if (do_stats)

@@ -15,6 +15,18 @@ tool gave exactly that over every byte of every row, and nothing outside
 the FDEs readelf lists.  Prints a summary, the first mismatches, and exits
 1 on any.
 
+amd64 rows that only a flexible FDE (SFrame version 3, FDE type 1) can
+say get flexible rules, printed with DWARF register numbers: a CFA from
+another register (readelf "r10+0": cfa=r10+0) or given by
+"DW_CFA_def_cfa_expression (DW_OP_bregN (x): OFF; DW_OP_deref)" (readelf
+"exp": cfa=*(rN+OFF)), rbp saved by "DW_CFA_expression: r6 (rbp)
+(DW_OP_bregN (x): OFF)" (fp=*(rN+OFF)).  An "exp" cell is resolved from
+`readelf --debug-dump=frames`: the FDE's one expression of that kind
+(more than one, or another shape: no rule, as before).  In a flexible row
+an SP- or FP-based CFA is cfa=r7+N / cfa=r6+N and an rbp saved at CFA+N
+is fp=*(cfa+N).  With --no-flex (a 4th argument "--no-flex" is passed to
+the tool) the old reasons are expected.
+
 s390x objects (ELF machine S/390, READELF the cross readelf) are read by
 the SFrame specification's s390x rules: CFA from r15 (sp) or r11 (fp),
 its offset 160 plus a multiple of 8; RA (r14) and FP (r11) each at a CFA
@@ -145,6 +157,43 @@ def undefined_ra(readelf, path):
     return out
 
 
+AMD64_REGS = {'rax': 0, 'rdx': 1, 'rcx': 2, 'rbx': 3, 'rsi': 4, 'rdi': 5,
+              'rbp': 6, 'rsp': 7}
+
+
+def amd64_regnum(name):
+    if name in AMD64_REGS:
+        return AMD64_REGS[name]
+    m = re.match(r'^r(\d+)$', name)
+    return int(m.group(1)) if m else None
+
+
+def flex_exprs(readelf, path):
+    """{FDE offset: {'cfa': rule or None, 'fp': rule or None}}: the FDE's
+    one CFA expression and one rbp expression, as the tool prints a
+    flexible rule, None when there are several or of another shape."""
+    out = {}
+    cur = None
+    cfa_re = re.compile(r'DW_CFA_def_cfa_expression \(DW_OP_breg(\d+) \(\w+\): (-?\d+); DW_OP_deref\)$')
+    fp_re = re.compile(r'DW_CFA_expression: r6 \(rbp\) \(DW_OP_breg(\d+) \(\w+\): (-?\d+)\)$')
+    for line in run([readelf, '--debug-dump=frames', path], (0, 1)).splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[3] in ('CIE', 'FDE'):
+            cur = f[0] if f[3] == 'FDE' else None
+            continue
+        if not cur:
+            continue
+        t = line.strip()
+        for kind, rx, fmt in (('cfa', cfa_re, 'cfa=*(r%d%+d)'), ('fp', fp_re, 'fp=*(r%d%+d)')):
+            if t.startswith('DW_CFA_def_cfa_expression' if kind == 'cfa'
+                            else 'DW_CFA_expression: r6 '):
+                m = rx.match(t)
+                d = out.setdefault(cur, {})
+                rule = fmt % (int(m.group(1)), int(m.group(2))) if m else None
+                d[kind] = rule if kind not in d or d[kind] == rule else None
+    return out
+
+
 def s390x_loc(cell):
     """A readelf cell of r14 or r11 as the tool prints where it is kept."""
     if cell in ('u', 's'):
@@ -190,7 +239,41 @@ def expect_s390x(row, signal, addr, plts, outermost):
     return s + ' ra=' + ('r14' if rloc == 'same' else rloc)
 
 
-def expect(row, signal, addr, plts):
+def expect_flex(row, addr, plts, fx):
+    """A flexible rule for an amd64 row, or None when it is not one."""
+    cfa = row.get('CFA', '?')
+    rbp = row.get('rbp', 'u')
+    if row.get('ra', 'u') != 'c-8' or any(a <= addr < b for a, b in plts):
+        return None
+    m = re.match(r'^(\w+)([+-]\d+)$', cfa)
+    if cfa == 'exp':
+        c = fx.get('cfa')
+    elif m and amd64_regnum(m.group(1)) is not None:
+        c = 'cfa=r%d%+d' % (amd64_regnum(m.group(1)), int(m.group(2)))
+    else:
+        return None
+    if c is None:
+        return None
+    flex = cfa == 'exp' or not (m and m.group(1) in ('rsp', 'rbp'))
+    if rbp in ('u', 's'):
+        f = ''
+    elif rbp == 'exp':
+        f = fx.get('fp')
+        if f is None:
+            return None
+        flex = True
+        f = ' ' + f
+    else:
+        mm = re.match(r'^c([+-]\d+)$', rbp)
+        if not mm:
+            return None
+        f = ' fp=*(cfa%+d)' % int(mm.group(1))
+        if int(mm.group(1)) == 0:
+            flex = True
+    return c + f + ' ra=cfa-8' if flex else None
+
+
+def expect(row, signal, addr, plts, fx=None):
     """What the generator must say for a readelf row."""
     cfa = row.get('CFA', '?')
     ra = row.get('ra', 'u')
@@ -199,6 +282,10 @@ def expect(row, signal, addr, plts):
         return 'norule=signal'
     if ra == 'u':
         return 'ra=u'
+    if fx is not None:
+        w = expect_flex(row, addr, plts, fx)
+        if w:
+            return w
     m = re.match(r'^(rsp|rbp)([+-]\d+)$', cfa)
     if cfa == 'exp':
         return 'norule=plt' if any(a <= addr < b for a, b in plts) else 'norule=cfa-expr'
@@ -222,15 +309,19 @@ def expect(row, signal, addr, plts):
 
 
 def main():
-    tool, path = sys.argv[1], sys.argv[2]
-    readelf = sys.argv[3] if len(sys.argv) > 3 else 'readelf'
+    args = [a for a in sys.argv[1:] if a != '--no-flex']
+    no_flex = len(args) != len(sys.argv) - 1
+    tool, path = args[0], args[1]
+    readelf = args[2] if len(args) > 2 else 'readelf'
     lo, hi, plts = text_range(readelf, path)
     fdes = parse_readelf(readelf, path)
     s390x = machine(readelf, path) == 'IBM S/390'
     undef = undefined_ra(readelf, path) if s390x else {}
+    flex = {} if s390x or no_flex else flex_exprs(readelf, path)
 
     gen = []
-    for line in run([tool, path, '--dump', '--norule']).splitlines():
+    for line in run([tool, path, '--dump', '--norule'] +
+                    (['--no-flex'] if no_flex else [])).splitlines():
         f = line.split(None, 2)
         gen.append((int(f[0], 16), int(f[1], 16), f[2]))
     gen.sort()
@@ -264,7 +355,8 @@ def main():
                         offs[0] in undef and loc >= (undef[offs[0]] or 0))
                     w = expect_s390x(row, signal, loc, plts, outer)
                 else:
-                    w = expect(row, signal, loc, plts)
+                    w = expect(row, signal, loc, plts,
+                               None if no_flex else flex.get(offs[0], {}))
                 want.append((w, loc, end))
         for w, s, e in want:
             rows += 1

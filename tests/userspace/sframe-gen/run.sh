@@ -96,6 +96,53 @@ for f in "${NAMED[@]}"; do
 	fi
 done
 
+# -o onto what is not a regular file writes into it and leaves it as it
+# is: a FIFO here (the tool once renamed its temporary file over
+# /dev/null, as root, and the device became a file)
+rm -f "$B/out.fifo" "$B/fifo.data"
+if mkfifo "$B/out.fifo"; then
+	# bounded: a tool that renames over the FIFO never opens it, and
+	# the reader would wait for a writer for ever
+	timeout 20 cat "$B/out.fifo" > "$B/fifo.data" &
+	cat_pid=$!
+	timeout 20 "$TOOL" /bin/true -o "$B/out.fifo" 2>"$B/fifo.err"
+	rc=$?
+	wait "$cat_pid"
+	if [ $rc = 0 ] && [ -p "$B/out.fifo" ] && "$TOOL" /bin/true -o "$B/true.sframe" &&
+	   cmp -s "$B/fifo.data" "$B/true.sframe"; then
+		pass "-o onto a FIFO: the section goes through it, the FIFO stays one"
+	else
+		fail "-o onto a FIFO: rc $rc, $(stat -c %F "$B/out.fifo" 2>&1), $(head -2 "$B/fifo.err")"
+	fi
+	rm -f "$B/out.fifo"
+fi
+
+# ---- flexible FDEs: a DRAP frame (gcc -mforce-drap), readelf as the oracle ----
+# Its CFA is *(rbp - 16) and rbp is saved at *(rbp + 0): flexible rules
+# by default, the old reasons (cfa-reg, cfa-expr, fp) with --no-flex.
+if gcc -O2 -fomit-frame-pointer -mforce-drap -Wall -Wextra -Werror -shared -fPIC \
+	-o "$B/libdrap.so" "$HERE/drap.c" 2>"$B/drap.log"; then
+	if out=$(python3 "$HERE/compare.py" "$TOOL" "$B/libdrap.so" 2>&1) &&
+	   "$TOOL" "$B/libdrap.so" --dump | grep -q ' cfa=\*(r6-[0-9]*) fp=\*(r6+0) ra=cfa-8$'; then
+		pass "DRAP frame as flexible FDEs, readelf agrees: ${out#"$B/"}"
+	else
+		fail "DRAP frame: $out $("$TOOL" "$B/libdrap.so" --dump 2>&1 | grep -c '\*(')"
+	fi
+	if out=$(python3 "$HERE/compare.py" "$TOOL" "$B/libdrap.so" --no-flex 2>&1) &&
+	   ! "$TOOL" "$B/libdrap.so" --dump --no-flex | grep -q '\*('; then
+		pass "--no-flex: the DRAP rows without a rule, readelf agrees: ${out#"$B/"}"
+	else
+		fail "--no-flex: $out"
+	fi
+	if "$TOOL" "$B/libdrap.so" -o "$B/libdrap.sframe" && "$TOOL" "$B/libdrap.so" --check >/dev/null; then
+		pass "DRAP frame: the section with flexible FDEs passes --check"
+	else
+		fail "DRAP frame: --check refuses the section"
+	fi
+else
+	fail "building libdrap.so: $(head -3 "$B/drap.log")"
+fi
+
 # ---- s390x: cross-built objects, the cross readelf as the oracle ----
 # bcwork (tests/s390x) static without -mbackchain at -O2 (glibc's own
 # assembly included: _start's undefined r14, FP kept in FPRs) and at -O0
