@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Fails when a public function of tracefs-ext.h has no man page: each must
+# Fails when a public function of ustack.h has no man page: each must
 # appear in the NAME and, in bold, in the SYNOPSIS of a
 # Documentation/*.txt page.  usage: check-man.sh LIBDIR
-LIB=${1:-$(dirname "$0")/../../../libtracefs-ext}
-H=$LIB/include/tracefs-ext.h
+LIB=${1:-$(dirname "$0")/../../../libustack}
+H=$LIB/include/ustack.h
 fns=$(grep -v '^[[:space:]]*/\?\*' "$H" | sed -n 's/.*\b\(ustack_[a-z0-9_]*\)(.*/\1/p' | sort -u)
 [ -n "$fns" ] || { echo "no functions found in $H"; exit 1; }
 missing=0

@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of libtracefs-ext and the ustack tool: builds everything, runs
+# Tests of libustack and the ustack tool: builds everything, runs
 # all tests, prints "N passed, N failed" last, exits non-zero on failure.
 #
 #   tests/userspace/lib/run.sh            all tests
 #   FUZZ_TIME=60 run.sh                   fuzz for 60 s (default 30)
 #   NO_VALGRIND=1 run.sh                  skip valgrind (faster)
 #
-# Installs its own Debian packages when missing (libtracefs-ext/deps.sh).
+# Installs its own Debian packages when missing (libustack/deps.sh).
 
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
-LIB=$REPO/libtracefs-ext
+LIB=$REPO/libustack
 B=$HERE/build
 FIX=$REPO/tests/fixtures
 FUZZ_TIME=${FUZZ_TIME:-30}
@@ -53,14 +53,14 @@ rm -rf "$B"
 mkdir -p "$B" "$B/fake-tracefs" "$B/sym"
 if ! make -s -C "$LIB" OUT="$B/lib" all samples >"$B/make.log" 2>&1; then
 	cat "$B/make.log"
-	fail "make libtracefs-ext"
+	fail "make libustack"
 	finish
 fi
 pass "build: library, tool, samples (-Wall -Wextra -Werror)"
 USTACK=$B/lib/ustack
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src $(pkg-config --cflags $PKGS)"
-LD="$B/lib/libtracefs-ext.a $(pkg-config --libs $PKGS) -lelf -lstdc++"
+LD="$B/lib/libustack.a $(pkg-config --libs $PKGS) -lelf -lstdc++"
 for t in test-join test-syms test-control; do
 	# shellcheck disable=SC2086
 	gcc $CF -o "$B/$t" "$HERE/$t.c" $LD || fail "build $t"
@@ -422,7 +422,7 @@ fi
 if gcc $CF -o "$B/test-abi" "$HERE/test-abi.c" -ldl; then
 	# not under valgrind: it flags ld.so's own reads in dlopen(), and a
 	# valgrind error makes the file probe's child fail
-	"$B/test-abi" "$B/lib/libtracefs-ext.so.1" "$T/trigger.dat" "$T/flags.dat" >"$B/abi.out" 2>&1
+	"$B/test-abi" "$B/lib/libustack.so.1" "$T/trigger.dat" "$T/flags.dat" >"$B/abi.out" 2>&1
 	count "$B/abi.out" $? test-abi
 else
 	fail "build test-abi"
@@ -613,7 +613,7 @@ fi
 "$USTACK" --summary -s "$FIX" "$FIX/trigger-getppid.dat" >/dev/full 2>/dev/null
 [ $? = 1 ] && pass "ustack --summary > /dev/full: exit 1" || fail "ustack --summary > /dev/full"
 ver=$(sed -n 's/^VERSION[[:space:]]*=[[:space:]]*//p' "$LIB/Makefile")
-[ "$("$USTACK" --version)" = "ustack (libtracefs-ext) $ver" ] && [ "$("$USTACK" -V)" = "ustack (libtracefs-ext) $ver" ] &&
+[ "$("$USTACK" --version)" = "ustack (libustack) $ver" ] && [ "$("$USTACK" -V)" = "ustack (libustack) $ver" ] &&
 	pass "ustack --version: $ver" || fail "ustack --version"
 "$USTACK" --version >/dev/full 2>/dev/null && fail "ustack --version > /dev/full exits 0" ||
 	pass "ustack --version > /dev/full: non-zero"
@@ -689,7 +689,7 @@ P=$D/usr/local
 if make -s -C "$LIB" OUT="$B/lib" PREFIX="$P" install >"$B/install.log" 2>&1 &&
    PKG_CONFIG_PATH=$P/lib/pkgconfig gcc -Wall -Werror -o "$B/sample-installed" \
 	"$LIB/samples/control.c" \
-	$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs libtracefs-ext) \
+	$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs libustack) \
 	-Wl,-rpath,"$P/lib" && [ -f "$P/share/man/man3/ustack_join_alloc.3" ] &&
    [ -f "$P/share/man/man1/ustack.1" ] && [ -x "$P/bin/ustack" ] &&
    { "$B/sample-installed"; [ $? = 1 ]; } 2>/dev/null; then

@@ -5,14 +5,14 @@
  * ustack_file_iterate() and ustack_join_get_stats(), which must not write
  * past the 1.0 structure.  A program built against 1.0 or 1.1 knows no
  * USTACK_LOST (1.2): its joins deliver a lost stack as never arrived.
- *   usage: test-abi LIBTRACEFS_EXT_SO TRACE_DAT FLAGS_DAT
+ *   usage: test-abi LIBUSTACK_SO TRACE_DAT FLAGS_DAT
  * FLAGS_DAT is mktrace.py's "flags" trace, with two lost stacks.
  */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "tracefs-ext.h"
+#include "ustack.h"
 #include "check.h"
 
 typedef struct ustack_file *(*open_fn)(const char *);
@@ -45,27 +45,27 @@ static int load(void *h, struct fns *f)
 {
 	f->open = (open_fn)dlsym(h, "ustack_file_open");
 	f->close = (close_fn)dlsym(h, "ustack_file_close");
-	f->it10 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBTRACEFS_EXT_1.0");
-	f->it11 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBTRACEFS_EXT_1.1");
-	f->it12 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBTRACEFS_EXT_1.2");
+	f->it10 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBUSTACK_1.0");
+	f->it11 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBUSTACK_1.1");
+	f->it12 = (iterate_fn)dlvsym(h, "ustack_file_iterate", "LIBUSTACK_1.2");
 	CHECK(f->open && f->close && f->it10 && f->it11 && f->it12 &&
 	      f->it10 != f->it11 && f->it11 != f->it12,
 	      "ustack_file_iterate@1.0/1.1/1.2: %p %p %p", (void *)f->it10,
 	      (void *)f->it11, (void *)f->it12);
-	CHECK(dlvsym(h, "ustack_join_get_stats", "LIBTRACEFS_EXT_1.0") &&
-	      dlvsym(h, "ustack_join_get_stats", "LIBTRACEFS_EXT_1.1") &&
-	      dlvsym(h, "ustack_frame_plausible", "LIBTRACEFS_EXT_1.1"),
+	CHECK(dlvsym(h, "ustack_join_get_stats", "LIBUSTACK_1.0") &&
+	      dlvsym(h, "ustack_join_get_stats", "LIBUSTACK_1.1") &&
+	      dlvsym(h, "ustack_frame_plausible", "LIBUSTACK_1.1"),
 	      "ustack_join_get_stats@1.0/1.1, ustack_frame_plausible@1.1");
-	CHECK(dlvsym(h, "ustack_join_alloc", "LIBTRACEFS_EXT_1.0") &&
-	      dlvsym(h, "ustack_join_alloc", "LIBTRACEFS_EXT_1.2") &&
-	      dlvsym(h, "ustack_live_open", "LIBTRACEFS_EXT_1.0") &&
-	      dlvsym(h, "ustack_live_open", "LIBTRACEFS_EXT_1.2"),
+	CHECK(dlvsym(h, "ustack_join_alloc", "LIBUSTACK_1.0") &&
+	      dlvsym(h, "ustack_join_alloc", "LIBUSTACK_1.2") &&
+	      dlvsym(h, "ustack_live_open", "LIBUSTACK_1.0") &&
+	      dlvsym(h, "ustack_live_open", "LIBUSTACK_1.2"),
 	      "ustack_join_alloc, ustack_live_open @1.0/1.2");
-	CHECK(dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.6") &&
-	      !dlvsym(h, "ustack_unwinder_name", "LIBTRACEFS_EXT_1.0"),
+	CHECK(dlvsym(h, "ustack_unwinder_name", "LIBUSTACK_1.6") &&
+	      !dlvsym(h, "ustack_unwinder_name", "LIBUSTACK_1.0"),
 	      "ustack_unwinder_name@1.6 only");
-	CHECK(dlvsym(h, "ustack_syms_add_trace_dir", "LIBTRACEFS_EXT_1.7") &&
-	      !dlvsym(h, "ustack_syms_add_trace_dir", "LIBTRACEFS_EXT_1.6"),
+	CHECK(dlvsym(h, "ustack_syms_add_trace_dir", "LIBUSTACK_1.7") &&
+	      !dlvsym(h, "ustack_syms_add_trace_dir", "LIBUSTACK_1.6"),
 	      "ustack_syms_add_trace_dir@1.7 only");
 	return f->open && f->close && f->it10 && f->it11 && f->it12 ? 0 : -1;
 }

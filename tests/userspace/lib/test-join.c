@@ -16,7 +16,7 @@
 #include "ustack-local.h"
 #include "unwind-record.h"
 
-/* compat.c: ustack_join_get_stats@LIBTRACEFS_EXT_1.0 */
+/* compat.c: ustack_join_get_stats@LIBUSTACK_1.0 */
 int __ustack_join_get_stats_1_0(struct ustack_join *join,
 				struct ustack_join_stats *stats);
 
