@@ -23,11 +23,11 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	8
+#define USTACK_VERSION_MINOR	0
 
 /* Messages of the library go to stderr at or below this level. */
 void ustack_set_loglevel(enum tep_loglevel level);
-/* Prints them; weak: a program may define its own (since 1.1). */
+/* Prints them; weak: a program may define its own. */
 int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
 
 /* ---- control (ustack_control(3)) ---- */
@@ -71,9 +71,8 @@ enum ustack_status {
 	/* no cookie: a kernel thread or user worker, or an event that
 	 * did not ask for a user stack */
 	USTACK_NO_COOKIE,
-	/* since 1.2: the kernel could not ask for the user stack and said
-	 * so in the cookie record (NO_USER_STACK); none will come.  The
-	 * 1.0 and 1.1 entry points deliver it as USTACK_NEVER_ARRIVED */
+	/* the kernel could not ask for the user stack and said so in the
+	 * cookie record (NO_USER_STACK); none will come */
 	USTACK_LOST,
 };
 
@@ -88,7 +87,7 @@ enum {
 	USTACK_EV_LATE		= 1 << 0,
 	/* NEVER_ARRIVED because the memory limit pushed it out */
 	USTACK_EV_EVICTED	= 1 << 1,
-	/* since 1.3, with USTACK_JOIN_UNSEEN_EVENTS: the request's cookie
+	/* with USTACK_JOIN_UNSEEN_EVENTS: the request's cookie
 	 * record is in the trace but not the event that asked (filtered
 	 * out, or not read); event is NULL and record is the cookie record */
 	USTACK_EV_UNSEEN	= 1 << 2,
@@ -111,10 +110,10 @@ struct ustack_event {
 	const unsigned long long *kernel;	/* innermost first */
 	int			nr_user;
 	const unsigned long long *user;		/* innermost first */
-	/* since 1.2: the frames the unwinder found, more than nr_user when
+	/* the frames the unwinder found, more than nr_user when
 	 * the status is USTACK_TRUNCATED; 0 unless the user stack came */
 	unsigned int		depth;
-	/* since 1.4: where the records of this request are, as the reader
+	/* where the records of this request are, as the reader
 	 * gave them in tep_record.offset (in a trace.dat, the file offset,
 	 * for tracecmd_read_at() or a KernelShark entry's offset); 0 when
 	 * there is no such record.  record->offset is the event's own (its
@@ -122,13 +121,13 @@ struct ustack_event {
 	unsigned long long	cookie_offset;	/* its user_stack_cookie */
 	unsigned long long	stack_offset;	/* the user_stack_deferred
 						 * whose frames are user[] */
-	/* since 1.6: USTACK_UNWINDER_* bits, from the user stack record;
+	/* USTACK_UNWINDER_* bits, from the user stack record;
 	 * 0 unless the user stack came */
 	unsigned int		unwinder;
 };
 
 /*
- * ustack_event.unwinder (since 1.6): which user unwinders found frames
+ * ustack_event.unwinder: which user unwinders found frames
  * below the topmost one, as the kernel says in the user stack record
  * (its flags UNWIND_FP and UNWIND_SFRAME).  0: only the interrupted
  * address, a failed unwind, or a kernel that does not say.
@@ -138,7 +137,7 @@ enum {
 	USTACK_UNWINDER_SFRAME	= 1 << 1,	/* .sframe sections */
 };
 
-/* since 1.6: "sframe", "sframe+fp", "fp" or "" (none said) */
+/* "sframe", "sframe+fp", "fp" or "" (none said) */
 const char *ustack_unwinder_name(unsigned int unwinder);
 
 /* Return 0 to go on, non-zero to stop the source that feeds the join. */
@@ -161,12 +160,11 @@ struct ustack_join_stats {
 	unsigned long long	pending_events;		/* now */
 	unsigned long long	peak_cookies;
 	unsigned long long	peak_events;
-	/* signs of a damaged trace (since 1.1) */
+	/* signs of a damaged trace */
 	unsigned long long	bad_kernel_frames;	/* not kernel text */
 	unsigned long long	bad_user_frames;	/* not a user address */
 	unsigned long long	malformed;	/* records at odds with their format */
-	/* since 1.2: USTACK_LOST, the kernel said no user stack would come
-	 * (always 0 for the 1.0 and 1.1 entry points) */
+	/* USTACK_LOST, the kernel said no user stack would come */
 	unsigned long long	lost;
 	unsigned long long	reserved[4];	/* zero; room to grow */
 };
@@ -200,7 +198,7 @@ static inline int ustack_frame_arch(struct tep_handle *tep)
  */
 #define USTACK_FTRACE_TRAMPOLINE	0x7fffffffULL
 
-/* since 1.8: how the printers show such a frame, and one that cannot be
+/* how the printers show such a frame, and one that cannot be
  * a return address (after its address) */
 #define USTACK_TRAMPOLINE_TEXT		"[ftrace trampoline]"
 #define USTACK_BAD_FRAME_TEXT		"[not an address]"
@@ -209,7 +207,7 @@ static inline int ustack_frame_arch(struct tep_handle *tep)
 enum {
 	/* also deliver events that have neither kernel stack nor cookie */
 	USTACK_JOIN_ALL_EVENTS	= 1 << 0,
-	/* since 1.3: also deliver a cookie record whose asking event is not
+	/* also deliver a cookie record whose asking event is not
 	 * in the trace, as an event of its own (USTACK_EV_UNSEEN) */
 	USTACK_JOIN_UNSEEN_EVENTS = 1 << 1,
 };
@@ -217,7 +215,7 @@ enum {
 #define USTACK_DEFAULT_MAX_COOKIES	65536
 #define USTACK_DEFAULT_MAX_EVENTS	(1 << 20)
 #define USTACK_DEFAULT_MAX_TASKS	4096
-/* since 1.8: the events per CPU that the join keeps open for the cookie
+/* the events per CPU that the join keeps open for the cookie
  * record that may follow (the newest of its task is the one that asked) */
 #define USTACK_JOIN_MAX_OPEN		8
 
@@ -232,7 +230,7 @@ int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
 int ustack_join_set_instance(struct ustack_join *join, const char *name);
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
-/* since 1.5: how the join holds the event of the record at offset on
+/* how the join holds the event of the record at offset on
  * cpu; 0 when it does not (delivered, dropped, never seen) */
 enum {
 	USTACK_HELD_OPEN	= 1,	/* nothing attached yet */
@@ -295,7 +293,7 @@ int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
 /*
- * since 1.5: maps kept by the caller.  Fills @map for the file mapped at
+ * Maps kept by the caller.  Fills @map for the file mapped at
  * @addr in process @pid and returns 1, or returns 0 (no mapping there).
  */
 struct ustack_map {
@@ -304,7 +302,7 @@ struct ustack_map {
 						 * in the process */
 	const char		*build_id;	/* hex, as recorded; NULL if
 						 * unknown */
-	/* since 1.7: the mapping that holds the address, 0 if not said
+	/* the mapping that holds the address, 0 if not said
 	 * (the library clears the struct before the call) */
 	unsigned long long	start;
 	unsigned long long	end;
@@ -321,7 +319,7 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 			       unsigned long long addr, struct ustack_sym *sym);
 int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size);
-/* since 1.5: with debug info, the inlined frames (one line each) and the
+/* with debug info, the inlined frames (one line each) and the
  * source line after the frame */
 int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 			     unsigned long long addr, char *buf, size_t size);
@@ -329,7 +327,7 @@ int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
 
-/* ---- records (ustack_record(3), since 1.8) ---- */
+/* ---- records (ustack_record(3)) ---- */
 
 /*
  * The records of deferred user stacks (Documentation/contract.md), in
@@ -369,7 +367,7 @@ int ustack_record_parse(struct tep_event *event, struct tep_record *record,
 int ustack_record_prerelease(struct tep_handle *tep);
 int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
 
-/* ---- printing (ustack_print(3), since 1.8) ---- */
+/* ---- printing (ustack_print(3)) ---- */
 
 struct trace_seq;
 

@@ -274,7 +274,7 @@ static void add_stats(struct ustack_join_stats *sum,
 
 static int iterate_one(struct ustack_file *file, int index,
 		       ustack_join_cb cb, void *data,
-		       struct ustack_join_stats *stats, bool compat)
+		       struct ustack_join_stats *stats)
 {
 	struct tracecmd_input *handle = file->handle;
 	struct ustack_join_stats st;
@@ -297,8 +297,6 @@ static int iterate_one(struct ustack_file *file, int index,
 		ret = -1;
 		goto out;
 	}
-	if (compat)
-		ustack_join_set_compat(ctx.join);
 	ustack_join_set_limits(ctx.join, file->max_cookies, file->max_events,
 			       file->max_tasks);
 	if (file->flags && ustack_join_set_flags(ctx.join, file->flags)) {
@@ -332,9 +330,9 @@ out:
 	return ret;
 }
 
-int ustack_file_iterate_abi(struct ustack_file *file, int index,
-			    ustack_join_cb cb, void *data,
-			    struct ustack_join_stats *stats, bool compat)
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats)
 {
 	int i, n, ret = 0;
 
@@ -367,18 +365,11 @@ int ustack_file_iterate_abi(struct ustack_file *file, int index,
 	for (i = 0; i < n; i++) {
 		if (index >= 0 && i != index)
 			continue;
-		ret = iterate_one(file, i, cb, data, stats, compat);
+		ret = iterate_one(file, i, cb, data, stats);
 		if (ret)
 			break;
 	}
 	return ret;
-}
-
-int ustack_file_iterate(struct ustack_file *file, int index,
-			ustack_join_cb cb, void *data,
-			struct ustack_join_stats *stats)
-{
-	return ustack_file_iterate_abi(file, index, cb, data, stats, false);
 }
 
 /*

@@ -123,8 +123,6 @@ struct ustack_join {
 	char			*instance;
 	unsigned int		flags;
 	int			stopped;
-	/* a 1.0 or 1.1 caller: lost stacks are delivered as never arrived */
-	bool			compat;
 
 	struct field_set	kstack;		/* ftrace:kernel_stack */
 	struct field_set	cookie;		/* ftrace:user_stack_cookie */
@@ -312,11 +310,6 @@ struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 	return join;
 }
 
-void ustack_join_set_compat(struct ustack_join *join)
-{
-	join->compat = true;
-}
-
 int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 			   size_t max_events, size_t max_tasks)
 {
@@ -427,9 +420,6 @@ static void deliver(struct ustack_join *join, struct held *h,
 	struct ustack_event ev;
 	int ret;
 
-	/* 1.0 and 1.1 have no USTACK_LOST: it never arrives */
-	if (status == USTACK_LOST && join->compat)
-		status = USTACK_NEVER_ARRIVED;
 	count_delivery(&join->stats, status, flags);
 	if (join->stopped)
 		goto out;

@@ -24,9 +24,8 @@ struct ustack_live {
 	int			ret;
 };
 
-struct ustack_live *ustack_live_open_abi(struct tracefs_instance *instance,
-					 ustack_join_cb cb, void *data,
-					 bool compat)
+struct ustack_live *ustack_live_open(struct tracefs_instance *instance,
+				     ustack_join_cb cb, void *data)
 {
 	struct ustack_live *live;
 	int err;
@@ -53,8 +52,6 @@ struct ustack_live *ustack_live_open_abi(struct tracefs_instance *instance,
 	live->join = ustack_join_alloc(live->tep, cb, data);
 	if (!live->join)
 		goto fail;
-	if (compat)
-		ustack_join_set_compat(live->join);
 	ustack_join_set_instance(live->join,
 				 instance ? tracefs_instance_get_name(instance) :
 				 "");
@@ -64,12 +61,6 @@ fail:
 	ustack_live_close(live);
 	errno = err;
 	return NULL;
-}
-
-struct ustack_live *ustack_live_open(struct tracefs_instance *instance,
-				     ustack_join_cb cb, void *data)
-{
-	return ustack_live_open_abi(instance, cb, data, false);
 }
 
 void ustack_live_close(struct ustack_live *live)

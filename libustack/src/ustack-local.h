@@ -50,18 +50,4 @@ __hidden struct ustack_file *ustack_file_open_probed(const char *path);
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
 
-/*
- * For the 1.0 and 1.1 entry points (compat.c): a join whose callers know
- * no USTACK_LOST; a lost stack is delivered (and counted) as never
- * arrived.
- */
-__hidden void ustack_join_set_compat(struct ustack_join *join);
-__hidden int ustack_file_iterate_abi(struct ustack_file *file, int index,
-				     ustack_join_cb cb, void *data,
-				     struct ustack_join_stats *stats,
-				     bool compat);
-__hidden struct ustack_live *ustack_live_open_abi(struct tracefs_instance *inst,
-						  ustack_join_cb cb,
-						  void *data, bool compat);
-
 #endif /* _USTACK_LOCAL_H */

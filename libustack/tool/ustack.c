@@ -1125,7 +1125,7 @@ int main(int argc, char **argv)
 			goto fail;
 		}
 	}
-	/* ustack -F trace.dat: folded stacks until libustack 1.7 */
+	/* ustack -F trace.dat: -F was folded stacks before it was report's filter */
 	if (last_filter && !lo.instance && optind == argc &&
 	    !access(last_filter, F_OK)) {
 		fprintf(stderr, "ustack: -F '%s': a file, not a filter: -F is an event filter, as in trace-cmd report; folded stacks are --folded\n",
