@@ -181,9 +181,14 @@ enum {
 
 int ustack_frame_plausible(unsigned long long addr, int kernel);
 
-/*
- * The rules for the trace @tep was read from: a 64-bit big-endian trace
- * is s390x's (the only such architecture with deferred user stacks)
+/**
+ * ustack_frame_arch - the ustack_frame_plausible() rules of a trace
+ * @tep: the event formats the trace was read with
+ *
+ * A 64-bit big-endian trace is s390x's (the only such architecture with
+ * deferred user stacks).
+ *
+ * Returns USTACK_FRAME_S390X for such a trace, else 0 (x86-64's rules).
  */
 static inline int ustack_frame_arch(struct tep_handle *tep)
 {

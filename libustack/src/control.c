@@ -38,6 +38,19 @@ static bool path_exists(struct tracefs_instance *instance, const char *rel,
 	return dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
 }
 
+/**
+ * ustack_kernel_support - what the running kernel has of deferred user stacks
+ * @instance: the instance whose option is looked for, NULL for the top one
+ *
+ * Looks for the records (USTACK_SUPPORT_EVENTS: the format files of
+ * ftrace:user_stack_cookie and ftrace:user_stack_deferred), the option
+ * (USTACK_SUPPORT_OPTION: options/userstacktrace_defer in @instance) and
+ * the trigger (USTACK_SUPPORT_TRIGGER: stacktrace:defer in tracefs'
+ * README).
+ *
+ * Returns the mask of what it found (0: nothing), or -1 with errno ENODEV
+ * when tracefs is not mounted.
+ */
 int ustack_kernel_support(struct tracefs_instance *instance)
 {
 	const char *dir = tracefs_tracing_dir();
@@ -62,6 +75,14 @@ int ustack_kernel_support(struct tracefs_instance *instance)
 	return ret;
 }
 
+/**
+ * ustack_kernel_supported - whether the kernel has deferred user stacks
+ * @instance: the instance whose option is looked for, NULL for the top one
+ *
+ * Returns true when ustack_kernel_support() finds both the records and
+ * the option (the kernel's ABI; the README line is informative), false
+ * otherwise, also when tracefs is not mounted.
+ */
 bool ustack_kernel_supported(struct tracefs_instance *instance)
 {
 	int ret = ustack_kernel_support(instance);
@@ -99,6 +120,24 @@ static void report_error_log(struct tracefs_instance *instance)
 	free(log);
 }
 
+/**
+ * ustack_trigger_enable - ask for deferred user stacks on an event
+ * @instance: the instance, NULL for the top one
+ * @system: the event's system ("syscalls")
+ * @event: the event ("sys_enter_getppid")
+ * @count: how many times the trigger fires, 0 for no limit
+ * @filter: only events that match this filter (without "if"), or NULL
+ *
+ * Writes "stacktrace:defer[:COUNT] [if FILTER]" to the event's trigger
+ * file.  The event itself is not enabled: that is the caller's
+ * (tracefs_event_enable()).  When the kernel refuses, the message names
+ * the trigger and the last line of tracefs' error_log.
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad argument (also a
+ * negative @count, an empty @filter or one with a newline) or a trigger
+ * the kernel rejects, ENOENT for an event without a trigger file, E2BIG
+ * for a trigger too long to write.
+ */
 int ustack_trigger_enable(struct tracefs_instance *instance,
 			  const char *system, const char *event,
 			  int count, const char *filter)
@@ -134,6 +173,18 @@ int ustack_trigger_enable(struct tracefs_instance *instance,
 	return 0;
 }
 
+/**
+ * ustack_trigger_disable - stop asking for deferred user stacks on an event
+ * @instance: the instance, NULL for the top one
+ * @system: the event's system
+ * @event: the event
+ *
+ * Removes the event's stacktrace:defer trigger ("!stacktrace:defer");
+ * nothing to do when it has none.
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad argument, ENOENT for
+ * an event without a trigger file, or what writing the file gave.
+ */
 int ustack_trigger_disable(struct tracefs_instance *instance,
 			   const char *system, const char *event)
 {
@@ -155,6 +206,17 @@ int ustack_trigger_disable(struct tracefs_instance *instance,
 	return 0;
 }
 
+/**
+ * ustack_trigger_is_enabled - whether an event asks for deferred user stacks
+ * @instance: the instance, NULL for the top one
+ * @system: the event's system
+ * @event: the event
+ *
+ * Returns 1 when the event's trigger file lists a stacktrace:defer
+ * trigger, 0 when it does not, or -1 with errno set (EINVAL for a bad
+ * argument, ENOENT for an event without a trigger file, or what reading
+ * the file gave).
+ */
 int ustack_trigger_is_enabled(struct tracefs_instance *instance,
 			      const char *system, const char *event)
 {
@@ -195,16 +257,42 @@ static int option_write(struct tracefs_instance *instance, const char *val)
 	return ret < 0 ? -1 : 0;
 }
 
+/**
+ * ustack_option_enable - deferred user stacks for every event of an instance
+ * @instance: the instance, NULL for the top one
+ *
+ * Sets options/userstacktrace_defer: each event recorded in @instance
+ * asks for a deferred user stack (with the stacktrace option too, it
+ * records its kernel stack as well).
+ *
+ * Returns 0, or -1 with errno set: ENOTSUP when the kernel has no such
+ * option, or what writing the file gave.
+ */
 int ustack_option_enable(struct tracefs_instance *instance)
 {
 	return option_write(instance, "1");
 }
 
+/**
+ * ustack_option_disable - clear userstacktrace_defer in an instance
+ * @instance: the instance, NULL for the top one
+ *
+ * Returns 0, or -1 with errno set: ENOTSUP when the kernel has no such
+ * option, or what writing the file gave.
+ */
 int ustack_option_disable(struct tracefs_instance *instance)
 {
 	return option_write(instance, "0");
 }
 
+/**
+ * ustack_option_is_enabled - whether userstacktrace_defer is set
+ * @instance: the instance, NULL for the top one
+ *
+ * Returns 1 when the option is set, 0 when it is not, or -1 with errno
+ * set: ENOTSUP when the kernel has no such option, or what reading the
+ * file gave.
+ */
 int ustack_option_is_enabled(struct tracefs_instance *instance)
 {
 	long long val;

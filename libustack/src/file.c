@@ -84,6 +84,19 @@ static int probe_open(const char *path)
 }
 #endif
 
+/**
+ * ustack_file_open - open a trace.dat file to join its events
+ * @path: the file that trace-cmd record wrote
+ *
+ * Built against libtracecmd 3.1.6, the file is first opened by a child
+ * process, so that a damaged file that crashes that libtracecmd only
+ * fails the call.
+ *
+ * Returns the file (ustack_file_close() closes it), or NULL with errno
+ * set: ENOTSUP for a trace of the pre-release kernel series, EINVAL for a
+ * file that is not a readable trace.dat (or not a regular file), or that
+ * of stat(2).
+ */
 struct ustack_file *ustack_file_open(const char *path)
 {
 	struct stat st;
@@ -155,6 +168,10 @@ fail:
 	return NULL;
 }
 
+/**
+ * ustack_file_close - close a trace.dat file
+ * @file: the file, or NULL
+ */
 void ustack_file_close(struct ustack_file *file)
 {
 	if (!file)
@@ -165,6 +182,13 @@ void ustack_file_close(struct ustack_file *file)
 	free(file);
 }
 
+/**
+ * ustack_file_tep - the event formats of a trace.dat file
+ * @file: the file
+ *
+ * Returns the tep_handle of its top buffer (the file keeps it), or NULL
+ * with errno EINVAL for a NULL @file.
+ */
 struct tep_handle *ustack_file_tep(struct ustack_file *file)
 {
 	if (!file) {
@@ -174,6 +198,13 @@ struct tep_handle *ustack_file_tep(struct ustack_file *file)
 	return tracecmd_get_tep(file->handle);
 }
 
+/**
+ * ustack_file_handle - the libtracecmd handle of a trace.dat file
+ * @file: the file
+ *
+ * Returns the handle (the file keeps it; reading from it moves what
+ * ustack_file_iterate() reads), or NULL with errno EINVAL.
+ */
 struct tracecmd_input *ustack_file_handle(struct ustack_file *file)
 {
 	if (!file) {
@@ -183,6 +214,15 @@ struct tracecmd_input *ustack_file_handle(struct ustack_file *file)
 	return file->handle;
 }
 
+/**
+ * ustack_file_instances - how many buffers a trace.dat file has
+ * @file: the file
+ *
+ * Index 0 is the top instance, 1 and on the buffer instances recorded
+ * with trace-cmd record -B.
+ *
+ * Returns the count (at least 1), or -1 with errno EINVAL.
+ */
 int ustack_file_instances(struct ustack_file *file)
 {
 	int n;
@@ -195,6 +235,14 @@ int ustack_file_instances(struct ustack_file *file)
 	return n < 0 ? 1 : n + 1;
 }
 
+/**
+ * ustack_file_instance_name - the name of a buffer of a trace.dat file
+ * @file: the file
+ * @index: the buffer, 0 for the top instance
+ *
+ * Returns its name ("" for the top instance), or NULL with errno EINVAL
+ * for a bad argument.
+ */
 const char *ustack_file_instance_name(struct ustack_file *file, int index)
 {
 	if (!file || index < 0 || index >= ustack_file_instances(file)) {
@@ -206,6 +254,15 @@ const char *ustack_file_instance_name(struct ustack_file *file, int index)
 	return tracecmd_buffer_instance_name(file->handle, index - 1);
 }
 
+/**
+ * ustack_file_set_limits - the limits of the joins of ustack_file_iterate()
+ * @file: the file
+ * @max_cookies: as for ustack_join_set_limits(), 0 to keep the default
+ * @max_events: as for ustack_join_set_limits(), 0 to keep the default
+ * @max_tasks: as for ustack_join_set_limits(), 0 to keep the default
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @file.
+ */
 int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
 			   size_t max_events, size_t max_tasks)
 {
@@ -219,6 +276,13 @@ int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
 	return 0;
 }
 
+/**
+ * ustack_file_set_flags - the flags of the joins of ustack_file_iterate()
+ * @file: the file
+ * @flags: as for ustack_join_set_flags()
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @file or an unknown flag.
+ */
 int ustack_file_set_flags(struct ustack_file *file, unsigned int flags)
 {
 	if (!file ||
@@ -330,6 +394,23 @@ out:
 	return ret;
 }
 
+/**
+ * ustack_file_iterate - join the events of a trace.dat file
+ * @file: the file
+ * @index: the buffer to read, or -1 for all of them, one after the other
+ * @cb: called with each event and its stacks
+ * @data: passed to @cb
+ * @stats: where the joins' counts are added up, or NULL
+ *
+ * Each buffer is its own stream: its CPUs merged in time order, fed to a
+ * new join (the limits and flags of ustack_file_set_limits() and
+ * ustack_file_set_flags()) that is flushed at its end.  Iterating again
+ * reads the file from its start.
+ *
+ * Returns 0, the non-zero value of a callback that stopped, or -1 with
+ * errno set: EINVAL for a bad argument or a file that cannot be read
+ * again, or what the join gave.
+ */
 int ustack_file_iterate(struct ustack_file *file, int index,
 			ustack_join_cb cb, void *data,
 			struct ustack_join_stats *stats)
@@ -406,6 +487,20 @@ static int file_find_map(void *data, int pid, unsigned long long addr,
 	return 1;
 }
 
+/**
+ * ustack_syms_set_file - name frames with what a trace.dat file saved
+ * @syms: the symbols
+ * @file: the file
+ *
+ * Takes the process maps that trace-cmd record --proc-map (or -T) saved
+ * in @file, with their build IDs when recorded, through
+ * ustack_syms_set_map_func(); the file's kallsyms for kernel frames
+ * (ustack_syms_set_tep()); and the file's directory as a place to look
+ * for binaries (ustack_syms_add_trace_dir()).  @file must stay open while
+ * @syms is used.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL argument, ENOMEM).
+ */
 int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 {
 	char *dir;

@@ -153,6 +153,14 @@ struct ustack_join {
 	struct ustack_join_stats stats;
 };
 
+/**
+ * ustack_status_name - the name of a join status
+ * @status: a status of struct ustack_event
+ *
+ * Returns "complete", "truncated", "empty", "never-arrived", "no-cookie"
+ * or "lost" (as the ustack tool and trace-cmd report print them), or
+ * "unknown" for another value; never NULL.
+ */
 const char *ustack_status_name(enum ustack_status status)
 {
 	switch (status) {
@@ -172,6 +180,13 @@ const char *ustack_status_name(enum ustack_status status)
 	return "unknown";
 }
 
+/**
+ * ustack_unwinder_name - the name of the user unwinders that took a stack
+ * @unwinder: USTACK_UNWINDER_* bits (ustack_event.unwinder)
+ *
+ * Returns "sframe", "sframe+fp", "fp", or "" when no bit is set; never
+ * NULL.
+ */
 const char *ustack_unwinder_name(unsigned int unwinder)
 {
 	if (unwinder & USTACK_UNWINDER_SFRAME)
@@ -287,6 +302,22 @@ static int find_formats(struct ustack_join *join)
 	return 0;
 }
 
+/**
+ * ustack_join_alloc - a join of events with their kernel and user stacks
+ * @tep: the event formats of the records that will be fed
+ * @cb: called with each event, once it has its stacks or never will
+ * @data: passed to @cb
+ *
+ * Records are fed with ustack_join_add_record(), each CPU's in order; the
+ * join pairs each event with its kernel stack and, by (task, cookie),
+ * with its user stack, whichever CPU that comes on, within the limits of
+ * ustack_join_set_limits().  @cb returns 0 to go on, non-zero to stop.
+ *
+ * Returns the join (ustack_join_free() frees it), or NULL with errno set:
+ * EINVAL for a bad argument or event formats the join does not know,
+ * ENOTSUP for the formats of a pre-release trace (unwind:user_stack_*
+ * records), ENOMEM.
+ */
 struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 				      ustack_join_cb cb, void *data)
 {
@@ -310,6 +341,19 @@ struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
 	return join;
 }
 
+/**
+ * ustack_join_set_limits - bound the memory of a join
+ * @join: the join
+ * @max_cookies: user stacks awaited at once (default 65536)
+ * @max_events: events waiting for their user stack (default 1 << 20)
+ * @max_tasks: tasks whose last entry is kept (default 4096)
+ *
+ * Past a limit the oldest is delivered as USTACK_NEVER_ARRIVED with
+ * USTACK_EV_EVICTED (or dropped, for tasks).  A zero leaves that limit as
+ * it is.
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @join.
+ */
 int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 			   size_t max_events, size_t max_tasks)
 {
@@ -326,6 +370,16 @@ int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 	return 0;
 }
 
+/**
+ * ustack_join_set_flags - choose what else a join delivers
+ * @join: the join
+ * @flags: USTACK_JOIN_ALL_EVENTS (events without kernel stack or cookie
+ *	too, as USTACK_NO_COOKIE), USTACK_JOIN_UNSEEN_EVENTS (a cookie
+ *	record whose asking event is not in the stream, as an event of its
+ *	own with USTACK_EV_UNSEEN), or 0
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @join or an unknown flag.
+ */
 int ustack_join_set_flags(struct ustack_join *join, unsigned int flags)
 {
 	if (!join ||
@@ -337,6 +391,14 @@ int ustack_join_set_flags(struct ustack_join *join, unsigned int flags)
 	return 0;
 }
 
+/**
+ * ustack_join_set_instance - name the instance a join's events come from
+ * @join: the join
+ * @name: the name put in ustack_event.instance; NULL or "" for the top
+ *        instance
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a NULL @join, ENOMEM.
+ */
 int ustack_join_set_instance(struct ustack_join *join, const char *name)
 {
 	char *s;
@@ -358,6 +420,16 @@ int ustack_join_stopped(struct ustack_join *join)
 	return join->stopped;
 }
 
+/**
+ * ustack_join_get_stats - the counts of a join
+ * @join: the join
+ * @stats: filled with the counts: records fed, deliveries by status,
+ *	late requests, early and orphan user stacks, pending and peak
+ *	cookies and events, and signs of a damaged trace (bad frames,
+ *	malformed records)
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
 int ustack_join_get_stats(struct ustack_join *join,
 			  struct ustack_join_stats *stats)
 {
@@ -1055,6 +1127,20 @@ int ustack_join_feed(struct ustack_join *join, const struct ustack_input *in)
 #define FIRST_ADDR		0x1000ULL
 #define S390X_ADDR_END		0xfffffffffffff000ULL
 
+/**
+ * ustack_frame_plausible - whether an address can be a return address
+ * @addr: the frame
+ * @kernel: USTACK_FRAME_KERNEL for a kernel frame, USTACK_FRAME_USER for a
+ *	 user frame, or'd with USTACK_FRAME_S390X for s390x's rules
+ *	 (ustack_frame_arch())
+ *
+ * On x86-64 a kernel frame lies in the kernel's upper half (the ftrace
+ * trampoline marker USTACK_FTRACE_TRAMPOLINE too), a user frame below the
+ * 47-bit end of user space and above the first pages, or is 0 (the 7.3
+ * walker's end mark).  Readers count the other frames as damage.
+ *
+ * Returns 1 when @addr is plausible, 0 when it is not.
+ */
 int ustack_frame_plausible(unsigned long long addr, int kernel)
 {
 	if (kernel & USTACK_FRAME_S390X) {
@@ -1283,6 +1369,22 @@ static bool record_too_long(struct ustack_join *join,
 	return sb > 0 && (record->size > sb || record->record_size > sb);
 }
 
+/**
+ * ustack_join_add_record - feed one record to a join
+ * @join: the join
+ * @record: a record of the stream, in its CPU's order (the join copies
+ *	 what it keeps)
+ *
+ * Events, kernel_stack records, user_stack_cookie and
+ * user_stack_deferred records all go in; events are delivered to the
+ * join's callback once their stacks are known.  A record too short for
+ * its format, or longer than a ring-buffer page, is counted (malformed)
+ * and skipped.
+ *
+ * Returns 0, the non-zero value of a callback that stopped the join (then
+ * every later call returns it too), or -1 with errno set (EINVAL for a bad
+ * argument, ENOMEM).
+ */
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 {
 	unsigned long long fbuf[STACK_BUF];
@@ -1331,14 +1433,23 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 	return join->stopped;
 }
 
-/*
- * How the join holds an event: open with nothing attached yet (a cookie
- * or kernel stack may still follow on its CPU), open with its kernel
- * stack (delivered when the next events of its CPU push it out), or
- * pending, waiting for its user stack.  Pending events are found by
- * their offset in a table of their own: a reader asks once per event it
- * shows, and however many tasks wait in the kernel (threads parked in
- * futex or epoll), an answer costs the same.
+/**
+ * ustack_join_holds - how a join holds the event of a record
+ * @join: the join
+ * @cpu: the CPU of the event's record
+ * @offset: the record's offset (tep_record.offset)
+ *
+ * An event is open with nothing attached yet (its cookie or kernel stack
+ * may still follow on its CPU), open with its kernel stack (delivered when
+ * the next events of its CPU push it out), or pending, waiting for its
+ * user stack.  A reader that prints in time order (trace-cmd report)
+ * reads ahead while the event it shows is held.  Pending events are found
+ * by their offset in a table of their own: however many tasks wait, an
+ * answer costs the same.
+ *
+ * Returns USTACK_HELD_OPEN, USTACK_HELD_KERNEL, USTACK_HELD_PENDING, 0
+ * when the join does not hold it (delivered, dropped, never seen), or -1
+ * with errno EINVAL for a NULL @join.
  */
 int ustack_join_holds(struct ustack_join *join, int cpu,
 		      unsigned long long offset)
@@ -1364,6 +1475,17 @@ int ustack_join_holds(struct ustack_join *join, int cpu,
 
 /* ---- end ---- */
 
+/**
+ * ustack_join_flush - deliver everything a join still holds
+ * @join: the join
+ *
+ * For the end of the stream: open events are delivered with what they
+ * have, and events still waiting for their user stack as
+ * USTACK_NEVER_ARRIVED.
+ *
+ * Returns 0, the non-zero value of a callback that stopped the join, or
+ * -1 with errno EINVAL for a NULL @join.
+ */
 int ustack_join_flush(struct ustack_join *join)
 {
 	int cpu;
@@ -1390,6 +1512,13 @@ int ustack_join_flush(struct ustack_join *join)
 	return join->stopped;
 }
 
+/**
+ * ustack_join_free - free a join
+ * @join: the join, or NULL
+ *
+ * Events still held are dropped, not delivered: call ustack_join_flush()
+ * first to have them.
+ */
 void ustack_join_free(struct ustack_join *join)
 {
 	struct pending *p, *pn;

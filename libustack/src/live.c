@@ -24,6 +24,21 @@ struct ustack_live {
 	int			ret;
 };
 
+/**
+ * ustack_live_open - join the events of a tracefs instance as they come
+ * @instance: the instance, NULL for the top one
+ * @cb: called with each event and its stacks
+ * @data: passed to @cb
+ *
+ * Reads the event formats of the running kernel and makes a join for
+ * @instance's buffers; ustack_live_read() or ustack_live_run() read them.
+ * Turning on the trigger or option, the events and tracing is the
+ * caller's (ustack_control(3)).
+ *
+ * Returns the source (ustack_live_close() frees it), or NULL with errno
+ * set: EINVAL for a NULL @cb, ENODEV without tracefs or its formats,
+ * ENOTSUP on a kernel of the pre-release series, ENOMEM.
+ */
 struct ustack_live *ustack_live_open(struct tracefs_instance *instance,
 				     ustack_join_cb cb, void *data)
 {
@@ -63,6 +78,13 @@ fail:
 	return NULL;
 }
 
+/**
+ * ustack_live_close - free a live source
+ * @live: the source, or NULL
+ *
+ * Events the join still holds are dropped: ustack_live_flush() first
+ * delivers them.
+ */
 void ustack_live_close(struct ustack_live *live)
 {
 	if (!live)
@@ -72,6 +94,13 @@ void ustack_live_close(struct ustack_live *live)
 	free(live);
 }
 
+/**
+ * ustack_live_tep - the event formats of a live source
+ * @live: the source
+ *
+ * Returns the tep_handle read from tracefs (the source keeps it), or NULL
+ * with errno EINVAL.
+ */
 struct tep_handle *ustack_live_tep(struct ustack_live *live)
 {
 	if (!live) {
@@ -81,6 +110,15 @@ struct tep_handle *ustack_live_tep(struct ustack_live *live)
 	return live->tep;
 }
 
+/**
+ * ustack_live_join - the join of a live source
+ * @live: the source
+ *
+ * For its limits, flags and counts (ustack_join_set_limits(),
+ * ustack_join_set_flags(), ustack_join_get_stats()).
+ *
+ * Returns the join (the source keeps it), or NULL with errno EINVAL.
+ */
 struct ustack_join *ustack_live_join(struct ustack_live *live)
 {
 	if (!live) {
@@ -107,6 +145,17 @@ static int live_cb(struct tep_event *event, struct tep_record *record,
 	return live->stop ? 1 : 0;
 }
 
+/**
+ * ustack_live_read - feed what the instance's buffers hold now
+ * @live: the source
+ *
+ * Reads the records in the buffers of every CPU, without waiting, into the
+ * join.
+ *
+ * Returns 0 when it read records, -2 when there were none, the non-zero
+ * value of a callback that stopped, or -1 with errno set (EINVAL for a
+ * NULL @live, or what reading the buffers gave).
+ */
 int ustack_live_read(struct ustack_live *live)
 {
 	unsigned long long before;
@@ -137,6 +186,18 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/**
+ * ustack_live_run - read an instance's buffers for a while
+ * @live: the source
+ * @duration_ms: how long, in milliseconds; 0 or less: until
+ *	      ustack_live_stop() or a callback stops it
+ *
+ * Reads the buffers again and again (ustack_live_read()), sleeping while
+ * they are empty.
+ *
+ * Returns 0, the non-zero value of a callback that stopped, or -1 with
+ * errno set.
+ */
 int ustack_live_run(struct ustack_live *live, int duration_ms)
 {
 	long long end;
@@ -162,6 +223,12 @@ int ustack_live_run(struct ustack_live *live, int duration_ms)
 	return ret == -1 || ret > 0 ? ret : 0;
 }
 
+/**
+ * ustack_live_stop - make ustack_live_run() return
+ * @live: the source, or NULL
+ *
+ * Safe to call from a signal handler.
+ */
 void ustack_live_stop(struct ustack_live *live)
 {
 	if (!live)
@@ -170,6 +237,17 @@ void ustack_live_stop(struct ustack_live *live)
 	tracefs_iterate_stop(live->instance);
 }
 
+/**
+ * ustack_live_flush - deliver what a live source's join still holds
+ * @live: the source
+ *
+ * As ustack_join_flush(): events whose user stack has not come are
+ * delivered as USTACK_NEVER_ARRIVED (a task that has not returned to user
+ * space yet, for one).
+ *
+ * Returns 0, the non-zero value of a callback that stopped, or -1 with
+ * errno EINVAL.
+ */
 int ustack_live_flush(struct ustack_live *live)
 {
 	if (!live) {

@@ -124,11 +124,25 @@ static const Dwfl_Callbacks dwfl_cbs = {
 	.section_address	= dwfl_offline_section_address,
 };
 
+/**
+ * ustack_syms_alloc - symbols for the frames of stacks
+ *
+ * Maps come from ustack_syms_add_map(), ustack_syms_load_pid(),
+ * ustack_syms_set_file() or ustack_syms_set_map_func(); kernel names from
+ * ustack_syms_set_tep() or ustack_syms_load_kallsyms().
+ *
+ * Returns the symbols (ustack_syms_free() frees them), or NULL with errno
+ * ENOMEM.
+ */
 struct ustack_syms *ustack_syms_alloc(void)
 {
 	return calloc(1, sizeof(struct ustack_syms));
 }
 
+/**
+ * ustack_syms_free - free symbols and the ELF files they opened
+ * @syms: the symbols, or NULL
+ */
 void ustack_syms_free(struct ustack_syms *syms)
 {
 	struct elf_file *f, *n;
@@ -186,6 +200,18 @@ static struct pid_maps *pid_maps_get(struct ustack_syms *syms, int pid,
 	return p;
 }
 
+/**
+ * ustack_syms_add_map - add one file mapping of a process
+ * @syms: the symbols
+ * @pid: the process (ustack_event.tgid)
+ * @start: where the mapping starts
+ * @end: where it ends (after its last byte)
+ * @pgoff: its offset in the file
+ * @file: the mapped file's path
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad argument (also an
+ * empty @file or @end not above @start), ENOMEM.
+ */
 int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 			unsigned long long start, unsigned long long end,
 			unsigned long long pgoff, const char *file)
@@ -220,6 +246,16 @@ int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 	return 0;
 }
 
+/**
+ * ustack_syms_load_pid - add the file mappings of a running process
+ * @syms: the symbols
+ * @pid: the process
+ *
+ * Reads /proc/@pid/maps; mappings of no file are left out.
+ *
+ * Returns the number of file mappings read, or -1 with errno set: EINVAL
+ * for a bad argument, or that of opening the maps file.
+ */
 int ustack_syms_load_pid(struct ustack_syms *syms, int pid)
 {
 	unsigned long long start, end, pgoff;
@@ -273,18 +309,54 @@ static int add_dir(struct ustack_syms *syms, char ***dirs, int *nr,
 	return 0;
 }
 
+/**
+ * ustack_syms_add_search_dir - a directory to look for binaries in first
+ * @syms: the symbols
+ * @dir: the directory
+ *
+ * A mapped file is looked for as @dir/BASENAME and @dir/PATH in each such
+ * directory (in the order added), before its own path: for the binaries
+ * of a trace recorded on another machine.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a bad argument, ENOMEM).
+ */
 int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
 {
 	return add_dir(syms, syms ? &syms->dirs : NULL,
 		       syms ? &syms->nr_dirs : NULL, dir);
 }
 
+/**
+ * ustack_syms_add_trace_dir - a directory to look for binaries in last
+ * @syms: the symbols
+ * @dir: the directory, usually the trace file's
+ *
+ * Looked at as ustack_syms_add_search_dir()'s, but after a file's own
+ * path: binaries copied next to a trace.dat file are found, and a file of
+ * the same name there does not hide the one recorded.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a bad argument, ENOMEM).
+ */
 int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir)
 {
 	return add_dir(syms, syms ? &syms->tdirs : NULL,
 		       syms ? &syms->nr_tdirs : NULL, dir);
 }
 
+/**
+ * ustack_syms_set_map_func - take process maps from the caller
+ * @syms: the symbols
+ * @func: fills a struct ustack_map for the file mapped at an address of a
+ *        process and returns 1, or returns 0 (no mapping there); NULL
+ *        removes it
+ * @data: passed to @func
+ *
+ * For a program that keeps maps of its own, such as trace-cmd report: an
+ * address not in the maps added by hand goes to @func.  The strings it
+ * gives must stay valid as long as @syms is used.
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @syms.
+ */
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 			     void *data)
 {
@@ -298,6 +370,13 @@ int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 	return 0;
 }
 
+/**
+ * ustack_syms_set_tep - name kernel frames with a tep_handle's kallsyms
+ * @syms: the symbols
+ * @tep: the handle (a trace.dat file's, or one with kallsyms loaded)
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep)
 {
 	if (!syms || !tep) {
@@ -311,6 +390,14 @@ int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep)
 	return 0;
 }
 
+/**
+ * ustack_syms_load_kallsyms - name kernel frames with a kallsyms file
+ * @syms: the symbols
+ * @path: the file, NULL for /proc/kallsyms
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, that of
+ * reading the file, ENOMEM).
+ */
 int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path)
 {
 	char *buf = NULL, *p;
@@ -363,6 +450,13 @@ int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path)
 	return ret < 0 ? -1 : 0;
 }
 
+/**
+ * ustack_syms_errors - how many unreadable ELF files were met
+ * @syms: the symbols, or NULL
+ *
+ * Returns the number of mapped files that could not be read as ELF (each
+ * is warned about once), 0 for a NULL @syms.
+ */
 int ustack_syms_errors(struct ustack_syms *syms)
 {
 	return syms ? syms->errors : 0;
@@ -820,6 +914,24 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	return 0;
 }
 
+/**
+ * ustack_syms_resolve - the symbol of a user frame
+ * @syms: the symbols
+ * @pid: the frame's process (ustack_event.tgid)
+ * @addr: the frame
+ * @sym: filled with the symbol's name and offset (name NULL when unknown),
+ *       the mapped file (NULL when no map holds @addr) and the address in
+ *       the file's terms (what addr2line -e takes)
+ *
+ * Names come from the ELF file of the mapping (its .symtab, .dynsym or
+ * separate debug info), C++ names demangled; answers are cached per
+ * (pid, address).  With a recorded build ID only a file of that build
+ * names frames.  The strings stay valid until the next call or
+ * ustack_syms_free().
+ *
+ * Returns 0 (also when the address has no name), or -1 with errno EINVAL
+ * for a bad argument.
+ */
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 			unsigned long long addr, struct ustack_sym *sym)
 {
@@ -830,6 +942,15 @@ int ustack_syms_resolve(struct ustack_syms *syms, int pid,
 	return resolve_cached(syms, pid, addr, sym, &mismatch, &f, &c);
 }
 
+/**
+ * ustack_syms_resolve_kernel - the symbol of a kernel frame
+ * @syms: the symbols
+ * @addr: the frame
+ * @sym: filled with the name and offset from kallsyms (name NULL when
+ *       unknown or without kallsyms)
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
 int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 			       unsigned long long addr, struct ustack_sym *sym)
 {
@@ -885,6 +1006,23 @@ static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
 	return snprintf(buf, size, "0x%llx", addr);
 }
 
+/**
+ * ustack_syms_format - a user frame as text
+ * @syms: the symbols
+ * @pid: the frame's process
+ * @addr: the frame
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes "symbol+0xoff (file)"; "file+0xaddr" for a file without a
+ * symbol there; "0xaddr" without a map; "file+0xoff (0xaddr)" when the
+ * file could not be read, with " [build-id mismatch]" or " [not the file
+ * mapped]" when no file of the recorded build, or fitting the recorded
+ * mappings, was found.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
 int ustack_syms_format(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, char *buf, size_t size)
 {
@@ -1004,6 +1142,21 @@ static void source_lines(struct elf_file *f, unsigned long long faddr,
 		*line = append(NULL, "%s:%d", base_name(file), lineno);
 }
 
+/**
+ * ustack_syms_format_lines - a user frame as text, inlined calls and source line
+ * @syms: the symbols
+ * @pid: the frame's process
+ * @addr: the frame (a return address: looked up at @addr - 1)
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes what ustack_syms_format() writes and, with DWARF debug info, one
+ * line before it for each function inlined at the address and the source
+ * line after it.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
 int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 			     unsigned long long addr, char *buf, size_t size)
 {
@@ -1046,6 +1199,18 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 	return ret;
 }
 
+/**
+ * ustack_syms_format_kernel - a kernel frame as text
+ * @syms: the symbols
+ * @addr: the frame
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes "symbol+0xoff", or "0xaddr" when it has no name.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size)
 {

@@ -9,15 +9,30 @@
 
 static enum tep_loglevel log_level = TEP_LOG_WARNING;
 
+/**
+ * ustack_set_loglevel - set which messages the library prints
+ * @level: the highest level printed (TEP_LOG_NONE: none)
+ *
+ * Messages of the library at or below @level go to ustack_vprint(), by
+ * default on stderr; the default level is TEP_LOG_WARNING.
+ */
 void ustack_set_loglevel(enum tep_loglevel level)
 {
 	log_level = level;
 }
 
-/*
- * Print one message of the library.  Weak, as libtraceevent's
- * tep_vprint(): a program that defines its own ustack_vprint() gets the
- * messages (those at or below the log level) instead of stderr.
+/**
+ * ustack_vprint - print one message of the library
+ * @level: its level (TEP_LOG_ERROR, TEP_LOG_WARNING, ...)
+ * @fmt: printf() format of the message, without a newline
+ * @ap: its arguments
+ *
+ * Weak, as libtraceevent's tep_vprint(): a program that defines its own
+ * ustack_vprint() gets the messages (those at or below the log level of
+ * ustack_set_loglevel()) instead of stderr.  This one prints
+ * "libustack: ", the message and a newline.
+ *
+ * Returns 0.
  */
 int __attribute__((weak))
 ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)

@@ -51,12 +51,12 @@ count() {
 "$LIB/deps.sh" || { fail "installing packages"; finish; }
 rm -rf "$B"
 mkdir -p "$B" "$B/fake-tracefs" "$B/sym"
-if ! make -s -C "$LIB" OUT="$B/lib" all samples >"$B/make.log" 2>&1; then
+if ! make -s -C "$LIB" OUT="$B/lib" all >"$B/make.log" 2>&1; then
 	cat "$B/make.log"
 	fail "make libustack"
 	finish
 fi
-pass "build: library, tool, samples (-Wall -Wextra -Werror)"
+pass "build: library, tool (-Wall -Wextra -Werror)"
 USTACK=$B/lib/ustack
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 CF="-g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I$LIB/include -I$LIB/src $(pkg-config --cflags $PKGS)"
@@ -670,18 +670,35 @@ else
 	tail -20 "$B/doc.log"
 	fail "man pages build"
 fi
-if "${VG[@]}" "$B/lib/samples/join-file" "$T/trigger.dat" >"$B/sample.out" 2>&1 &&
+# the man pages' EXAMPLE programs: each compiles and links (one line a page)
+"$HERE/check-examples.sh" "$LIB" "$B/lib/libustack.a" "$B/examples" >"$B/examples.out" 2>&1
+count "$B/examples.out" $? check-examples
+if "${VG[@]}" "$B/examples/ustack_file" "$T/trigger.dat" >"$B/sample.out" 2>&1 &&
    grep -q 'work_inner' "$B/sample.out"; then
-	pass "sample join-file runs on a trace"
+	pass "ustack_file(3)'s example runs on a trace"
 else
 	cat "$B/sample.out"
-	fail "sample join-file"
+	fail "ustack_file(3)'s example"
+fi
+if "${VG[@]}" "$B/examples/ustack_syms_resolve" >"$B/sample-syms.out" 2>&1 &&
+   grep -q '^main+0x0 in .*/ustack_syms_resolve ' "$B/sample-syms.out"; then
+	pass "ustack_syms_resolve(3)'s example names its own main()"
+else
+	cat "$B/sample-syms.out"
+	fail "ustack_syms_resolve(3)'s example"
+fi
+if make -s -C "$LIB" OUT="$B/lib" samples >"$B/samples.log" 2>&1 &&
+   [ -x "$B/lib/samples/ustack_join" ] && [ -x "$B/lib/samples/libustack" ]; then
+	pass "make samples: the EXAMPLE programs, extracted and built"
+else
+	tail -5 "$B/samples.log"
+	fail "make samples"
 fi
 D=$B/destdir
 P=$D/usr/local
 if make -s -C "$LIB" OUT="$B/lib" PREFIX="$P" install >"$B/install.log" 2>&1 &&
    PKG_CONFIG_PATH=$P/lib/pkgconfig gcc -Wall -Werror -o "$B/sample-installed" \
-	"$LIB/samples/control.c" \
+	"$B/examples/ustack_live.c" \
 	$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs libustack) \
 	-Wl,-rpath,"$P/lib" && [ -f "$P/share/man/man3/ustack_join_alloc.3" ] &&
    [ -f "$P/share/man/man1/ustack.1" ] && [ -x "$P/bin/ustack" ] &&
