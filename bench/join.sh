@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Benchmark of the libtracefs-ext join.  For each trace.dat it prints:
+# Benchmark of the libustack join.  For each trace.dat it prints:
 #   - join throughput in events/s: the join alone (records already in
 #     memory) and end to end (libtracecmd reading + join), CPU time of
 #     the process (CLOCK_PROCESS_CPUTIME_ID), median of JOIN_ROUNDS
@@ -27,7 +27,7 @@
 # Installs its Debian packages when missing.
 set -eu
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LIB=$REPO/libtracefs-ext
+LIB=$REPO/libustack
 TL=$REPO/tests/userspace/lib
 PLUG=$REPO/trace-cmd/plugins
 B=${BENCH_DIR:-/tmp/ustack-bench}
@@ -52,7 +52,7 @@ cat >"$B/join-bench.c" <<'EOF'
 #include <string.h>
 #include <time.h>
 #include <trace-cmd.h>
-#include "tracefs-ext.h"
+#include "ustack.h"
 
 struct rec { struct tep_record r; };
 static struct rec *recs;
@@ -170,7 +170,7 @@ EOF
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 # shellcheck disable=SC2046
 gcc -O2 -I"$LIB/include" $(pkg-config --cflags $PKGS) -o "$B/join-bench" \
-	"$B/join-bench.c" "$B/lib/libtracefs-ext.a" $(pkg-config --libs $PKGS) -lelf -lstdc++
+	"$B/join-bench.c" "$B/lib/libustack.a" $(pkg-config --libs $PKGS) -lelf -lstdc++
 
 need_time() { [ -x /usr/bin/time ] || { echo "join.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }; }
 need_time

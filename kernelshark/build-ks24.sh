@@ -40,7 +40,7 @@ mkdir -p "$out/lib"
 ln -sf "$tree/lib/libkshark.so.$VER" "$out/lib/libkshark.so"
 ln -sf "$tree/lib/libkshark-plot.so.$VER" "$out/lib/libkshark-plot.so"
 ln -sf "$tree/lib/libkshark-gui.so.$VER" "$out/lib/libkshark-gui.so"
-make -s -C "$HERE" QT=6 JOIN_OUT="$out/build" \
+make -s -C "$HERE" QT=6 USTACK_OUT="$out/build" \
 	PLUGIN="$out/plugin-unwind_stack.so" \
 	TEST_PLUGIN="$out/test/plugin-unwind_stack.so" \
 	PC_CFLAGS="-I$tree/src $(pkg-config --cflags json-c libtracecmd libtraceevent)" \

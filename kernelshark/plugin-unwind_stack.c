@@ -14,7 +14,7 @@
  *  - the second pass, at the first draw (kshark_unwind_join(), given the
  *    graph's entries): the records of the two containers, in time order,
  *    read once more (the join needs their frames for its checks) and fed
- *    to libtracefs-ext's join, the one ustack and the libtraceevent
+ *    to libustack's join, the one ustack and the libtraceevent
  *    plugin use; the asking event of each cookie record found among the
  *    entries before it on its CPU;
  *  - the draw handler (unwind_view.cpp) marks the asking events.
@@ -38,7 +38,7 @@
 #include <libkshark-tepdata.h>
 #include <trace-cmd.h>
 #include <event-parse.h>
-#include <tracefs-ext.h>
+#include <ustack.h>
 
 #include "unwind_stack.h"
 
@@ -106,7 +106,7 @@ struct plugin_unwind_ctx {
 	const char			*note;		/* why inactive */
 	struct kshark_unwind_mark	*marks;
 	size_t				n_marks;
-	/* the user frames' names (libtracefs-ext), made when first needed */
+	/* the user frames' names (libustack), made when first needed */
 	pthread_mutex_t			syms_lock;
 	int				syms_tried;
 	struct ustack_file		*file;
@@ -139,7 +139,7 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 }
 
 /*
- * libtracefs-ext's messages (an unknown record format) name this plugin.
+ * libustack's messages (an unknown record format) name this plugin.
  * Hidden: the libtraceevent plugin, loaded RTLD_GLOBAL in the same
  * process, has its own.
  */
@@ -656,10 +656,10 @@ static int deferred_cookie(struct plugin_unwind_ctx *ctx, int64_t off,
 }
 
 /* ------------------------------------------------------------------ */
-/* Text: frames as libtracefs-ext prints them, the merged stack. */
+/* Text: frames as libustack prints them, the merged stack. */
 
 /*
- * Frame @a as libtracefs-ext prints it (USTACK_PRINT_* @flags), user
+ * Frame @a as libustack prints it (USTACK_PRINT_* @flags), user
  * frames named with @syms: the text of @seq, valid until its next use.
  */
 static const char *frame_str(struct plugin_unwind_ctx *ctx,

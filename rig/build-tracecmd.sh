@@ -18,9 +18,9 @@
 #     which only the utest calls) come from trace-cmd/compat
 #     (a static library, linked after -ltracefs; its header is
 #     force-included so the calls are declared);
-#   - libtracefs-ext (the join and the symbol lookup that report uses
-#     with the series) is this repo's, as the static libustack-join.a,
-#     named by a libtracefs-ext.pc of the prefix: trace-cmd finds it with
+#   - libustack (the join and the symbol lookup that report uses
+#     with the series) is this repo's, as the static libustack.a,
+#     named by a libustack.pc of the prefix: trace-cmd finds it with
 #     pkg-config like its other optional libraries.
 # Each build starts from a fresh copy of the pristine trees in
 # $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
@@ -31,13 +31,13 @@
 # Cached: nothing is built when $CACHE/tracecmd/.key matches the inputs
 # (tarball names, this script, trace-cmd/compat/*, the patch series).
 #   --force   rebuild anyway
-#   --stock   build pristine 3.4 instead (no series, no libtracefs-ext),
+#   --stock   build pristine 3.4 instead (no series, no libustack),
 #             into $CACHE/tracecmd/stock/prefix: what the series is
 #             compared with (bench/report.sh, tests/rig/tracecmd.sh)
 #   --asan    the series built with AddressSanitizer and UBSan (trace-cmd,
-#             libtracecmd and libtracefs-ext's part), into
+#             libtracecmd and libustack's part), into
 #             $CACHE/tracecmd/asan/prefix: for damaged-file tests
-# With the series, libtracefs-ext's ustack tool is built against the
+# With the series, libustack's ustack tool is built against the
 # series' libtracecmd too ($P/bin/ustack): it reads the saved build IDs
 # through the public API of patch 0008, where bookworm's libtracecmd
 # 3.1.6 gives neither.
@@ -113,8 +113,8 @@ fi
 
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
-	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libtracefs-ext/src/*.[ch] \
-		"$REPO"/libtracefs-ext/include/*.h "$REPO"/libtracefs-ext/Makefile |
+	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libustack/src/*.[ch] \
+		"$REPO"/libustack/include/*.h "$REPO"/libustack/Makefile |
 		cut -d' ' -f1
 	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
 	echo "stock=$stock asan=$asan"
@@ -203,23 +203,23 @@ run "trace-cmd/compat" \
 rm -f "$D/compat/libtccompat.a"
 run "libtccompat.a" ar rcs "$D/compat/libtccompat.a" "$D/compat/tc-compat.o"
 
-# 3. libtracefs-ext's join and symbols, static, for report (the series'
-# optional libtracefs-ext; without it report prints stack records as is)
+# 3. libustack's join and symbols, static, for report (the series'
+# optional libustack; without it report prints stack records as is)
 U=$D/ustack
 # from scratch: objects made from another checkout (another clone using
 # the same cache) may be newer than this one's sources, and make would
 # keep them
 rm -rf "$U"
-[ $stock = 0 ] && run "libtracefs-ext: libustack-join.a" \
-	make -C "$REPO/libtracefs-ext" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" join-archive
-uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libtracefs-ext/Makefile")
-[ $stock = 0 ] && cat > "$P/lib/pkgconfig/libtracefs-ext.pc" <<EOF
-Name: libtracefs-ext
+[ $stock = 0 ] && run "libustack: libustack.a" \
+	make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" static
+uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libustack/Makefile")
+[ $stock = 0 ] && cat > "$P/lib/pkgconfig/libustack.pc" <<EOF
+Name: libustack
 Description: deferred user stacks: the join and the symbols (static)
 Version: $uver
 Requires: libtraceevent libtracefs
-Cflags: -I$REPO/libtracefs-ext/include
-Libs: -L$U -lustack-join -ldw -lelf -lstdc++
+Cflags: -I$REPO/libustack/include
+Libs: -L$U -lustack -ldw -lelf -lstdc++
 EOF
 
 # 4. trace-cmd 3.4.  Command-line variables override the Makefile's
@@ -241,16 +241,16 @@ run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$W/trace-cmd/utest/trace-utest" ] || die "the build left no utest/trace-utest"
 [ -x "$bin" ] || die "the build left no $bin"
 
-# 5. libtracefs-ext and its ustack tool against this libtracecmd: with the
+# 5. libustack and its ustack tool against this libtracecmd: with the
 # series' public API for the saved maps (patch 0008) the library reads the
 # build IDs and needs none of src/tracecmd-compat.h.  $P/bin/ustack.
 if [ $stock = 0 ]; then
 	rm -rf "$D/ext"
-	run "libtracefs-ext and ustack against this libtracecmd" \
-		make -C "$REPO/libtracefs-ext" CC="$cc" OUT="$D/ext" CFLAGS="-O2 -g $san" \
+	run "libustack and ustack against this libtracecmd" \
+		make -C "$REPO/libustack" CC="$cc" OUT="$D/ext" CFLAGS="-O2 -g $san" \
 		LDFLAGS="-Wl,-rpath,$P/lib $san" all
 	nm -u "$D/ext/ustack" | grep -q ' tracecmd_proc_addr_map_build_id$' ||
-		die "libtracefs-ext did not take the series' tracecmd_proc_addr_map_*() from $P"
+		die "libustack did not take the series' tracecmd_proc_addr_map_*() from $P"
 	install -m 755 "$D/ext/ustack" "$P/bin/ustack"
 fi
 ver=$("$bin" --version 2>&1 | awk '/version/ { print; exit }') || true

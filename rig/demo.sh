@@ -20,8 +20,8 @@ ensure_cache
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
 	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev
 make -s -C "$REPO/tests/workload"
-# the reader side: the libtracefs-ext tool
-make -s -C "$REPO/libtracefs-ext" >&2
+# the reader side: the libustack tool
+make -s -C "$REPO/libustack" >&2
 # trace-cmd 3.4 with our series (record -T records the user stacks)
 tc=$("$here/build-tracecmd.sh")
 out=$CACHE/demo
@@ -31,8 +31,8 @@ out=$CACHE/demo
 # The guest's output, without the kernel's boot messages
 sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'
 echo
-echo "# on the host: ustack $out/demo.dat   (libtracefs-ext: names from the saved process maps)"
-"$REPO/libtracefs-ext/build/ustack" "$out/demo.dat"
+echo "# on the host: ustack $out/demo.dat   (libustack: names from the saved process maps)"
+"$REPO/libustack/build/ustack" "$out/demo.dat"
 echo
 echo "# on the host: trace-cmd report $out/demo.dat"
 echo "# (trace-cmd 3.4 with our series: each event, under it its kernel stack and its user"

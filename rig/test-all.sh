@@ -105,8 +105,8 @@ make -s -C "$REPO/tests/workload" || die "cannot build the workloads"
 { "$REPO/sframe-gen/deps.sh" && make -s -C "$REPO/sframe-gen"; } >&2 ||
 	die "cannot build sframe-gen"
 # the guest suite runs the ustack tool live (t-25)
-{ "$REPO/libtracefs-ext/deps.sh" && make -s -C "$REPO/libtracefs-ext"; } >&2 ||
-	die "cannot build libtracefs-ext"
+{ "$REPO/libustack/deps.sh" && make -s -C "$REPO/libustack"; } >&2 ||
+	die "cannot build libustack"
 suite kernel-static "$REPO/tests/kernel-static.sh"
 suite rig "$REPO/tests/rig/run.sh"
 # perf for the guest (t-45 asks with --call-graph fp,defer); a test that

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The ustack tool (libtracefs-ext) reading live from a tracefs instance of
+# The ustack tool (libustack) reading live from a tracefs instance of
 # the booted kernel: it sets stacktrace:defer on the event, consumes the
 # instance's buffers, joins each event with its user stack and names the
 # frames with /proc/PID/maps, which it reads while the workload still runs.
@@ -7,7 +7,7 @@
 # the events keep coming for as long as it lives.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
-USTACK=$REPO/libtracefs-ext/build/ustack
+USTACK=$REPO/libustack/build/ustack
 reset_tracing
 
 t_begin live-ustack-symbolic

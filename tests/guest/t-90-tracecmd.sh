@@ -197,7 +197,7 @@ buildid() {
 # The build ID is saved with the maps; report names frames only from a
 # binary of that build: the program replaced by another build gets the
 # mark and no names, the right one under --symdir names them again.  The
-# same for libtracefs-ext's ustack built against the series' libtracecmd
+# same for libustack's ustack built against the series' libtracecmd
 # (next to $TCMD, rig/build-tracecmd.sh), which reads the build IDs
 # through the public API of trace-cmd patch 0008.
 t_begin tracecmd-T-build-id

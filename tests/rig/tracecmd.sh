@@ -26,7 +26,7 @@
 #    recording each get theirs; damaged files give an error or the
 #    records before the damage, never a crash (the ASan build of the
 #    series, rig/build-tracecmd.sh --asan);
-#  - libtracefs-ext's ustack built against the series' libtracecmd reads
+#  - libustack's ustack built against the series' libtracecmd reads
 #    the saved build IDs (a wrong build is marked, where bookworm's 3.1.6
 #    names it anyway) and opens a file without a probe in a child;
 #  - `list -o` gives the stock list (when tracefs is readable);
@@ -109,14 +109,14 @@ done | grep -E "$stubs" | sort -u)
 [ -z "$exported" ] && pass tracecmd-compat-not-exported ||
 	fail tracecmd-compat-not-exported "$(echo $exported)"
 
-# libtracefs-ext's ustack against the series' libtracecmd ($prefix/bin/ustack,
+# libustack's ustack against the series' libtracecmd ($prefix/bin/ustack,
 # rig/build-tracecmd.sh): the saved maps through the public API of patch
 # 0008, so build IDs are checked, and no workaround of tracecmd-compat.h
 # (no probe of the file in a child).  Bookworm's libtracecmd 3.1.6, for
 # comparison, drops the build IDs.  The traces are mktrace.py's, with the
 # build ID trace-cmd record -T (patch 0005) saves after the binary's maps.
 need_pkgs strace binutils
-make -s -C "$REPO/libtracefs-ext" OUT="$T/ext-bookworm" all > "$T/ext.log" 2>&1 ||
+make -s -C "$REPO/libustack" OUT="$T/ext-bookworm" all > "$T/ext.log" 2>&1 ||
 	{ tail -5 "$T/ext.log"; fail tracecmd-ustack-bookworm-build; }
 useries=$prefix/bin/ustack ubook=$T/ext-bookworm/ustack
 mkdir -p "$T/bid"
@@ -559,7 +559,7 @@ done
 
 # The report path fuzzed in-process (the library's trace.dat harness,
 # tests/userspace/lib/fuzz/fuzz-tracedat.c, built -DFUZZ_REPORT; libFuzzer,
-# ASan+UBSan): the series' trace-read-ustack.c with libtracefs-ext's join,
+# ASan+UBSan): the series' trace-read-ustack.c with libustack's join,
 # symbols, printer and page check, against the series' libtracecmd.a, the
 # look-ahead limited to 256 records so that the index runs; seeds from
 # mktrace.py (stuck threads, late ones, flags, large), pages damaged at
@@ -581,12 +581,12 @@ if command -v clang-14 > /dev/null; then
 		-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DAHEAD_MAX=256 -DHAVE_USTACK \
 		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
-		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libtracefs-ext/include" \
-		-I"$REPO/libtracefs-ext/src" \
+		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libustack/include" \
+		-I"$REPO/libustack/src" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libtracefs-ext/src/{join,syms,util,print,record}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

@@ -89,8 +89,8 @@ fi
 # one's build: the user frames and the kernel frames (s390x kernel text
 # lies at 0x3ffe..., where x86-64 has user space: the trace's own
 # architecture says which rules hold)
-make -s -C "$REPO/libtracefs-ext" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
-"$REPO/libtracefs-ext/build/ustack" "$dat" > "$w/ustack" 2> "$w/ustack.err"
+make -s -C "$REPO/libustack" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
+"$REPO/libustack/build/ustack" "$dat" > "$w/ustack" 2> "$w/ustack.err"
 urc=$?
 cat "$w/ustack.err" >> "$w/ustack"
 kn=$(awk '/status=/ { on = 1; k = ""; next }

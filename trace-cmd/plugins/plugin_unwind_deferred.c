@@ -44,7 +44,7 @@
  * cookie's own ring-buffer sub-buffer, which libtracecmd keeps in memory
  * for each record it returns, for the event just before it.
  *
- * The join itself is libtracefs-ext's (libtracefs-ext/src/join.c, linked
+ * The join itself is libustack's (libustack/src/join.c, linked
  * in statically, its symbols hidden): every record this plugin sees goes
  * to ustack_join_add_record(), and the events it delivers while a record
  * is fed are printed with that record.  Matching is by (pid, cookie),
@@ -75,7 +75,7 @@
 #include <event-utils.h>
 #include <kbuffer.h>
 
-#include "tracefs-ext.h"
+#include "ustack.h"
 
 #define UD_ALIAS		"unwind_deferred"
 #define UD_MAX_EVENT_FRAMES	512	/* kernel frames printed per cookie */
@@ -193,7 +193,7 @@ struct ud_state {
 	struct ud_wrap		*wraps;
 	struct ud_cpu		**cpus;
 	int			nr_cpus;
-	/* libtracefs-ext's join; join_failed: the formats are not its */
+	/* libustack's join; join_failed: the formats are not its */
 	struct ustack_join	*join;
 	int			join_failed;
 	/* what the join delivered while the current record was fed */
@@ -295,7 +295,7 @@ static enum ud_role event_role(struct tep_event *event)
 /* ------------------------------------------------------------------ */
 /* The join. */
 
-/* libtracefs-ext's messages (a bad format, say): one line, ours */
+/* libustack's messages (a bad format, say): one line, ours */
 int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -727,7 +727,7 @@ static void say_hiding_at_exit(void)
 }
 
 /*
- * The symbols of the user frames: libtracefs-ext's, from the maps saved
+ * The symbols of the user frames: libustack's, from the maps saved
  * in the trace file and the binaries next to it (or under symdir), the
  * same lookup as the ustack tool and the series' trace-cmd report.  When
  * they cannot be had, one line on stderr says why, and the user frames
@@ -800,7 +800,7 @@ static void print_ts(struct trace_seq *s, struct tep_handle *tep,
 /*
  * One delivered event, in the layout of trace-cmd report with the
  * series: a line naming the event (it was printed before: the user stack
- * comes after it), then its stacks, as libtracefs-ext prints them.
+ * comes after it), then its stacks, as libustack prints them.
  */
 static void print_del(struct ud_state *st, struct trace_seq *s,
 		      const struct ud_del *d, struct ustack_syms *syms)

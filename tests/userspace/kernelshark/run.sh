@@ -7,7 +7,7 @@
 # writing the stack view's text, following the view's link to the user
 # stack's row and coming back.  Then:
 #  - the view of an asking event of a recorded fixture: kernel frames
-#    first, then the named user frames, the same as libtracefs-ext's
+#    first, then the named user frames, the same as libustack's
 #    ustack prints for that event; the workload's names in order;
 #  - the link goes to the user_stack_deferred row, whose view lists the
 #    events it completes;
@@ -84,8 +84,8 @@ check "links move marker A with KernelShark's markEntryA()" \
 	bash -c "nm -D --undefined-only '$KSDIR/plugin-unwind_stack.so' | grep -q ' _Z10markEntryAPvPK12kshark_entry\$'"
 check "the libtraceevent plugin builds (KernelShark runs with it, as users do)" \
 	make -C "$REPO/trace-cmd/plugins" -s
-check "ustack (libtracefs-ext) builds, to compare with" \
-	make -s -C "$REPO/libtracefs-ext" OUT="$WORK/lib" all
+check "ustack (libustack) builds, to compare with" \
+	make -s -C "$REPO/libustack" OUT="$WORK/lib" all
 USTACK=$WORK/lib/ustack
 O=$WORK/o
 mkdir -p "$O"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * The small test harness shared by the libtracefs-ext unit tests:
+ * The small test harness shared by the libustack unit tests:
  * begin() a test, CHECK() conditions, end() it; failures counts the
  * failed tests.  Each test program includes it once.
  */

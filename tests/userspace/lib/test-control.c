@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tracefs-ext.h"
+#include "ustack.h"
 
 #include "check.h"
 

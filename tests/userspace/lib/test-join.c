@@ -16,10 +16,6 @@
 #include "ustack-local.h"
 #include "unwind-record.h"
 
-/* compat.c: ustack_join_get_stats@LIBTRACEFS_EXT_1.0 */
-int __ustack_join_get_stats_1_0(struct ustack_join *join,
-				struct ustack_join_stats *stats);
-
 #define MAX_GOT	256
 
 struct got {
@@ -519,28 +515,6 @@ static void test_lost(void)
 	end();
 }
 
-static void test_lost_compat(void)
-{
-	struct ustack_join_stats st;
-	struct ustack_join *j;
-	struct log l;
-
-	begin("1.0/1.1 joins: a lost stack is delivered as never-arrived");
-	j = new_join(&l);
-	ustack_join_set_compat(j);
-	ev(j, 0, 47, 1);
-	ckx(j, 0, 47, 0xc, 1, 0x7000, USTACK_COOKIE_NO_USER_STACK);
-	CHECK(l.n == 1 && l.g[0].status == USTACK_NEVER_ARRIVED &&
-	      !(l.g[0].flags & USTACK_EV_EVICTED), "status %d",
-	      l.n ? (int)l.g[0].status : -1);
-	ustack_join_flush(j);
-	ustack_join_get_stats(j, &st);
-	CHECK(st.lost == 0 && st.never_arrived == 1, "lost %llu never %llu",
-	      st.lost, st.never_arrived);
-	ustack_join_free(j);
-	end();
-}
-
 static void test_late_flag(void)
 {
 	struct ustack_join_stats st;
@@ -595,7 +569,7 @@ static void test_unwinder(void)
 	struct log l;
 	size_t i;
 
-	begin("unwinder (1.6): the record's UNWIND_FP and UNWIND_SFRAME, named");
+	begin("unwinder: the record's UNWIND_FP and UNWIND_SFRAME, named");
 	j = new_join(&l);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		ev(j, 0, 60 + i, 1);
@@ -1044,7 +1018,7 @@ static void test_records_good(const char *dir)
 	CHECK(!st.malformed && !st.bad_kernel_frames && !st.bad_user_frames,
 	      "good records counted as damage: %llu malformed, %llu/%llu frames",
 	      st.malformed, st.bad_kernel_frames, st.bad_user_frames);
-	/* since 1.6: the unwinder flags (bits 2 and 3), none above */
+	/* the unwinder flags (bits 2 and 3), none above */
 	g = find(&e.l, 1234, ID_ENTER);
 	CHECK(g && !g->unwinder, "no unwinder flag: unwinder 0x%x",
 	      g ? g->unwinder : 0);
@@ -1092,7 +1066,7 @@ static void test_records_offsets(const char *dir)
 	struct rec_env e;
 	struct got *g;
 
-	begin("offsets (1.4): the event's, its cookie record's, its user stack's");
+	begin("offsets: the event's, its cookie record's, its user stack's");
 	if (env_open(&e, dir)) {
 		end();
 		return;
@@ -1260,19 +1234,6 @@ static void test_records_damage(const char *dir)
 	g = e.l.n ? &e.l.g[e.l.n - 1] : NULL;
 	CHECK(g && g->pid == 77 && g->nr_k == 3 && g->nr_u == 3,
 	      "the damaged event is delivered as it is");
-	{
-		/* the 1.0 ABI: the structure ends at peak_events */
-		unsigned char raw[sizeof(st)];
-		size_t old = offsetof(struct ustack_join_stats,
-				      bad_kernel_frames);
-
-		memset(raw, 0xa5, sizeof(raw));
-		CHECK(__ustack_join_get_stats_1_0(e.j, (void *)raw) == 0,
-		      "1.0 get_stats");
-		CHECK(!memcmp(raw, &st, old) && raw[old] == 0xa5 &&
-		      raw[sizeof(raw) - 1] == 0xa5,
-		      "1.0 get_stats writes past the 1.0 structure");
-	}
 	env_close(&e);
 	end();
 }
@@ -1382,7 +1343,6 @@ int main(int argc, char **argv)
 	test_truncated();
 	test_cookie_kernel();
 	test_lost();
-	test_lost_compat();
 	test_late_flag();
 	test_unwinder();
 	test_kthread();

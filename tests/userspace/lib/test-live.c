@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracefs-ext.h"
+#include "ustack.h"
 
 struct log {
 	int	pid;

@@ -25,7 +25,7 @@
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
 
-#include "tracefs-ext.h"
+#include "ustack.h"
 
 #include "check.h"
 

@@ -6,7 +6,7 @@ Usage: readers.py USTACK_RAW_OUT KSHARK_OUT
        readers.py --named USTACK_OUT TCREPORT_OUT
        readers.py --plugin USTACK_OUT REPORT_OUT
 
-  USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libtracefs-ext's tool)
+  USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libustack's tool)
   KSHARK_OUT      `kshark_stack PLUGIN.so TRACE.dat ftrace/user_stack_cookie`
                   (the KernelShark plugin's merged stack of each cookie
                   record, i.e. of each request)

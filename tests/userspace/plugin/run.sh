@@ -380,7 +380,7 @@ export KS KSDIR
 export -f ks_run
 check "KernelShark plugin, its test build and kshark_stack build (libkshark 2.2)" \
 	make -C "$KSDIR" -s clean all test
-check "KernelShark plugin: libtracefs-ext's join linked in, none of it exported" \
+check "KernelShark plugin: libustack's join linked in, none of it exported" \
 	sh -c "nm '$KSDIR/plugin-unwind_stack.so' | grep -q ' t ustack_join_add_record\$' &&
 	       test \"\$(nm -D --defined-only '$KSDIR/plugin-unwind_stack.so' |
 			awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ')\" = \
@@ -463,7 +463,7 @@ for f in "${fixtures[@]}"; do
 done
 
 # ------------------------------------------------- every reader, one answer
-# The three readers (ustack from libtracefs-ext, trace-cmd report with the
+# The three readers (ustack from libustack, trace-cmd report with the
 # libtraceevent plugin, the KernelShark plugin through kshark_stack) must
 # see the same requests in every fixture, normalised by readers.py: the
 # KernelShark plugin the tool's (pid, cookie, asking event, kernel frames,
@@ -502,15 +502,15 @@ export -f plugin_names
 [ -f "$FIXTURES/trigger-getppid.dat" ] &&
 	check "plugin: user frames named from the trace's maps and binaries; -O symdir= and -O file= honoured" \
 		plugin_names
-check "ustack (libtracefs-ext) builds, for the comparison of readers" \
-	make -s -C "$REPO/libtracefs-ext" OUT="$WORK/lib" all
+check "ustack (libustack) builds, for the comparison of readers" \
+	make -s -C "$REPO/libustack" OUT="$WORK/lib" all
 for f in "${fixtures[@]}"; do
 	check "every reader (ustack, trace-cmd report, KernelShark) sees the same requests in $(basename "$f")" \
 		readers_agree "$f"
 done
 
 # trace-cmd 3.4 with our series prints the stacks under each event, user
-# frames named through libtracefs-ext's symbols: the same requests, the
+# frames named through libustack's symbols: the same requests, the
 # same names, as the tool (readers.py --named).  The binaries sit next to
 # the fixtures, where both look by default.
 TCR=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tc-build.log") || TCR=

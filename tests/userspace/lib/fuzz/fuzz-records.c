@@ -4,7 +4,7 @@
  * structure-aware.  Records are built with the event formats of trace.dat
  * files (FUZZ_FORMATS, a colon-separated list, each opened once) and fed
  * to ustack_join_add_record(), which decodes them with
- * libtracefs-ext/src/unwind-record.h and feeds the join.
+ * libustack/src/unwind-record.h and feeds the join.
  *
  * Raw bytes alone rarely make a cookie of one record match the cookie and
  * task of another, so most operations build well-formed records whose

@@ -49,7 +49,7 @@
 #ifdef FUZZ_REPORT
 #include <stdarg.h>
 #include "trace-local.h"
-#include <tracefs-ext.h>
+#include <ustack.h>
 
 #define FUZZ_NAME	"fuzz-report"
 #define MAX_SPANS	256

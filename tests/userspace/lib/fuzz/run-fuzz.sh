@@ -27,7 +27,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../../.." && pwd)
-LIB=$REPO/libtracefs-ext
+LIB=$REPO/libustack
 B=$1/fuzz
 SEEDS=$2
 SECS=${3:-30}

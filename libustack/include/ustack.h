@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * libustack: deferred user-space stack traces for ftrace.
+ *
+ * Control of the stacktrace:defer trigger and the userstacktrace_defer
+ * option, a join of each event with its kernel stack and its deferred
+ * user stack, sources reading live from tracefs or from a trace.dat file,
+ * and symbol resolution of the frames.
+ *
+ * Every function that can fail returns -1 (or NULL) and sets errno.
+ */
+#ifndef _USTACK_H
+#define _USTACK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <event-parse.h>
+#include <tracefs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define USTACK_VERSION_MAJOR	1
+#define USTACK_VERSION_MINOR	0
+
+/* Messages of the library go to stderr at or below this level. */
+void ustack_set_loglevel(enum tep_loglevel level);
+/* Prints them; weak: a program may define its own. */
+int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
+
+/* ---- control (ustack_control(3)) ---- */
+
+enum ustack_support {
+	/* events/ftrace/user_stack_cookie and user_stack_deferred exist */
+	USTACK_SUPPORT_EVENTS	= 1 << 0,
+	/* options/userstacktrace_defer exists in the instance */
+	USTACK_SUPPORT_OPTION	= 1 << 1,
+	/* the tracefs README documents the stacktrace:defer trigger */
+	USTACK_SUPPORT_TRIGGER	= 1 << 2,
+};
+
+int ustack_kernel_support(struct tracefs_instance *instance);
+bool ustack_kernel_supported(struct tracefs_instance *instance);
+
+int ustack_trigger_enable(struct tracefs_instance *instance,
+			  const char *system, const char *event,
+			  int count, const char *filter);
+int ustack_trigger_disable(struct tracefs_instance *instance,
+			   const char *system, const char *event);
+int ustack_trigger_is_enabled(struct tracefs_instance *instance,
+			      const char *system, const char *event);
+
+int ustack_option_enable(struct tracefs_instance *instance);
+int ustack_option_disable(struct tracefs_instance *instance);
+int ustack_option_is_enabled(struct tracefs_instance *instance);
+
+/* ---- join (ustack_join(3)) ---- */
+
+enum ustack_status {
+	/* the user stack arrived, complete */
+	USTACK_COMPLETE		= 0,
+	/* the user stack arrived but the kernel cut it short */
+	USTACK_TRUNCATED,
+	/* the user stack arrived with no frames (the unwind failed) */
+	USTACK_EMPTY,
+	/* a cookie was recorded but its user stack never arrived
+	 * (tracing stopped first, events were lost, or it was evicted) */
+	USTACK_NEVER_ARRIVED,
+	/* no cookie: a kernel thread or user worker, or an event that
+	 * did not ask for a user stack */
+	USTACK_NO_COOKIE,
+	/* the kernel could not ask for the user stack and said so in the
+	 * cookie record (NO_USER_STACK); none will come */
+	USTACK_LOST,
+};
+
+const char *ustack_status_name(enum ustack_status status);
+
+/* ustack_event.flags */
+enum {
+	/* a late request: asked after its kernel entry's user stack was
+	 * taken, and given that stack, by the join (the cookie had been
+	 * delivered already) or by the kernel from the task's cache (the
+	 * user stack record's LATE flag) */
+	USTACK_EV_LATE		= 1 << 0,
+	/* NEVER_ARRIVED because the memory limit pushed it out */
+	USTACK_EV_EVICTED	= 1 << 1,
+	/* with USTACK_JOIN_UNSEEN_EVENTS: the request's cookie
+	 * record is in the trace but not the event that asked (filtered
+	 * out, or not read); event is NULL and record is the cookie record */
+	USTACK_EV_UNSEEN	= 1 << 2,
+};
+
+struct ustack_event {
+	const char		*instance;	/* "" for the top instance */
+	struct tep_handle	*tep;		/* may be NULL */
+	struct tep_event	*event;		/* format of the event, or NULL */
+	struct tep_record	*record;	/* a copy of the event (of its
+					 * cookie record: USTACK_EV_UNSEEN) */
+	unsigned long long	ts;
+	int			cpu;
+	int			pid;		/* thread id (common_pid) */
+	int			tgid;		/* -1 unless the user stack came */
+	unsigned long long	cookie;		/* 0 when none */
+	enum ustack_status	status;
+	unsigned int		flags;
+	int			nr_kernel;
+	const unsigned long long *kernel;	/* innermost first */
+	int			nr_user;
+	const unsigned long long *user;		/* innermost first */
+	/* the frames the unwinder found, more than nr_user when
+	 * the status is USTACK_TRUNCATED; 0 unless the user stack came */
+	unsigned int		depth;
+	/* where the records of this request are, as the reader
+	 * gave them in tep_record.offset (in a trace.dat, the file offset,
+	 * for tracecmd_read_at() or a KernelShark entry's offset); 0 when
+	 * there is no such record.  record->offset is the event's own (its
+	 * cookie record's with USTACK_EV_UNSEEN). */
+	unsigned long long	cookie_offset;	/* its user_stack_cookie */
+	unsigned long long	stack_offset;	/* the user_stack_deferred
+						 * whose frames are user[] */
+	/* USTACK_UNWINDER_* bits, from the user stack record;
+	 * 0 unless the user stack came */
+	unsigned int		unwinder;
+};
+
+/*
+ * ustack_event.unwinder: which user unwinders found frames
+ * below the topmost one, as the kernel says in the user stack record
+ * (its flags UNWIND_FP and UNWIND_SFRAME).  0: only the interrupted
+ * address, a failed unwind, or a kernel that does not say.
+ */
+enum {
+	USTACK_UNWINDER_FP	= 1 << 0,	/* frame pointers */
+	USTACK_UNWINDER_SFRAME	= 1 << 1,	/* .sframe sections */
+};
+
+/* "sframe", "sframe+fp", "fp" or "" (none said) */
+const char *ustack_unwinder_name(unsigned int unwinder);
+
+/* Return 0 to go on, non-zero to stop the source that feeds the join. */
+typedef int (*ustack_join_cb)(const struct ustack_event *ev, void *data);
+
+struct ustack_join_stats {
+	unsigned long long	records;	/* records fed */
+	unsigned long long	delivered;	/* events delivered */
+	unsigned long long	complete;
+	unsigned long long	truncated;
+	unsigned long long	empty;
+	unsigned long long	never_arrived;
+	unsigned long long	no_cookie;
+	unsigned long long	evicted;	/* part of never_arrived */
+	unsigned long long	late;		/* served from the entry cache */
+	unsigned long long	early_stacks;	/* user stack before its cookie */
+	unsigned long long	orphan_stacks;	/* user stacks nobody asked for */
+	unsigned long long	stray;		/* stack/cookie without an event */
+	unsigned long long	pending_cookies;	/* now */
+	unsigned long long	pending_events;		/* now */
+	unsigned long long	peak_cookies;
+	unsigned long long	peak_events;
+	/* signs of a damaged trace */
+	unsigned long long	bad_kernel_frames;	/* not kernel text */
+	unsigned long long	bad_user_frames;	/* not a user address */
+	unsigned long long	malformed;	/* records at odds with their format */
+	/* USTACK_LOST, the kernel said no user stack would come */
+	unsigned long long	lost;
+	unsigned long long	reserved[4];	/* zero; room to grow */
+};
+
+/*
+ * ustack_frame_plausible(): which side of the address space, and (or'd
+ * in) whose rules: x86-64 unless USTACK_FRAME_S390X
+ */
+enum {
+	USTACK_FRAME_USER	= 0,
+	USTACK_FRAME_KERNEL	= 1,
+	USTACK_FRAME_S390X	= 2,
+};
+
+int ustack_frame_plausible(unsigned long long addr, int kernel);
+
+/**
+ * ustack_frame_arch - the ustack_frame_plausible() rules of a trace
+ * @tep: the event formats the trace was read with
+ *
+ * A 64-bit big-endian trace is s390x's (the only such architecture with
+ * deferred user stacks).
+ *
+ * Returns USTACK_FRAME_S390X for such a trace, else 0 (x86-64's rules).
+ */
+static inline int ustack_frame_arch(struct tep_handle *tep)
+{
+	return tep && tep_is_file_bigendian(tep) && tep_get_long_size(tep) == 8 ?
+	       USTACK_FRAME_S390X : 0;
+}
+
+/*
+ * A kernel frame inside an ftrace trampoline: the kernel writes this
+ * instead of the address (its FTRACE_TRAMPOLINE_MARKER, INT_MAX).  It is
+ * plausible, but no address to look up.
+ */
+#define USTACK_FTRACE_TRAMPOLINE	0x7fffffffULL
+
+/* how the printers show such a frame, and one that cannot be
+ * a return address (after its address) */
+#define USTACK_TRAMPOLINE_TEXT		"[ftrace trampoline]"
+#define USTACK_BAD_FRAME_TEXT		"[not an address]"
+
+/* ustack_join_set_flags() */
+enum {
+	/* also deliver events that have neither kernel stack nor cookie */
+	USTACK_JOIN_ALL_EVENTS	= 1 << 0,
+	/* also deliver a cookie record whose asking event is not
+	 * in the trace, as an event of its own (USTACK_EV_UNSEEN) */
+	USTACK_JOIN_UNSEEN_EVENTS = 1 << 1,
+};
+
+#define USTACK_DEFAULT_MAX_COOKIES	65536
+#define USTACK_DEFAULT_MAX_EVENTS	(1 << 20)
+#define USTACK_DEFAULT_MAX_TASKS	4096
+/* the events per CPU that the join keeps open for the cookie
+ * record that may follow (the newest of its task is the one that asked) */
+#define USTACK_JOIN_MAX_OPEN		8
+
+struct ustack_join;
+
+struct ustack_join *ustack_join_alloc(struct tep_handle *tep,
+				      ustack_join_cb cb, void *data);
+void ustack_join_free(struct ustack_join *join);
+int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
+			   size_t max_events, size_t max_tasks);
+int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
+int ustack_join_set_instance(struct ustack_join *join, const char *name);
+int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
+int ustack_join_flush(struct ustack_join *join);
+/* how the join holds the event of the record at offset on
+ * cpu; 0 when it does not (delivered, dropped, never seen) */
+enum {
+	USTACK_HELD_OPEN	= 1,	/* nothing attached yet */
+	USTACK_HELD_KERNEL	= 2,	/* its kernel stack, no cookie */
+	USTACK_HELD_PENDING	= 3,	/* waits for its user stack */
+};
+int ustack_join_holds(struct ustack_join *join, int cpu,
+		      unsigned long long offset);
+int ustack_join_get_stats(struct ustack_join *join,
+			  struct ustack_join_stats *stats);
+
+/* ---- sources (ustack_file(3), ustack_live(3)) ---- */
+
+struct tracecmd_input;
+struct ustack_file;
+
+struct ustack_file *ustack_file_open(const char *path);
+void ustack_file_close(struct ustack_file *file);
+struct tep_handle *ustack_file_tep(struct ustack_file *file);
+struct tracecmd_input *ustack_file_handle(struct ustack_file *file);
+int ustack_file_instances(struct ustack_file *file);
+const char *ustack_file_instance_name(struct ustack_file *file, int index);
+int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
+			   size_t max_events, size_t max_tasks);
+int ustack_file_set_flags(struct ustack_file *file, unsigned int flags);
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats);
+
+struct ustack_live;
+
+struct ustack_live *ustack_live_open(struct tracefs_instance *instance,
+				     ustack_join_cb cb, void *data);
+void ustack_live_close(struct ustack_live *live);
+struct tep_handle *ustack_live_tep(struct ustack_live *live);
+struct ustack_join *ustack_live_join(struct ustack_live *live);
+int ustack_live_read(struct ustack_live *live);
+int ustack_live_run(struct ustack_live *live, int duration_ms);
+void ustack_live_stop(struct ustack_live *live);
+int ustack_live_flush(struct ustack_live *live);
+
+/* ---- symbols (ustack_syms(3)) ---- */
+
+struct ustack_sym {
+	const char		*name;		/* symbol, NULL when unknown */
+	unsigned long long	offset;		/* from name, or from file base */
+	const char		*file;		/* mapped file, NULL if no map */
+	unsigned long long	file_addr;	/* address in the file's terms */
+};
+
+struct ustack_syms;
+
+struct ustack_syms *ustack_syms_alloc(void);
+void ustack_syms_free(struct ustack_syms *syms);
+int ustack_syms_add_map(struct ustack_syms *syms, int pid,
+			unsigned long long start, unsigned long long end,
+			unsigned long long pgoff, const char *file);
+int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
+int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
+int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir);
+int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
+/*
+ * Maps kept by the caller.  Fills @map for the file mapped at
+ * @addr in process @pid and returns 1, or returns 0 (no mapping there).
+ */
+struct ustack_map {
+	const char		*file;		/* the file's name */
+	unsigned long long	lowest;		/* start of its lowest mapping
+						 * in the process */
+	const char		*build_id;	/* hex, as recorded; NULL if
+						 * unknown */
+	/* the mapping that holds the address, 0 if not said
+	 * (the library clears the struct before the call) */
+	unsigned long long	start;
+	unsigned long long	end;
+};
+typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
+			       struct ustack_map *map);
+int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
+			     void *data);
+int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
+int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym);
+int ustack_syms_resolve_kernel(struct ustack_syms *syms,
+			       unsigned long long addr, struct ustack_sym *sym);
+int ustack_syms_format(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, char *buf, size_t size);
+/* with debug info, the inlined frames (one line each) and the
+ * source line after the frame */
+int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
+			     unsigned long long addr, char *buf, size_t size);
+int ustack_syms_format_kernel(struct ustack_syms *syms,
+			      unsigned long long addr, char *buf, size_t size);
+int ustack_syms_errors(struct ustack_syms *syms);
+
+/* ---- records (ustack_record(3)) ---- */
+
+/*
+ * The records of deferred user stacks (Documentation/contract.md), in
+ * the ftrace system: a user_stack_cookie right after the event that
+ * asked (its cookie, its kernel stack), later one user_stack_deferred
+ * per (instance, cookie) (the user frames).
+ */
+#define USTACK_RECORD_SYSTEM		"ftrace"
+#define USTACK_RECORD_COOKIE		"user_stack_cookie"
+#define USTACK_RECORD_STACK		"user_stack_deferred"
+
+/* ustack_record.flags of a user_stack_cookie: no user stack will follow */
+#define USTACK_COOKIE_NO_USER_STACK	(1U << 0)
+/* ustack_record.flags of a user_stack_deferred (others are reserved) */
+#define USTACK_STACK_TRUNCATED		(1U << 0)	/* depth > frames */
+#define USTACK_STACK_LATE		(1U << 1)	/* the task's cache */
+#define USTACK_STACK_UNWIND_FP		(1U << 2)	/* see unwinder */
+#define USTACK_STACK_UNWIND_SFRAME	(1U << 3)
+
+/* One of the two records, decoded */
+struct ustack_record {
+	unsigned long long	cookie;
+	unsigned int		flags;		/* USTACK_COOKIE_*, _STACK_* */
+	int			tgid;		/* user_stack_deferred; else 0 */
+	/* user_stack_deferred: the frames the unwinder found (nr when
+	 * the record does not say) */
+	unsigned long long	depth;
+	/* the frames in the record (kernel, or user): -1 when its array
+	 * is missing or lies outside the record */
+	int			nr;
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
+};
+
+int ustack_record_parse(struct tep_event *event, struct tep_record *record,
+			struct ustack_record *rec, unsigned long long *frames,
+			int max);
+int ustack_record_prerelease(struct tep_handle *tep);
+int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
+
+/* ---- printing (ustack_print(3)) ---- */
+
+struct trace_seq;
+
+/* ustack_frame_print() and ustack_event_print() flags */
+enum {
+	/* a kernel frame (ustack_frame_print() only) */
+	USTACK_PRINT_KERNEL	= 1 << 0,
+	/* addresses only, no names */
+	USTACK_PRINT_RAW	= 1 << 1,
+	/* a frame that cannot be a return address: its address, marked
+	 * USTACK_BAD_FRAME_TEXT (ustack_frame_print() only) */
+	USTACK_PRINT_CHECK	= 1 << 2,
+	/* a kernel frame as trace-cmd prints kernel stacks: "func+0xoff
+	 * (addr)", "addr" when unnamed (ustack_frame_print() only) */
+	USTACK_PRINT_ADDR	= 1 << 3,
+	/* a user frame with its inlined functions and source line, one
+	 * line each (ustack_frame_print(), and ustack_event_print() with
+	 * USTACK_PRINT_LIST) */
+	USTACK_PRINT_LINES	= 1 << 4,
+	/* the ustack tool's layout, not trace-cmd report's
+	 * (ustack_event_print() only) */
+	USTACK_PRINT_LIST	= 1 << 5,
+	/* trace-cmd report's layout without the lines that head the
+	 * kernel and the user frames (ustack_event_print() only) */
+	USTACK_PRINT_FRAMES	= 1 << 6,
+};
+
+int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
+		       struct tep_handle *tep, int pid,
+		       unsigned long long addr, unsigned int flags);
+int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
+		       struct ustack_syms *syms, unsigned int flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _USTACK_H */

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Source: a trace.dat file read with libtracecmd.  Each buffer instance
+ * of the file is its own stream with its own join; the records of a
+ * stream are merged across CPUs in time order by libtracecmd.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <trace-cmd.h>
+
+#include "ustack-local.h"
+#include "tracecmd-compat.h"
+#include "unwind-record.h"
+
+struct ustack_file {
+	struct tracecmd_input	*handle;
+	char			*path;
+	size_t			max_cookies;
+	size_t			max_events;
+	size_t			max_tasks;
+	unsigned int		flags;
+	bool			used;
+};
+
+#ifdef USTACK_PROBE_OPEN
+/*
+ * libtracecmd 3.1.6 (tracecmd-compat.h): a file is first opened in a
+ * child process, with its buffer instances (whose opening had the same
+ * problem): if that fails or crashes, the file is reported as unreadable
+ * and this process never touches it.
+ */
+static int probe_open(const char *path)
+{
+	struct tracecmd_input *h;
+	int status, i, n;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* cannot probe: try for real */
+	if (!pid) {
+		/* die quietly: no crash handler of the parent's */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!h)
+			_exit(1);
+		n = tracecmd_buffer_instances(h);
+		for (i = 0; i < n; i++) {
+			struct tracecmd_input *b;
+
+			b = tracecmd_buffer_instance_handle(h, i);
+			if (!b)
+				_exit(1);
+			tracecmd_close(b);
+		}
+		tracecmd_close(h);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return -1;
+}
+#else
+static int probe_open(const char *path)
+{
+	(void)path;
+	return 0;
+}
+#endif
+
+/**
+ * ustack_file_open - open a trace.dat file to join its events
+ * @path: the file that trace-cmd record wrote
+ *
+ * Built against libtracecmd 3.1.6, the file is first opened by a child
+ * process, so that a damaged file that crashes that libtracecmd only
+ * fails the call.
+ *
+ * Returns the file (ustack_file_close() closes it), or NULL with errno
+ * set: ENOTSUP for a trace of the pre-release kernel series, EINVAL for a
+ * file that is not a readable trace.dat (or not a regular file), or that
+ * of stat(2).
+ */
+struct ustack_file *ustack_file_open(const char *path)
+{
+	struct stat st;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (stat(path, &st) < 0) {
+		err = errno;
+		ustack_err("%s: %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ustack_err("%s: not a regular file", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (probe_open(path) < 0) {
+		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
+			   path);
+		errno = EINVAL;
+		return NULL;
+	}
+	return ustack_file_open_probed(path);
+}
+
+/*
+ * Open a file that a child process has opened already without crashing
+ * (or whose headers are known to be intact, as in the fuzz target, which
+ * damages ring-buffer pages only): no probe.
+ */
+struct ustack_file *ustack_file_open_probed(const char *path)
+{
+	struct ustack_file *file;
+	int err;
+
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return NULL;
+	file->path = strdup(path);
+	if (!file->path)
+		goto fail;
+	/* the join decodes the fields itself: no print plugins needed */
+	file->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!file->handle) {
+		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
+			   path);
+		errno = EINVAL;
+		goto fail;
+	}
+	if (!tracecmd_get_tep(file->handle)) {
+		ustack_err("%s: no event formats", path);
+		errno = EINVAL;
+		goto fail;
+	}
+	if (unwind_rec_prerelease(tracecmd_get_tep(file->handle))) {
+		ustack_err("%s: " UNWIND_REC_PRERELEASE_MSG, path);
+		errno = ENOTSUP;
+		goto fail;
+	}
+	return file;
+fail:
+	err = errno;
+	ustack_file_close(file);
+	errno = err;
+	return NULL;
+}
+
+/**
+ * ustack_file_close - close a trace.dat file
+ * @file: the file, or NULL
+ */
+void ustack_file_close(struct ustack_file *file)
+{
+	if (!file)
+		return;
+	if (file->handle)
+		tracecmd_close(file->handle);
+	free(file->path);
+	free(file);
+}
+
+/**
+ * ustack_file_tep - the event formats of a trace.dat file
+ * @file: the file
+ *
+ * Returns the tep_handle of its top buffer (the file keeps it), or NULL
+ * with errno EINVAL for a NULL @file.
+ */
+struct tep_handle *ustack_file_tep(struct ustack_file *file)
+{
+	if (!file) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return tracecmd_get_tep(file->handle);
+}
+
+/**
+ * ustack_file_handle - the libtracecmd handle of a trace.dat file
+ * @file: the file
+ *
+ * Returns the handle (the file keeps it; reading from it moves what
+ * ustack_file_iterate() reads), or NULL with errno EINVAL.
+ */
+struct tracecmd_input *ustack_file_handle(struct ustack_file *file)
+{
+	if (!file) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return file->handle;
+}
+
+/**
+ * ustack_file_instances - how many buffers a trace.dat file has
+ * @file: the file
+ *
+ * Index 0 is the top instance, 1 and on the buffer instances recorded
+ * with trace-cmd record -B.
+ *
+ * Returns the count (at least 1), or -1 with errno EINVAL.
+ */
+int ustack_file_instances(struct ustack_file *file)
+{
+	int n;
+
+	if (!file) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = tracecmd_buffer_instances(file->handle);
+	return n < 0 ? 1 : n + 1;
+}
+
+/**
+ * ustack_file_instance_name - the name of a buffer of a trace.dat file
+ * @file: the file
+ * @index: the buffer, 0 for the top instance
+ *
+ * Returns its name ("" for the top instance), or NULL with errno EINVAL
+ * for a bad argument.
+ */
+const char *ustack_file_instance_name(struct ustack_file *file, int index)
+{
+	if (!file || index < 0 || index >= ustack_file_instances(file)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!index)
+		return "";
+	return tracecmd_buffer_instance_name(file->handle, index - 1);
+}
+
+/**
+ * ustack_file_set_limits - the limits of the joins of ustack_file_iterate()
+ * @file: the file
+ * @max_cookies: as for ustack_join_set_limits(), 0 to keep the default
+ * @max_events: as for ustack_join_set_limits(), 0 to keep the default
+ * @max_tasks: as for ustack_join_set_limits(), 0 to keep the default
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @file.
+ */
+int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
+			   size_t max_events, size_t max_tasks)
+{
+	if (!file) {
+		errno = EINVAL;
+		return -1;
+	}
+	file->max_cookies = max_cookies;
+	file->max_events = max_events;
+	file->max_tasks = max_tasks;
+	return 0;
+}
+
+/**
+ * ustack_file_set_flags - the flags of the joins of ustack_file_iterate()
+ * @file: the file
+ * @flags: as for ustack_join_set_flags()
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @file or an unknown flag.
+ */
+int ustack_file_set_flags(struct ustack_file *file, unsigned int flags)
+{
+	if (!file ||
+	    (flags & ~(USTACK_JOIN_ALL_EVENTS | USTACK_JOIN_UNSEEN_EVENTS))) {
+		errno = EINVAL;
+		return -1;
+	}
+	file->flags = flags;
+	return 0;
+}
+
+struct iter_ctx {
+	const char		*path;
+	struct ustack_join	*join;
+	int			ret;
+};
+
+static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
+		   int cpu, void *data)
+{
+	struct iter_ctx *ctx = data;
+	int ret;
+
+	(void)cpu;
+	/* libtracecmd 1.3 may call again after we asked it to stop */
+	if (ctx->ret)
+		return 1;
+	if (ustack_record_check(tracecmd_get_tep(handle), record)) {
+		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
+			   ctx->path, record->offset, record->size);
+		errno = EINVAL;
+		ctx->ret = -1;
+		return 1;
+	}
+	ret = ustack_join_add_record(ctx->join, record);
+	if (ret) {
+		ctx->ret = ret;
+		return 1;	/* stop iterating */
+	}
+	return 0;
+}
+
+static void add_stats(struct ustack_join_stats *sum,
+		      const struct ustack_join_stats *s)
+{
+	unsigned long long *a = (unsigned long long *)sum;
+	const unsigned long long *b = (const unsigned long long *)s;
+	size_t i;
+
+	for (i = 0; i < sizeof(*s) / sizeof(*b); i++)
+		a[i] += b[i];
+}
+
+static int iterate_one(struct ustack_file *file, int index,
+		       ustack_join_cb cb, void *data,
+		       struct ustack_join_stats *stats)
+{
+	struct tracecmd_input *handle = file->handle;
+	struct ustack_join_stats st;
+	struct iter_ctx ctx = { 0 };
+	int ret;
+
+	if (index > 0) {
+		handle = tracecmd_buffer_instance_handle(file->handle,
+							 index - 1);
+		if (!handle) {
+			ustack_err("%s: cannot read buffer instance %d",
+				   file->path, index - 1);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	ctx.path = file->path;
+	ctx.join = ustack_join_alloc(tracecmd_get_tep(handle), cb, data);
+	if (!ctx.join) {
+		ret = -1;
+		goto out;
+	}
+	ustack_join_set_limits(ctx.join, file->max_cookies, file->max_events,
+			       file->max_tasks);
+	if (file->flags && ustack_join_set_flags(ctx.join, file->flags)) {
+		ret = -1;
+		goto out_join;
+	}
+	ustack_join_set_instance(ctx.join,
+				 ustack_file_instance_name(file, index));
+	ret = tracecmd_iterate_events(handle, NULL, 0, iter_cb, &ctx);
+	if (ctx.ret < 0) {
+		ret = -1;
+	} else {
+		if (ret < 0) {
+			ustack_err("%s: error reading the trace data",
+				   file->path);
+			errno = EINVAL;
+		}
+		/* deliver what is left, even after a read error */
+		if (ustack_join_flush(ctx.join) < 0)
+			ret = -1;
+		else if (ret >= 0)
+			ret = ctx.ret;
+	}
+	if (stats && !ustack_join_get_stats(ctx.join, &st))
+		add_stats(stats, &st);
+out_join:
+	ustack_join_free(ctx.join);
+out:
+	if (handle != file->handle)
+		tracecmd_close(handle);
+	return ret;
+}
+
+/**
+ * ustack_file_iterate - join the events of a trace.dat file
+ * @file: the file
+ * @index: the buffer to read, or -1 for all of them, one after the other
+ * @cb: called with each event and its stacks
+ * @data: passed to @cb
+ * @stats: where the joins' counts are added up, or NULL
+ *
+ * Each buffer is its own stream: its CPUs merged in time order, fed to a
+ * new join (the limits and flags of ustack_file_set_limits() and
+ * ustack_file_set_flags()) that is flushed at its end.  Iterating again
+ * reads the file from its start.
+ *
+ * Returns 0, the non-zero value of a callback that stopped, or -1 with
+ * errno set: EINVAL for a bad argument or a file that cannot be read
+ * again, or what the join gave.
+ */
+int ustack_file_iterate(struct ustack_file *file, int index,
+			ustack_join_cb cb, void *data,
+			struct ustack_join_stats *stats)
+{
+	int i, n, ret = 0;
+
+	if (!file || !cb) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = ustack_file_instances(file);
+	if (index >= n || index < -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (file->used) {
+		/* libtracecmd reads forward only: start over */
+		struct tracecmd_input *h = tracecmd_open(file->path,
+						TRACECMD_FL_LOAD_NO_PLUGINS);
+
+		if (!h) {
+			ustack_err("%s: cannot reopen", file->path);
+			errno = EINVAL;
+			return -1;
+		}
+		tracecmd_close(file->handle);
+		file->handle = h;
+	}
+	/* tracecmd_open() has read the headers and set up the data */
+	file->used = true;
+	for (i = 0; i < n; i++) {
+		if (index >= 0 && i != index)
+			continue;
+		ret = iterate_one(file, i, cb, data, stats);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * The mapping of a saved process map that holds @addr, and the start of
+ * that file's lowest mapping in the process: trace-cmd saves each map
+ * line on its own, so walk down while the name stays the same.
+ */
+static int file_find_map(void *data, int pid, unsigned long long addr,
+			 struct ustack_map *out)
+{
+	struct tracecmd_input *h = data;
+	struct tracecmd_proc_addr_map *m, *prev;
+	unsigned long long start;
+	const char *name;
+
+	m = tracecmd_search_task_map(h, pid, addr);
+	name = tracecmd_proc_addr_map_name(m);
+	if (!name)
+		return 0;
+	out->build_id = tracecmd_proc_addr_map_build_id(m);
+	out->start = tracecmd_proc_addr_map_start(m);
+	out->end = tracecmd_proc_addr_map_end(m);
+	start = out->start;
+	while (start > 0) {
+		prev = tracecmd_search_task_map(h, pid, start - 1);
+		if (!tracecmd_proc_addr_map_name(prev) ||
+		    strcmp(tracecmd_proc_addr_map_name(prev), name) ||
+		    tracecmd_proc_addr_map_start(prev) >= start)
+			break;
+		start = tracecmd_proc_addr_map_start(prev);
+	}
+	out->file = name;
+	out->lowest = start;
+	return 1;
+}
+
+/**
+ * ustack_syms_set_file - name frames with what a trace.dat file saved
+ * @syms: the symbols
+ * @file: the file
+ *
+ * Takes the process maps that trace-cmd record --proc-map (or -T) saved
+ * in @file, with their build IDs when recorded, through
+ * ustack_syms_set_map_func(); the file's kallsyms for kernel frames
+ * (ustack_syms_set_tep()); and the file's directory as a place to look
+ * for binaries (ustack_syms_add_trace_dir()).  @file must stay open while
+ * @syms is used.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL argument, ENOMEM).
+ */
+int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
+{
+	char *dir;
+	int ret;
+
+	if (!syms || !file) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ustack_syms_set_tep(syms, ustack_file_tep(file)))
+		return -1;
+	/*
+	 * binaries copied next to the trace file are found there, after
+	 * the recorded path
+	 */
+	dir = strdup(file->path);
+	if (!dir)
+		return -1;
+	ret = ustack_syms_add_trace_dir(syms, dirname(dir));
+	free(dir);
+	if (ret)
+		return -1;
+	return ustack_syms_set_map_func(syms, file_find_map, file->handle);
+}

@@ -1,0 +1,1226 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Symbols: user frames through the process maps (added by hand, read
+ * from /proc/PID/maps, or looked up by a function of the caller's: file.c
+ * gives the ones "trace-cmd record --proc-map" saves in trace.dat) and the ELF files they name, read with elfutils' libdwfl; kernel
+ * frames through kallsyms (saved in trace.dat, or /proc/kallsyms).
+ *
+ * Each ELF file is opened once and reported to its own Dwfl so that
+ * module addresses are the file's own virtual addresses (bias 0).  A
+ * runtime address is turned into a file address with the start of the
+ * lowest mapping of that file in the process, which is where its first
+ * PT_LOAD segment sits: file_addr = addr - lowest_start + first_load_vaddr.
+ * That holds for PIE executables and shared libraries (loaded anywhere)
+ * and for fixed-address executables (lowest_start == first_load_vaddr).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ustack-local.h"
+
+struct map {
+	unsigned long long	start;
+	unsigned long long	end;
+	unsigned long long	pgoff;
+	char			*name;
+};
+
+struct pid_maps {
+	int			pid;
+	int			nr;
+	struct map		*maps;		/* sorted by start */
+};
+
+struct elf_file {
+	struct elf_file		*next;
+	char			*name;		/* as named in the maps */
+	char			*build_id;	/* as recorded, or NULL */
+	bool			mismatch;	/* found, but not that build */
+	bool			misplaced;	/* found, but its segments do not
+						 * fit the recorded mappings */
+	char			*path;		/* where it was read */
+	Dwfl			*dwfl;
+	Dwfl_Module		*mod;
+	unsigned long long	low;
+	unsigned long long	high;
+	char			*tmp;		/* last unversioned name */
+};
+
+/*
+ * Resolved user addresses, direct-mapped by (pid, address): a trace
+ * repeats the same few stacks, and libdwfl's lookup is the cost of a
+ * report.  Cleared whenever the maps or the search directories change.
+ */
+#define CACHE_SLOTS	4096
+
+/* Why a file found under a mapping's name does not name its frames */
+enum {
+	MISMATCH_NONE,
+	MISMATCH_BUILD,		/* another build than the one recorded */
+	MISMATCH_LAYOUT,	/* its segments do not fit the mappings */
+	MISMATCH_UNREAD,	/* no file found (or readable) at all */
+};
+
+struct cached {
+	bool			valid;
+	int			pid;
+	unsigned long long	addr;
+	struct ustack_sym	sym;
+	char			*name;		/* sym.name points here */
+	int			mismatch;	/* MISMATCH_* */
+	struct elf_file		*file;		/* where it was found */
+	bool			src_done;	/* inl and line looked up */
+	char			*inl;		/* inlined frames, lines */
+	char			*line;		/* "file.c:42" */
+};
+
+struct ustack_syms {
+	struct tep_handle	*tep;
+	bool			own_tep;
+	ustack_map_func		map_func;	/* maps kept elsewhere */
+	void			*map_data;
+	struct pid_maps		*pids;
+	int			nr_pids;
+	char			**dirs;
+	int			nr_dirs;
+	char			**tdirs;	/* after the recorded path */
+	int			nr_tdirs;
+	struct elf_file		*files;
+	struct cached		*cache;
+	int			errors;
+};
+
+static void cached_reset(struct cached *c)
+{
+	free(c->name);
+	free(c->inl);
+	free(c->line);
+	memset(c, 0, sizeof(*c));
+}
+
+static void cache_clear(struct ustack_syms *syms)
+{
+	int i;
+
+	if (!syms->cache)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++)
+		cached_reset(&syms->cache[i]);
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf		= dwfl_build_id_find_elf,
+	.find_debuginfo		= dwfl_standard_find_debuginfo,
+	.section_address	= dwfl_offline_section_address,
+};
+
+/**
+ * ustack_syms_alloc - symbols for the frames of stacks
+ *
+ * Maps come from ustack_syms_add_map(), ustack_syms_load_pid(),
+ * ustack_syms_set_file() or ustack_syms_set_map_func(); kernel names from
+ * ustack_syms_set_tep() or ustack_syms_load_kallsyms().
+ *
+ * Returns the symbols (ustack_syms_free() frees them), or NULL with errno
+ * ENOMEM.
+ */
+struct ustack_syms *ustack_syms_alloc(void)
+{
+	return calloc(1, sizeof(struct ustack_syms));
+}
+
+/**
+ * ustack_syms_free - free symbols and the ELF files they opened
+ * @syms: the symbols, or NULL
+ */
+void ustack_syms_free(struct ustack_syms *syms)
+{
+	struct elf_file *f, *n;
+	int i, j;
+
+	if (!syms)
+		return;
+	for (i = 0; i < syms->nr_pids; i++) {
+		for (j = 0; j < syms->pids[i].nr; j++)
+			free(syms->pids[i].maps[j].name);
+		free(syms->pids[i].maps);
+	}
+	free(syms->pids);
+	for (i = 0; i < syms->nr_dirs; i++)
+		free(syms->dirs[i]);
+	free(syms->dirs);
+	for (i = 0; i < syms->nr_tdirs; i++)
+		free(syms->tdirs[i]);
+	free(syms->tdirs);
+	for (f = syms->files; f; f = n) {
+		n = f->next;
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		free(f->name);
+		free(f->build_id);
+		free(f->path);
+		free(f->tmp);
+		free(f);
+	}
+	cache_clear(syms);
+	free(syms->cache);
+	if (syms->own_tep)
+		tep_free(syms->tep);
+	free(syms);
+}
+
+static struct pid_maps *pid_maps_get(struct ustack_syms *syms, int pid,
+				     bool create)
+{
+	struct pid_maps *p;
+	int i;
+
+	for (i = 0; i < syms->nr_pids; i++)
+		if (syms->pids[i].pid == pid)
+			return &syms->pids[i];
+	if (!create)
+		return NULL;
+	p = realloc(syms->pids, (syms->nr_pids + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	syms->pids = p;
+	p = &syms->pids[syms->nr_pids++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+/**
+ * ustack_syms_add_map - add one file mapping of a process
+ * @syms: the symbols
+ * @pid: the process (ustack_event.tgid)
+ * @start: where the mapping starts
+ * @end: where it ends (after its last byte)
+ * @pgoff: its offset in the file
+ * @file: the mapped file's path
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad argument (also an
+ * empty @file or @end not above @start), ENOMEM.
+ */
+int ustack_syms_add_map(struct ustack_syms *syms, int pid,
+			unsigned long long start, unsigned long long end,
+			unsigned long long pgoff, const char *file)
+{
+	struct pid_maps *p;
+	struct map *m;
+	int i;
+
+	if (!syms || !file || !*file || end <= start) {
+		errno = EINVAL;
+		return -1;
+	}
+	cache_clear(syms);
+	p = pid_maps_get(syms, pid, true);
+	if (!p)
+		return -1;
+	m = realloc(p->maps, (p->nr + 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	p->maps = m;
+	for (i = p->nr; i > 0 && m[i - 1].start > start; i--)
+		m[i] = m[i - 1];
+	m[i].name = strdup(file);
+	if (!m[i].name) {
+		memmove(&m[i], &m[i + 1], (p->nr - i) * sizeof(*m));
+		return -1;
+	}
+	m[i].start = start;
+	m[i].end = end;
+	m[i].pgoff = pgoff;
+	p->nr++;
+	return 0;
+}
+
+/**
+ * ustack_syms_load_pid - add the file mappings of a running process
+ * @syms: the symbols
+ * @pid: the process
+ *
+ * Reads /proc/@pid/maps; mappings of no file are left out.
+ *
+ * Returns the number of file mappings read, or -1 with errno set: EINVAL
+ * for a bad argument, or that of opening the maps file.
+ */
+int ustack_syms_load_pid(struct ustack_syms *syms, int pid)
+{
+	unsigned long long start, end, pgoff;
+	char path[64], line[4096 + 128], name[4096 + 1];
+	FILE *fp;
+	int n = 0;
+
+	if (!syms || pid <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		name[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*d %4096s",
+			   &start, &end, &pgoff, name) != 4)
+			continue;
+		if (name[0] != '/')
+			continue;	/* [heap], [vdso], anonymous */
+		if (ustack_syms_add_map(syms, pid, start, end, pgoff, name)) {
+			fclose(fp);
+			return -1;
+		}
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+static int add_dir(struct ustack_syms *syms, char ***dirs, int *nr,
+		   const char *dir)
+{
+	char **d;
+
+	if (!syms || !dir) {
+		errno = EINVAL;
+		return -1;
+	}
+	cache_clear(syms);
+	d = realloc(*dirs, (*nr + 1) * sizeof(*d));
+	if (!d)
+		return -1;
+	*dirs = d;
+	d[*nr] = strdup(dir);
+	if (!d[*nr])
+		return -1;
+	(*nr)++;
+	return 0;
+}
+
+/**
+ * ustack_syms_add_search_dir - a directory to look for binaries in first
+ * @syms: the symbols
+ * @dir: the directory
+ *
+ * A mapped file is looked for as @dir/BASENAME and @dir/PATH in each such
+ * directory (in the order added), before its own path: for the binaries
+ * of a trace recorded on another machine.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a bad argument, ENOMEM).
+ */
+int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir)
+{
+	return add_dir(syms, syms ? &syms->dirs : NULL,
+		       syms ? &syms->nr_dirs : NULL, dir);
+}
+
+/**
+ * ustack_syms_add_trace_dir - a directory to look for binaries in last
+ * @syms: the symbols
+ * @dir: the directory, usually the trace file's
+ *
+ * Looked at as ustack_syms_add_search_dir()'s, but after a file's own
+ * path: binaries copied next to a trace.dat file are found, and a file of
+ * the same name there does not hide the one recorded.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a bad argument, ENOMEM).
+ */
+int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir)
+{
+	return add_dir(syms, syms ? &syms->tdirs : NULL,
+		       syms ? &syms->nr_tdirs : NULL, dir);
+}
+
+/**
+ * ustack_syms_set_map_func - take process maps from the caller
+ * @syms: the symbols
+ * @func: fills a struct ustack_map for the file mapped at an address of a
+ *        process and returns 1, or returns 0 (no mapping there); NULL
+ *        removes it
+ * @data: passed to @func
+ *
+ * For a program that keeps maps of its own, such as trace-cmd report: an
+ * address not in the maps added by hand goes to @func.  The strings it
+ * gives must stay valid as long as @syms is used.
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @syms.
+ */
+int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
+			     void *data)
+{
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	cache_clear(syms);
+	syms->map_func = func;
+	syms->map_data = data;
+	return 0;
+}
+
+/**
+ * ustack_syms_set_tep - name kernel frames with a tep_handle's kallsyms
+ * @syms: the symbols
+ * @tep: the handle (a trace.dat file's, or one with kallsyms loaded)
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
+int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep)
+{
+	if (!syms || !tep) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (syms->own_tep)
+		tep_free(syms->tep);
+	syms->own_tep = false;
+	syms->tep = tep;
+	return 0;
+}
+
+/**
+ * ustack_syms_load_kallsyms - name kernel frames with a kallsyms file
+ * @syms: the symbols
+ * @path: the file, NULL for /proc/kallsyms
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, that of
+ * reading the file, ENOMEM).
+ */
+int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path)
+{
+	char *buf = NULL, *p;
+	size_t size = 0, len = 0;
+	ssize_t r;
+	int fd, ret;
+
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!path)
+		path = "/proc/kallsyms";
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (len + 65536 + 1 > size) {
+			size = size ? size * 2 : 1 << 20;
+			p = realloc(buf, size);
+			if (!p) {
+				free(buf);
+				close(fd);
+				return -1;
+			}
+			buf = p;
+		}
+		r = read(fd, buf + len, size - len - 1);
+		if (r < 0) {
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (!r)
+			break;
+		len += r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (!syms->tep) {
+		syms->tep = tep_alloc();
+		if (!syms->tep) {
+			free(buf);
+			return -1;
+		}
+		syms->own_tep = true;
+	}
+	ret = tep_parse_kallsyms(syms->tep, buf);
+	free(buf);
+	return ret < 0 ? -1 : 0;
+}
+
+/**
+ * ustack_syms_errors - how many unreadable ELF files were met
+ * @syms: the symbols, or NULL
+ *
+ * Returns the number of mapped files that could not be read as ELF (each
+ * is warned about once), 0 for a NULL @syms.
+ */
+int ustack_syms_errors(struct ustack_syms *syms)
+{
+	return syms ? syms->errors : 0;
+}
+
+/* ---- maps ---- */
+
+/* A mapping as the maps describe it; start and end 0 when not known */
+struct map_at {
+	const char		*file;
+	unsigned long long	lowest;		/* of the file in the process */
+	const char		*build_id;
+	unsigned long long	start;
+	unsigned long long	end;
+	unsigned long long	pgoff;
+	bool			has_pgoff;
+};
+
+/*
+ * The mapping holding addr, the start of the file's lowest mapping and
+ * the file's build ID if the maps have it.  False when no file is mapped
+ * there.
+ */
+static bool find_map(struct ustack_syms *syms, int pid,
+		     unsigned long long addr, struct map_at *out)
+{
+	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	struct ustack_map um;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	if (p) {
+		for (i = 0; i < p->nr; i++) {
+			struct map *m = &p->maps[i];
+			int j;
+
+			if (addr < m->start || addr >= m->end)
+				continue;
+			out->file = m->name;
+			out->lowest = m->start;
+			out->start = m->start;
+			out->end = m->end;
+			out->pgoff = m->pgoff;
+			out->has_pgoff = true;
+			for (j = 0; j < i; j++) {
+				if (!strcmp(p->maps[j].name, m->name)) {
+					out->lowest = p->maps[j].start;
+					break;
+				}
+			}
+			return true;
+		}
+	}
+	if (!syms->map_func)
+		return false;
+	memset(&um, 0, sizeof(um));
+	if (syms->map_func(syms->map_data, pid, addr, &um) <= 0 || !um.file)
+		return false;
+	out->file = um.file;
+	out->lowest = um.lowest;
+	out->build_id = um.build_id;
+	if (um.start <= addr && addr < um.end) {
+		out->start = um.start;
+		out->end = um.end;
+	}
+	return true;
+}
+
+/* ---- ELF files ---- */
+
+static bool open_elf(struct elf_file *f, const char *path, int *err)
+{
+	Dwfl_Module *mod;
+	GElf_Addr low, high;
+	struct stat st;
+	Dwfl *dwfl;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		ustack_warn("%s: %s", path, strerror(errno));
+		(*err)++;
+		return false;
+	}
+	close(fd);
+	dwfl = dwfl_begin(&dwfl_cbs);
+	if (!dwfl)
+		return false;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, f->name, path, -1, 0, true);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!mod) {
+		ustack_warn("%s: not a readable ELF file: %s", path,
+			    dwfl_errmsg(-1));
+		(*err)++;
+		dwfl_end(dwfl);
+		return false;
+	}
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	f->dwfl = dwfl;
+	f->mod = mod;
+	f->low = low;
+	f->high = high;
+	f->path = strdup(path);
+	return true;
+}
+
+/* Whether the file opened in f is the build the maps name */
+static bool same_build(struct elf_file *f)
+{
+	static const char hexdigits[] = "0123456789abcdef";
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	size_t i, n;
+	int len;
+
+	if (!f->build_id)
+		return true;
+	len = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	n = strlen(f->build_id);
+	if (len <= 0 || n != 2 * (size_t)len)
+		return false;
+	for (i = 0; i < (size_t)len; i++)
+		if (f->build_id[2 * i] != hexdigits[bits[i] >> 4] ||
+		    f->build_id[2 * i + 1] != hexdigits[bits[i] & 0xf])
+			return false;
+	return true;
+}
+
+#define LAYOUT_PAGE	4096ULL
+
+/* The mapping at addr is of file f, loaded at lowest */
+static bool same_mapping(const struct map_at *m, const char *name,
+			 unsigned long long lowest)
+{
+	return m->file && !strcmp(m->file, name) && m->lowest == lowest;
+}
+
+/*
+ * Without a build ID, what can be checked: the file opened in f was
+ * mapped where the process had the file of that name.  The loader maps
+ * each PT_LOAD segment on its own, page-aligned, relative to the first:
+ * each segment's first page must be mapped by the file, where the maps
+ * say where a mapping starts a mapping must start there (or at an
+ * earlier segment merged with it), with the page offset of the segment
+ * where the maps have offsets (/proc/PID/maps), and the page after the
+ * last segment must not be the file's.  Another library or another
+ * version under the same name fails this almost always.  Only with maps
+ * that say where mappings start and end (ustack_map.start and end, since
+ * 1.7, or maps added here): a map function of an older caller may
+ * answer for addresses near a mapping as if they were in it.
+ */
+static bool layout_fits(struct ustack_syms *syms, struct elf_file *f,
+			int pid, unsigned long long lowest)
+{
+	unsigned long long base = 0, prev_start = 0, a, top = 0;
+	struct map_at m;
+	GElf_Phdr ph;
+	GElf_Addr bias;
+	size_t i, n;
+	bool first = true;
+	Elf *elf;
+
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &n))
+		return true;	/* nothing to check against */
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first) {
+			base = ph.p_vaddr & ~(LAYOUT_PAGE - 1);
+			first = false;
+		}
+		a = lowest + (ph.p_vaddr & ~(LAYOUT_PAGE - 1)) - base;
+		if (!find_map(syms, pid, a, &m) || !same_mapping(&m, f->name, lowest))
+			return false;
+		if (!m.end)
+			return true;	/* nothing to check against */
+		if (m.end && m.start != a && m.start != prev_start)
+			return false;
+		if (m.has_pgoff && m.start == a &&
+		    m.pgoff != (ph.p_offset & ~(LAYOUT_PAGE - 1)))
+			return false;
+		prev_start = m.end ? m.start : a;
+		if (ph.p_vaddr + ph.p_memsz > top)
+			top = ph.p_vaddr + ph.p_memsz;
+	}
+	if (first)
+		return true;
+	a = lowest + ((top + LAYOUT_PAGE - 1) & ~(LAYOUT_PAGE - 1)) - base;
+	return !find_map(syms, pid, a, &m) || !same_mapping(&m, f->name, lowest);
+}
+
+static void elf_close(struct elf_file *f)
+{
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->mod = NULL;
+	free(f->path);
+	f->path = NULL;
+}
+
+/*
+ * Open path into f if it is the right build (with a build ID), or if it
+ * fits the mappings (without); remember one that does not.
+ */
+static bool try_elf(struct ustack_syms *syms, struct elf_file *f,
+		    const char *path, int pid, unsigned long long lowest,
+		    int *err)
+{
+	if (!open_elf(f, path, err))
+		return false;
+	if (f->build_id) {
+		if (same_build(f))
+			return true;
+		f->mismatch = true;
+	} else {
+		if (layout_fits(syms, f, pid, lowest))
+			return true;
+		if (!f->misplaced)
+			ustack_warn("%s: %s is not the file that was mapped (its segments do not fit the recorded mappings)",
+				    f->name, path);
+		f->misplaced = true;
+	}
+	elf_close(f);
+	return false;
+}
+
+/* Look for f as dir/basename and dir/path in each of dirs */
+static bool try_dirs(struct ustack_syms *syms, struct elf_file *f,
+		     char **dirs, int nr, int pid, unsigned long long lowest,
+		     int *err)
+{
+	const char *base = strrchr(f->name, '/');
+	char path[8192];
+	int i;
+
+	base = base ? base + 1 : f->name;
+	for (i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], base);
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+		snprintf(path, sizeof(path), "%s%s%s", dirs[i],
+			 f->name[0] == '/' ? "" : "/", f->name);
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The ELF file of a mapping: looked for in the search directories, then
+ * at its own path, then in the trace file's directory (a copy next to
+ * the trace is taken over a recorded path that exists only when that
+ * one is not the file that was mapped); with a build ID from the maps,
+ * only that build is taken (f->mismatch says one was found under the
+ * name, but another), without one only a file whose segments fit the
+ * recorded mappings (f->misplaced says one did not).
+ */
+static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
+				const char *build_id, int pid,
+				unsigned long long lowest)
+{
+	struct elf_file *f;
+	int err = 0;
+
+	for (f = syms->files; f; f = f->next)
+		if (!strcmp(f->name, name) &&
+		    (f->build_id ? build_id && !strcmp(f->build_id, build_id) :
+		     !build_id))
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name = strdup(name);
+	f->build_id = build_id ? strdup(build_id) : NULL;
+	if (!f->name || (build_id && !f->build_id)) {
+		free(f->name);
+		free(f->build_id);
+		free(f);
+		return NULL;
+	}
+	f->next = syms->files;
+	syms->files = f;
+
+	if (try_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, &err) ||
+	    try_elf(syms, f, name, pid, lowest, &err) ||
+	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err))
+		return f;
+	if (f->mismatch)
+		ustack_warn("%s: no file of build %s found, frames in it stay unresolved",
+			    name, build_id);
+	else if (f->misplaced)
+		ustack_warn("%s: no file that fits its mappings found, frames in it stay unresolved",
+			    name);
+	else if (err)
+		syms->errors++;
+	else
+		ustack_warn("%s: not found, frames in it stay unresolved",
+			    name);
+	return f;
+}
+
+/*
+ * A C++ (Itanium ABI) name as a user reads it, "ns::func(int)"; the
+ * mangled one when it is not valid.  libstdc++ has the demangler; elfutils'
+ * eu-stack links it the same way.
+ */
+char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status);
+
+static void demangle(struct elf_file *f, struct ustack_sym *sym)
+{
+	char *d;
+	int status = -1;
+
+	if (strncmp(sym->name, "_Z", 2))
+		return;
+	d = __cxa_demangle(sym->name, NULL, NULL, &status);
+	if (!d || status) {
+		free(d);
+		return;
+	}
+	free(f->tmp);
+	f->tmp = d;
+	sym->name = d;
+}
+
+static int resolve(struct ustack_syms *syms, int pid,
+		   unsigned long long addr, struct ustack_sym *sym,
+		   int *mismatch, struct elf_file **where)
+{
+	unsigned long long lowest, faddr;
+	const char *file, *name;
+	struct elf_file *f;
+	struct map_at m;
+	GElf_Off off;
+	GElf_Sym es;
+	int type;
+
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(sym, 0, sizeof(*sym));
+	*mismatch = MISMATCH_NONE;
+	*where = NULL;
+	if (!find_map(syms, pid, addr, &m)) {
+		sym->offset = addr;
+		return 0;
+	}
+	file = m.file;
+	lowest = m.lowest;
+	sym->file = file;
+	sym->file_addr = addr - lowest;
+	sym->offset = sym->file_addr;
+	f = elf_get(syms, file, m.build_id, pid, lowest);
+	if (!f)
+		return -1;
+	sym->file = f->name;
+	if (!f->mod)
+		*mismatch = f->mismatch ? MISMATCH_BUILD :
+			f->misplaced ? MISMATCH_LAYOUT : MISMATCH_UNREAD;
+	if (!f->mod)
+		return 0;
+	faddr = addr - lowest + f->low;
+	sym->file_addr = faddr;
+	sym->offset = faddr;
+	if (faddr < f->low || faddr >= f->high)
+		return 0;
+	*where = f;
+	name = dwfl_module_addrinfo(f->mod, faddr, &off, &es, NULL, NULL,
+				    NULL);
+	if (!name || !*name)
+		return 0;
+	type = GELF_ST_TYPE(es.st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return 0;
+	if (es.st_size ? off >= es.st_size : off >= 0x10000)
+		return 0;
+	sym->name = name;
+	sym->offset = off;
+	/* "name@@VERSION" from a dynamic symbol table: keep the name */
+	if (strchr(name, '@')) {
+		size_t len = strcspn(name, "@");
+
+		free(f->tmp);
+		f->tmp = strndup(name, len);
+		if (f->tmp)
+			sym->name = f->tmp;
+	}
+	demangle(f, sym);
+	return 0;
+}
+
+static struct cached *cache_slot(struct ustack_syms *syms, int pid,
+				 unsigned long long addr)
+{
+	unsigned long long h;
+
+	if (!syms->cache) {
+		syms->cache = calloc(CACHE_SLOTS, sizeof(*syms->cache));
+		if (!syms->cache)
+			return NULL;
+	}
+	h = (addr ^ ((unsigned long long)(unsigned int)pid << 40)) *
+		0x9E3779B97F4A7C15ULL;
+	return &syms->cache[(h >> 32) % CACHE_SLOTS];
+}
+
+/*
+ * ustack_syms_resolve(), whether the file found is another build, the
+ * file the name comes from (NULL: none) and the cache slot that holds the
+ * answer (NULL without a cache).
+ */
+static int resolve_cached(struct ustack_syms *syms, int pid,
+			  unsigned long long addr, struct ustack_sym *sym,
+			  int *mismatch, struct elf_file **where,
+			  struct cached **slot)
+{
+	struct cached *c;
+	int ret;
+
+	*slot = NULL;
+	*where = NULL;
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = cache_slot(syms, pid, addr);
+	if (c && c->valid && c->pid == pid && c->addr == addr) {
+		*sym = c->sym;
+		*mismatch = c->mismatch;
+		*where = c->file;
+		*slot = c;
+		return 0;
+	}
+	ret = resolve(syms, pid, addr, sym, mismatch, where);
+	if (ret < 0 || !c)
+		return ret;
+	cached_reset(c);
+	c->name = sym->name ? strdup(sym->name) : NULL;
+	if (sym->name && !c->name)
+		return 0;
+	c->valid = true;
+	c->pid = pid;
+	c->addr = addr;
+	c->sym = *sym;
+	c->sym.name = c->name;
+	c->mismatch = *mismatch;
+	c->file = *where;
+	sym->name = c->name;
+	*slot = c;
+	return 0;
+}
+
+/**
+ * ustack_syms_resolve - the symbol of a user frame
+ * @syms: the symbols
+ * @pid: the frame's process (ustack_event.tgid)
+ * @addr: the frame
+ * @sym: filled with the symbol's name and offset (name NULL when unknown),
+ *       the mapped file (NULL when no map holds @addr) and the address in
+ *       the file's terms (what addr2line -e takes)
+ *
+ * Names come from the ELF file of the mapping (its .symtab, .dynsym or
+ * separate debug info), C++ names demangled; answers are cached per
+ * (pid, address).  With a recorded build ID only a file of that build
+ * names frames.  The strings stay valid until the next call or
+ * ustack_syms_free().
+ *
+ * Returns 0 (also when the address has no name), or -1 with errno EINVAL
+ * for a bad argument.
+ */
+int ustack_syms_resolve(struct ustack_syms *syms, int pid,
+			unsigned long long addr, struct ustack_sym *sym)
+{
+	struct elf_file *f;
+	struct cached *c;
+	int mismatch;
+
+	return resolve_cached(syms, pid, addr, sym, &mismatch, &f, &c);
+}
+
+/**
+ * ustack_syms_resolve_kernel - the symbol of a kernel frame
+ * @syms: the symbols
+ * @addr: the frame
+ * @sym: filled with the name and offset from kallsyms (name NULL when
+ *       unknown or without kallsyms)
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
+int ustack_syms_resolve_kernel(struct ustack_syms *syms,
+			       unsigned long long addr, struct ustack_sym *sym)
+{
+	struct tep_handle *tep;
+	const char *name;
+	unsigned long long start;
+
+	if (!syms || !sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(sym, 0, sizeof(*sym));
+	sym->offset = addr;
+	tep = syms->tep;
+	if (!tep)
+		return 0;
+	name = tep_find_function(tep, addr);
+	if (!name)
+		return 0;
+	start = tep_find_function_address(tep, addr);
+	sym->name = name;
+	sym->offset = addr - start;
+	return 0;
+}
+
+/*
+ * What ustack_syms_format() writes for a resolved address.  A frame in a
+ * file without a symbol for it gets the number "addr2line -e file" takes:
+ * the file's own virtual address, which for a non-PIE executable (ET_EXEC)
+ * is the address itself and for a PIE or a library (ET_DYN) the offset
+ * from where it was loaded.  When the file that was mapped could not be
+ * read, its type is not known, and neither is which of the two numbers
+ * addr2line wants: both are printed, the offset from the file's first
+ * mapping (PIE, library) and the address in parentheses (non-PIE).
+ */
+static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
+		      int mismatch, unsigned long long addr)
+{
+	if (mismatch == MISMATCH_BUILD)
+		return snprintf(buf, size, "%s+0x%llx (0x%llx) [build-id mismatch]",
+				s->file, s->offset, addr);
+	if (mismatch == MISMATCH_LAYOUT)
+		return snprintf(buf, size, "%s+0x%llx (0x%llx) [not the file mapped]",
+				s->file, s->offset, addr);
+	if (mismatch == MISMATCH_UNREAD && s->file)
+		return snprintf(buf, size, "%s+0x%llx (0x%llx)", s->file,
+				s->offset, addr);
+	if (s->name)
+		return snprintf(buf, size, "%s+0x%llx (%s)", s->name,
+				s->offset, s->file);
+	if (s->file)
+		return snprintf(buf, size, "%s+0x%llx", s->file, s->offset);
+	return snprintf(buf, size, "0x%llx", addr);
+}
+
+/**
+ * ustack_syms_format - a user frame as text
+ * @syms: the symbols
+ * @pid: the frame's process
+ * @addr: the frame
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes "symbol+0xoff (file)"; "file+0xaddr" for a file without a
+ * symbol there; "0xaddr" without a map; "file+0xoff (0xaddr)" when the
+ * file could not be read, with " [build-id mismatch]" or " [not the file
+ * mapped]" when no file of the recorded build, or fitting the recorded
+ * mappings, was found.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
+int ustack_syms_format(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, char *buf, size_t size)
+{
+	struct ustack_sym s;
+	struct elf_file *f;
+	struct cached *c;
+	int mismatch;
+
+	if (!buf || !size ||
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &f, &c) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return format_sym(buf, size, &s, mismatch, addr);
+}
+
+/* ---- source lines ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *p = strrchr(path, '/');
+
+	return p ? p + 1 : path;
+}
+
+/* The name of a DIE, through its abstract origin for an inlined one */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	const char *name = dwarf_diename(die);
+
+	if (!name && dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) &&
+	    dwarf_formref_die(&attr, &origin))
+		name = dwarf_diename(&origin);
+	return name ? name : "??";
+}
+
+/* Appends to a malloc()ed string; on failure the string is freed */
+static char *append(char *str, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *append(char *str, const char *fmt, ...)
+{
+	size_t len = str ? strlen(str) : 0;
+	va_list ap;
+	char *n;
+	int add;
+
+	va_start(ap, fmt);
+	add = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	n = add < 0 ? NULL : realloc(str, len + add + 1);
+	if (!n) {
+		free(str);
+		return NULL;
+	}
+	va_start(ap, fmt);
+	vsnprintf(n + len, add + 1, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/*
+ * With debug info, the source line of faddr in f and the functions
+ * inlined there, innermost first: each "func [inlined] file:line" (its
+ * line), while *line gets the line of the function that holds them (the
+ * call site of the outermost inlined one).
+ */
+static void source_lines(struct elf_file *f, unsigned long long faddr,
+			 char **inl, char **line)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Attribute attr;
+	Dwfl_Line *dl;
+	Dwarf_Word w;
+	Dwarf_Addr bias;
+	const char *file;
+	size_t nfiles;
+	int i, n, lineno = 0;
+
+	*inl = NULL;
+	*line = NULL;
+	dl = dwfl_module_getsrc(f->mod, faddr);
+	file = dl ? dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (!file || lineno <= 0)
+		return;
+	cu = dwfl_module_addrdie(f->mod, faddr, &bias);
+	n = cu ? dwarf_getscopes(cu, faddr - bias, &scopes) : 0;
+	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *cf = NULL;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		*inl = append(*inl, "%s [inlined] %s:%d\n", die_name(&scopes[i]),
+			      base_name(file), lineno);
+		if (!*inl)
+			break;
+		/* the outer function is at the call site */
+		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &attr) &&
+		    !dwarf_formudata(&attr, &w))
+			cf = dwarf_filesrc(files, w, NULL, NULL);
+		lineno = 0;
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) &&
+		    !dwarf_formudata(&attr, &w))
+			lineno = w;
+		file = cf ? cf : "??";
+	}
+	free(scopes);
+	if (lineno > 0)
+		*line = append(NULL, "%s:%d", base_name(file), lineno);
+}
+
+/**
+ * ustack_syms_format_lines - a user frame as text, inlined calls and source line
+ * @syms: the symbols
+ * @pid: the frame's process
+ * @addr: the frame (a return address: looked up at @addr - 1)
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes what ustack_syms_format() writes and, with DWARF debug info, one
+ * line before it for each function inlined at the address and the source
+ * line after it.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
+int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
+			     unsigned long long addr, char *buf, size_t size)
+{
+	char frame[4096], *inl = NULL, *line = NULL;
+	struct ustack_sym s;
+	struct elf_file *f;
+	struct cached *c;
+	int mismatch;
+	int ret;
+
+	if (!buf || !size ||
+	    resolve_cached(syms, pid, addr, &s, &mismatch, &f, &c) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	format_sym(frame, sizeof(frame), &s, mismatch, addr);
+	if (c && c->src_done) {
+		inl = c->inl;
+		line = c->line;
+	} else {
+		/*
+		 * A user frame is a return address (the first one too: the
+		 * instruction after the system call): the line of the call
+		 * is that of the byte before it, as gdb and perf take it
+		 */
+		if (f && f->mod && !mismatch && s.file_addr > f->low)
+			source_lines(f, s.file_addr - 1, &inl, &line);
+		if (c) {
+			c->inl = inl;
+			c->line = line;
+			c->src_done = true;
+		}
+	}
+	ret = snprintf(buf, size, "%s%s%s%s", inl ? inl : "", frame,
+		       line ? " " : "", line ? line : "");
+	if (!c) {
+		free(inl);
+		free(line);
+	}
+	return ret;
+}
+
+/**
+ * ustack_syms_format_kernel - a kernel frame as text
+ * @syms: the symbols
+ * @addr: the frame
+ * @buf: where the text goes
+ * @size: the size of @buf
+ *
+ * Writes "symbol+0xoff", or "0xaddr" when it has no name.
+ *
+ * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
+ * argument.
+ */
+int ustack_syms_format_kernel(struct ustack_syms *syms,
+			      unsigned long long addr, char *buf, size_t size)
+{
+	struct ustack_sym s;
+
+	if (!buf || !size || ustack_syms_resolve_kernel(syms, addr, &s) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (s.name)
+		return snprintf(buf, size, "%s+0x%llx", s.name, s.offset);
+	return snprintf(buf, size, "0x%llx", addr);
+}

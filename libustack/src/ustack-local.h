@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Internal interfaces of libustack.  Not installed.  The unit tests
+ * use the ustack_join_feed() interface to drive the join with synthetic
+ * event streams.
+ */
+#ifndef _USTACK_LOCAL_H
+#define _USTACK_LOCAL_H
+
+#include "ustack.h"
+
+#define __hidden __attribute__((visibility("hidden")))
+
+__hidden void ustack_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+__hidden void ustack_warn(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+enum ustack_input_type {
+	USTACK_IN_EVENT,	/* any event: may ask for stacks */
+	USTACK_IN_KSTACK,	/* ftrace:kernel_stack: events without cookie */
+	USTACK_IN_COOKIE,	/* ftrace:user_stack_cookie, kernel frames */
+	USTACK_IN_USTACK,	/* ftrace:user_stack_deferred */
+};
+
+struct ustack_input {
+	enum ustack_input_type	type;
+	int			cpu;
+	int			pid;
+	unsigned long long	ts;
+	unsigned long long	offset;		/* the record's, as read */
+	unsigned long long	cookie;		/* COOKIE, USTACK */
+	int			tgid;		/* USTACK */
+	unsigned int		flags;		/* COOKIE, USTACK: the record's */
+	unsigned int		depth;		/* USTACK */
+	int			nr;		/* KSTACK, COOKIE, USTACK */
+	const unsigned long long *frames;	/* KSTACK, COOKIE, USTACK */
+	struct tep_event	*event;		/* EVENT, may be NULL */
+	const void		*data;		/* EVENT, COOKIE: copied */
+	int			size;
+};
+
+/* A join with no event formats: fed through ustack_join_feed() only. */
+__hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
+						    void *data);
+__hidden int ustack_join_feed(struct ustack_join *join,
+			      const struct ustack_input *in);
+/* ustack_file_open() without its probe in a child process */
+__hidden struct ustack_file *ustack_file_open_probed(const char *path);
+/* Non-zero once a callback asked to stop. */
+__hidden int ustack_join_stopped(struct ustack_join *join);
+
+#endif /* _USTACK_LOCAL_H */
