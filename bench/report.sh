@@ -44,7 +44,6 @@ mkdir -p "$dir"
 tc=$("$here/rig/build-tracecmd.sh")
 stock=$("$here/rig/build-tracecmd.sh" --stock)
 make -s -C "$here/trace-cmd/plugins" >&2
-make -s -C "$here/tests/workload" >&2
 plugins=$here/trace-cmd/plugins
 traces=("single-$small" "single-$large" "multi-$small" "stuck-$small")
 
@@ -54,6 +53,8 @@ for t in "${traces[@]}"; do
 	[ -s "$dir/$t.dat" ] || want+=("${t%-*}" "${t##*-}")
 done
 if [ ${#want[@]} -gt 0 ]; then
+	# the workloads (and the binutils they are built with) only to record
+	make -s -C "$here/tests/workload" >&2
 	log "recording ${want[*]} with trace-cmd record -T in the guest"
 	rm -rf "$dir/run"
 	"$here/rig/run-guest.sh" --quiet --mem 2G --timeout ${REPORT_TIMEOUT:-5400} \

@@ -214,8 +214,11 @@ struct ud_state {
 	struct ustack_syms	*syms;
 	/* the trace file opened last when this handle was made */
 	char			*own_file;
-	/* the report option that hides records (--cpu, -F, -I, -S) */
+	/* the report option that hides records (--cpu, -F, -I, -S), the
+	 * stack records shown, and whether they are counted (count_hidden()) */
 	const char		*hiding;
+	unsigned long long	stack_records;
+	int			hidden_counted;
 };
 
 static struct ud_state *states;
@@ -698,32 +701,61 @@ static const char *report_hiding_option(void)
 }
 
 /*
- * Once, on stderr, when a report option hides records of a trace with
- * deferred user stacks: what the plugin can then print, and where to
- * see the rest.  At the first record the plugin sees, else when the
- * handle goes (report -F shows no stack record at all).
+ * What a report option that hides records (--cpu, -F, -I, -S) kept from
+ * this report, said once on stderr at the end, when it is known (issue 20
+ * item 6).  The plugin does not read the hidden records itself (that
+ * would be a second look-ahead beside the series' report: decisions.md),
+ * so it says what it could not show and what shows it:
+ * - no stack record was shown (-F without the stack records): the filter
+ *   took them out, and adding them to -F shows the stacks, at the user
+ *   stack records, as without -F;
+ * - else the events shown that asked for a user stack and are still
+ *   waiting for it when the report ends: their user stack record was
+ *   hidden (--cpu: it landed on another CPU), or never recorded (a task
+ *   that never went back to user space), which the plugin cannot tell.
+ * Each handle adds its counts at unload; the line is printed at exit
+ * (report -F may exit without unloading).
  */
-static void say_hiding(struct ud_state *st)
-{
-	static int said;
+static struct {
+	const char		*option;
+	unsigned long long	stack_records;
+	unsigned long long	waiting;
+	int			said;
+} hidden;
 
-	if (!st->hiding || said ||
+static void count_hidden(struct ud_state *st)
+{
+	struct ustack_join_stats js;
+
+	if (!st->hiding || st->hidden_counted ||
 	    !tep_find_event_by_name(st->tep, USTACK_RECORD_SYSTEM,
 				    USTACK_RECORD_COOKIE))
 		return;
-	said = 1;
-	fprintf(stderr,
-		"unwind_deferred: report %s shows only some records, and the plugin sees only those: a stack is printed at its user stack record when that is shown, with the events whose cookie records were shown; for the stacks of every event shown, use trace-cmd report with the deferred user stack series, or ustack\n",
-		st->hiding);
+	st->hidden_counted = 1;
+	hidden.option = st->hiding;
+	hidden.stack_records += st->stack_records;
+	if (st->join && !ustack_join_get_stats(st->join, &js))
+		hidden.waiting += js.pending_events;
 }
 
-/* report -F may show no stack record, and exit without unloading */
-static void say_hiding_at_exit(void)
+static void say_hidden_at_exit(void)
 {
 	struct ud_state *st;
 
 	for (st = states; st; st = st->next)
-		say_hiding(st);
+		count_hidden(st);
+	if (!hidden.option || hidden.said)
+		return;
+	hidden.said = 1;
+	if (!hidden.stack_records && !strcmp(hidden.option, "-F"))
+		fprintf(stderr,
+			"unwind_deferred: report -F filtered out the stack records (%s, %s): add -F %s -F %s to see them, or use ustack or the series' trace-cmd report\n",
+			USTACK_RECORD_COOKIE, USTACK_RECORD_STACK,
+			USTACK_RECORD_COOKIE, USTACK_RECORD_STACK);
+	else if (hidden.waiting)
+		fprintf(stderr,
+			"unwind_deferred: report %s: %llu events shown here asked for a user stack that this report does not show (filtered out by %s, or never recorded); ustack or the series' trace-cmd report shows them\n",
+			hidden.option, hidden.waiting, hidden.option);
 }
 
 /*
@@ -1033,8 +1065,6 @@ static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 	struct ud_state *st = w->st;
 	struct ud_cpu *c = track(st, record);
 
-	say_hiding(st);
-
 	switch (w->role) {
 	case UD_OTHER:
 	case UD_UNKNOWN:
@@ -1046,8 +1076,10 @@ static int ud_wrap(struct trace_seq *s, struct tep_record *record,
 		}
 		break;
 	case UD_COOKIE:
+		st->stack_records++;
 		return print_cookie(st, s, record, event, c);
 	case UD_DEFERRED:
+		st->stack_records++;
 		return print_deferred(st, s, record, event, c);
 	case UD_PRERELEASE:
 		return print_prerelease(st, s);
@@ -1150,7 +1182,7 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 		static int registered;
 
 		if (!registered++)
-			atexit(say_hiding_at_exit);
+			atexit(say_hidden_at_exit);
 	}
 
 	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
@@ -1183,7 +1215,7 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 		return;
 	*p = st->next;
 
-	say_hiding(st);
+	count_hidden(st);
 	unwrap_all(st);
 	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
 		tep_unregister_event_handler(tep, -1, ud_events[i][0],

@@ -481,8 +481,8 @@ class Scenario(Records):
 
 
 def binary_scenario(a, fmts):
-    """trigger | option | large | never | stuck | kstack | instances |
-    flags | unwinder; returns (buffers, cmdlines, procmaps)."""
+    """trigger | option | large | never | stuck | multi | kstack |
+    instances | flags | unwinder; returns (buffers, cmdlines, procmaps)."""
     sc = Scenario(fmts, a.binary, a.libc, a.binname or a.binary)
     pid = a.pid
     w = Writer(2)
@@ -555,6 +555,26 @@ def binary_scenario(a, fmts):
             sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, 1 - i % 2, True,
                      **kw)
             ts += 10000
+    elif a.scenario == "multi":
+        # --tasks processes at once, two per CPU taking turns; each
+        # entry's user stack on its own CPU, every 7th on the other one
+        cmdlines, pms = [(33, "kworker/0:1")], []
+        for k in range(a.tasks):
+            tid = pid + 10 * k
+            cmdlines.append((tid, "callchain" if k == 0 else "task%d" % k))
+            pms.append(procmap_option(tid, sc.binname, sc.lines,
+                                      a.build_id))
+        for i in range(a.count):
+            k = i % a.tasks
+            tid, cpu = pid + 10 * k, k % 2
+            ucpu = 1 - cpu if i % 7 == 3 else cpu
+            # stacks of 1 to 5 frames, so that a stack given to the wrong
+            # entry shows
+            sc.entry(w, tid, tid, (i // a.tasks + 1) << 16 | k, ts, cpu,
+                     ucpu, True, udelay=4000, nframes=1 + i % 5)
+            ts += 2500
+        sc.kthread(w, ts, 0)
+        return buffers, cmdlines, pms
     pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)
     return buffers, [(pid, "callchain"), (33, "kworker/0:1")], [pm]
 
@@ -571,6 +591,11 @@ BINARY_SCENARIOS = {
              "1) that each enter getppid first and never come back to user "
              "space (a thread parked in futex or epoll): their requests "
              "wait to the end; with --back they come back last",
+    "multi": "--tasks processes (default 4; pids PID, PID+10, ...; comms "
+             "callchain, task1, ...) asking with the trigger at once, two "
+             "per CPU taking turns; each user stack on its own CPU, every "
+             "7th on the other (bench/report.sh's multi trace, "
+             "synthetic)",
     "kstack": "each event followed by a plain ftrace:kernel_stack, as -T "
               "records on a kernel without deferred user stacks (no "
               "cookie, no user stack)",
@@ -827,6 +852,8 @@ def main():
     ap.add_argument("--pid", type=int, default=1234)
     ap.add_argument("--stuck", type=int, default=1,
                     help="stuck: how many threads never come back")
+    ap.add_argument("--tasks", type=int, default=4,
+                    help="multi: how many processes")
     ap.add_argument("--back", action="store_true",
                     help="stuck: the threads come back at the end (their "
                     "user stacks are the last records)")
