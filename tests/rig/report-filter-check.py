@@ -23,8 +23,14 @@ each event ustack has a request for and the series shows, the series
 shows with its stacks.  Exits 1 with the differences, or when no event
 with stacks is shown at all.
 """
+import os
 import re
 import sys
+
+# the block parser and frame normaliser of the readers' comparison
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "userspace", "plugin"))
+from readers import named_kframe, stacks  # noqa: E402
 
 STACK_RECORDS = ("user_stack_cookie", "user_stack_deferred")
 EV = re.compile(r"^\s*\S.*-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}): "
@@ -39,10 +45,6 @@ def key(m):
             m.group(5).split(":")[-1])
 
 
-def kframe(text):
-    return re.sub(r" \([0-9a-f]+\)$", "", text.strip())
-
-
 def report(path):
     """[(event, stacks or None)] in order; stacks: (kernel, user, status)"""
     out = []
@@ -53,21 +55,7 @@ def report(path):
         i += 1
         if not m:
             continue
-        k, u, status = [], [], None
-        if i < len(lines) and lines[i] == " <kernel stack>":
-            i += 1
-            while i < len(lines) and lines[i].startswith(" => "):
-                k.append(kframe(lines[i][4:]))
-                i += 1
-        if i < len(lines) and lines[i].startswith(" <user stack>"):
-            rest = [w for w in lines[i][len(" <user stack>"):].split()
-                    if not re.fullmatch(r"\[sframe(\+fp)?\]", w)]
-            status = rest[0] if rest else "complete"
-            i += 1
-            while i < len(lines) and lines[i].startswith(" => "):
-                if " [inlined] " not in lines[i]:
-                    u.append(re.sub(r" [^ ()]+:\d+$", "", lines[i][4:]))
-                i += 1
+        k, u, status, i = stacks(lines, i)
         if key(m)[3] in STACK_RECORDS:
             continue
         out.append((key(m), (tuple(k), tuple(u), status) if status else None))
@@ -85,7 +73,7 @@ def ustack(path):
                 del reqs[cur]
                 cur = None
         elif cur and line.startswith("  k "):
-            reqs[cur][0].append(kframe(line[4:]))
+            reqs[cur][0].append(named_kframe(line[4:]))
         elif cur and line.startswith("  u "):
             reqs[cur][1].append(line[4:].rstrip("\n"))
     return {k: (tuple(a), tuple(b), s) for k, (a, b, s) in reqs.items()}
