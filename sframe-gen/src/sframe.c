@@ -241,7 +241,6 @@ static int sf_fre(const struct sf_view *v, const struct sf_fde *f,
 		  uint64_t *pos, struct sf_fre *r, const char **why)
 {
 	unsigned int asize = 1u << f->fre_type, n, size;
-	uint64_t u;
 
 	if (!sf_in(*pos, asize + 1, v->fres, v->fres_end))
 		return sf_fail(why, "FRE past the FRE sub-section", EINVAL);
@@ -262,10 +261,8 @@ static int sf_fre(const struct sf_view *v, const struct sf_fde *f,
 	if (f->flex)
 		return sf_fre_flex(v, pos, n, size, r, why);
 	for (unsigned int k = 0; k < n; k++) {
-		int32_t s;
+		int32_t s = sf_s(v, *pos, size);
 
-		u = sf_u(v, *pos, size);
-		s = size == 4 ? (int32_t)u : size == 2 ? (int16_t)u : (int8_t)u;
 		if (k == 0) {
 			int64_t cfa = sf_cfa_decode(v->arch, s);
 
