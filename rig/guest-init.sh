@@ -1,6 +1,7 @@
 #!/bin/busybox sh
 # /init of the test initramfs built by rig/run-guest.sh (PID 1, busybox).
 # See Documentation/rig.md.  It:
+#  - loads the modules under /modules, if any (run-guest.sh --modules);
 #  - mounts the host's / (9p tag hostroot, read-only) under an overlay whose
 #    upper layer is a tmpfs, so the guest sees the host's userspace and may
 #    write anywhere (writes are thrown away at poweroff);
@@ -19,6 +20,14 @@ fail() { say "FATAL: $*"; halt; }
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
+
+# A kernel with 9p and overlayfs as modules (Debian's own): the initramfs
+# carries them (run-guest.sh --modules), dependencies first
+if [ -f /modules/order ]; then
+	while read -r m; do
+		insmod /modules/$m || fail "cannot load module $m"
+	done < /modules/order
+fi
 
 hostout=
 for w in $(cat /proc/cmdline); do

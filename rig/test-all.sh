@@ -19,12 +19,11 @@
 # lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
 # kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
 # $CACHE/test-all/kernelshark/), s390x-readers (tests/s390x/readers.sh:
-# the readers on the big-endian s390x fixture), guest-vanilla (the
-# pristine 7.3 kernel, built with FTD_NO_OURS=1 rig/build-kernel.sh in the
-# background while the suites above run, when missing, booted with
+# the readers on the big-endian s390x fixture), guest-vanilla (Debian's
+# own 7.3 kernel, rig/fetch-debian-kernel.sh, booted with
 # tests/guest/vanilla-tracecmd.sh: our trace-cmd's -T on a kernel without
 # the option), s390x (tests/s390x/run.sh: the s390x kernel, cross-built in
-# the background after the pristine one, booted in qemu-system-s390x;
+# the background while the guest suites run, booted in qemu-system-s390x;
 # user stacks by the back chain and by SFrame).
 # Installs what it needs with apt (as root, or via sudo).  Each suite's own
 # output goes to $CACHE/test-all/<suite>.log; a suite that ends without a
@@ -124,30 +123,21 @@ if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ] || [ "$o
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
 fi
-# The guest suites boot our kernel, built here once; the pristine kernel
-# (guest-vanilla) is built meanwhile, in the background: the guest runs
-# TCG on one host thread, so a cold run had a core idle for the 20-odd
-# minutes of the guest suite, then spent 15 more building the pristine
-# kernel alone.  The build runs at a lower priority than the guest, so
-# the guest's timing is not the one that suffers.  The guest suites get
-# the image with --kernel: they must not wait for the build lock.
+# The guest suites boot our kernel, built here once; the s390x kernel is
+# built meanwhile, in the background: the guest runs TCG on one host
+# thread, so a cold run had a core idle for the 20-odd minutes of the
+# guest suite.  The build runs at a lower priority than the guest, so the
+# guest's timing is not the one that suffers.  The guest suites get the
+# image with --kernel: they must not wait for the build lock.
 kimg=
 if [ -z "$only" ] || { [[ $only == guest* ]] && [ "$only" != guest-vanilla ]; }; then
 	kimg=$("$REPO/rig/build-kernel.sh") || log "our kernel did not build: the guest suites fail"
 fi
 kopt=(); [ -n "$kimg" ] && kopt=(--kernel "$kimg")
-pristine_pid=
-if [ -z "$only" ] || [ "$only" = guest-vanilla ]; then
-	( FTD_NO_OURS=1 nice -n 10 "$REPO/rig/build-kernel.sh" > "$logs/pristine-build.out" \
-		2> "$logs/pristine-build.log"; echo $? > "$logs/pristine-build.rc" ) &
-	pristine_pid=$!
-fi
-# The s390x kernel (suite s390x) is cross-built in the background too,
-# after the pristine one: two builds at once would slow the guest suite.
+# The s390x kernel (suite s390x), cross-built in the background.
 s390x_pid=
 if [ -z "$only" ] || [ "$only" = s390x ]; then
-	( while [ -n "$pristine_pid" ] && [ ! -f "$logs/pristine-build.rc" ]; do sleep 5; done
-	  t=$SECONDS
+	( t=$SECONDS
 	  nice -n 10 "$REPO/rig/build-kernel.sh" --arch s390x > "$logs/s390x-build.out" \
 		2> "$logs/s390x-build.log"
 	  echo $? > "$logs/s390x-build.rc"
@@ -175,10 +165,9 @@ if [ $debug = 1 ]; then
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
 fi
 
-# The userspace suites before the two suites whose kernels are built in
-# the background: on a cold cache the pristine and s390x builds are still
-# running when the guest suites end (a cold run waited 10 minutes for the
-# pristine kernel), and these suites need neither.
+# The userspace suites before the s390x suite, whose kernel is built in
+# the background: on a cold cache the build may still run when the guest
+# suites end, and these suites do not need it.
 suite sframe-gen "$REPO/tests/userspace/sframe-gen/run.sh"
 suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
 suite plugin "$REPO/tests/userspace/plugin/run.sh"
@@ -187,8 +176,9 @@ suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
 	"$REPO/tests/userspace/kernelshark/run.sh"
 suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
 
-# trace-cmd's -T on a real vanilla kernel: the pristine 7.3 build (the
-# series left out), a boot of its own.  A failed build counts as a failure.
+# trace-cmd's -T on a real vanilla kernel: Debian's own 7.3 kernel, as
+# its users run it (fetched, not built: rig/fetch-debian-kernel.sh), a
+# boot of its own.  A failed fetch counts as a failure.
 # built_image PID BUILD TEST WHAT: wait for the kernel built in the
 # background (its logs $logs/BUILD-build.*), show its log and set img to
 # its image; when it failed, one failure TEST and status 1
@@ -204,9 +194,13 @@ built_image() {
 }
 vanilla_suite() {
 	local img
-	built_image "$pristine_pid" pristine guest-vanilla-build \
-		"FTD_NO_OURS=1 rig/build-kernel.sh" || return 1
-	guest_suite --out-name guest-vanilla-run --kernel "$img" "$@"
+	if ! img=$("$REPO/rig/fetch-debian-kernel.sh"); then
+		echo "FAIL guest-vanilla-kernel # rig/fetch-debian-kernel.sh failed"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+	guest_suite --out-name guest-vanilla-run --kernel "$img" \
+		--modules "$(dirname "$img")/modules" "$@"
 }
 suite guest-vanilla vanilla_suite --timeout 600 \
 	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # trace-cmd 3.4 with our series (trace-cmd/patches; its path in
-# FTD_TRACECMD) on a real vanilla kernel: the pristine 7.3 build
-# (FTD_NO_OURS=1 rig/build-kernel.sh), booted on its own by
-# rig/test-all.sh (suite guest-vanilla).  t-90's tracecmd-T-no-option
+# FTD_TRACECMD) on a real vanilla kernel: Debian's own 7.3 kernel
+# (rig/fetch-debian-kernel.sh; the pristine build of FTD_NO_OURS=1
+# rig/build-kernel.sh works too), booted on its own by rig/test-all.sh
+# (suite guest-vanilla).  t-90's tracecmd-T-no-option
 # only simulates this kernel (options/ hidden by a bind mount).
 #
 # First: the kernel really is vanilla (no options/userstacktrace_defer,
