@@ -48,6 +48,13 @@
  */
 #define SFRAME_FRE_BATCH	256
 
+/* Flexible FDEs are followed where the architecture names its SP and FP */
+#ifdef UNWIND_USER_DWARF_SP
+#define SFRAME_FLEX_FOLLOWED	1
+#else
+#define SFRAME_FLEX_FOLLOWED	0
+#endif
+
 /*
  * The architecture's SFrame ABI, from <asm/unwind_user.h>; the defaults
  * are amd64's.  UNWIND_USER_SFRAME_ABI: the ABI a section must name.
@@ -662,6 +669,7 @@ static int sframe_read_fde_v2(const struct sframe_section *sec,
 	fde->fre_type = SFRAME_FDE_FRE_TYPE(raw.info);
 	fde->fde_type = SFRAME_FDE_TYPE(raw.info);
 	fde->rep_size = raw.rep_size;
+	fde->flex = false;
 	fde->no_rule = false;
 	return sframe_check_fde(sec, fde);
 }
@@ -676,6 +684,7 @@ static int sframe_read_fde_v3(const struct sframe_section *sec,
 	unsigned long addr = sec->fdes_start + (unsigned long)i * sec->fde_size, attr_addr;
 	struct sframe_fdi_v3 idx;
 	struct sframe_fda_v3 attr;
+	u8 type;
 
 	if (copy_from_user(&idx, (void __user *)addr, sizeof(idx)))
 		return -EFAULT;
@@ -692,12 +701,15 @@ static int sframe_read_fde_v3(const struct sframe_section *sec,
 	fde->fde_type = SFRAME_FDE_TYPE(attr.info);
 	fde->rep_size = attr.rep_size;
 	/*
-	 * A flexible FDE's FREs hold rules beyond "CFA = SP or FP + offset"
-	 * (a CFA loaded from memory, DRAP); later FDE types are not known
-	 * yet; a signal trampoline's caller is not found through its CFA.
-	 * Such a function is described, but not by a rule followed here.
+	 * A flexible FDE's rules name registers (a CFA loaded from memory,
+	 * DRAP): followed where the architecture says which registers are
+	 * its SP and FP.  Later FDE types are not known yet; a signal
+	 * trampoline's caller is not found through its CFA.  Such a
+	 * function is described, but not by a rule followed here.
 	 */
-	fde->no_rule = SFRAME_V3_FDE_TYPE(attr.info2) != SFRAME_V3_FDE_TYPE_DEFAULT ||
+	type = SFRAME_V3_FDE_TYPE(attr.info2);
+	fde->flex = type == SFRAME_V3_FDE_TYPE_FLEX && SFRAME_FLEX_FOLLOWED;
+	fde->no_rule = (type != SFRAME_V3_FDE_TYPE_DEFAULT && !fde->flex) ||
 		       SFRAME_V3_FDE_SIGNAL(attr.info);
 	return sframe_check_fde(sec, fde);
 }
@@ -806,8 +818,11 @@ static int sframe_get_s(const struct sframe_section *sec, unsigned long *pos,
  * @info:	its info byte
  * @cfa_off:	offset of the CFA from the base register (decoded)
  * @ra_off:	offset of the saved return address from the CFA, as stored
- *		(an ABI that tracks it in each FRE), else 0
+ *		(an ABI that tracks it in each FRE, or a flexible FRE), else
+ *		0 (at the fixed offset)
  * @fp_off:	offset of the saved frame pointer from the CFA, 0 if not saved
+ * @cfa_ctrl:	of a flexible FRE: the CFA's control word
+ * @fp_ctrl:	of a flexible FRE: the frame pointer's, 0 if not saved
  */
 struct sframe_fre {
 	u32	start;
@@ -815,6 +830,8 @@ struct sframe_fre {
 	s32	cfa_off;
 	s32	ra_off;
 	s32	fp_off;
+	u32	cfa_ctrl;
+	u32	fp_ctrl;
 };
 
 /*
@@ -840,17 +857,69 @@ static int sframe_read_fre_head(const struct sframe_section *sec,
 	size = 1 << SFRAME_FRE_OFFSET_SIZE(info);
 	/*
 	 * amd64: the CFA, then the FP if saved; the RA is at a fixed
-	 * offset.  s390x: the CFA, the RA, the FP.
+	 * offset.  s390x: the CFA, the RA, the FP.  A flexible FRE: up to
+	 * three control words and their offsets.
 	 */
-	if (n > SFRAME_MAX_OFFSETS || size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
+	if (n > (fde->flex ? SFRAME_FLEX_MAX_WORDS : SFRAME_MAX_OFFSETS) ||
+	    size > 4 || SFRAME_FRE_MANGLED_RA(info) ||
 	    !sframe_in(*pos, n * size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
 	*pos += n * size;
 	return 0;
 }
 
-/* Read the offsets of @fre, which end at @end */
+/*
+ * The data words of a flexible FRE (@n of @size bytes from @pos): CFA,
+ * then RA, then FP, as described at SFRAME_FLEX_REG_P().  The CFA must be
+ * based on a register; the RA, when not at the fixed offset, must be
+ * saved at an offset from the CFA, the only place a call leaves it
+ * (-ENOENT otherwise: a rule not followed, not a corrupt section).
+ */
+static int sframe_read_fre_flex(const struct sframe_section *sec,
+				unsigned long pos, unsigned int n,
+				unsigned int size, struct sframe_fre *fre)
+{
+	s32 w[SFRAME_FLEX_MAX_WORDS];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = sframe_get_s(sec, &pos, size, &w[i]);
+		if (ret)
+			return ret;
+	}
+	if (n < 2 || !SFRAME_FLEX_REG_P(w[0]))
+		return -EINVAL;
+	fre->cfa_ctrl = w[0];
+	fre->cfa_off = w[1];
+	i = 2;
+	if (i < n && !w[i]) {
+		i++;
+	} else if (i < n) {
+		if (i + 1 >= n)
+			return -EINVAL;
+		if (w[i] != SFRAME_FLEX_AT_CFA)
+			return -ENOENT;
+		fre->ra_off = w[i + 1];
+		i += 2;
+	}
+	if (i < n) {
+		if (!w[i] || i + 2 != n)
+			return -EINVAL;
+		/* the FP at CFA + 0 would be the caller's stack */
+		if (!SFRAME_FLEX_DEREF(w[i]) ||
+		    (!SFRAME_FLEX_REG_P(w[i]) && !w[i + 1]))
+			return -ENOENT;
+		fre->fp_ctrl = w[i];
+		fre->fp_off = w[i + 1];
+		i += 2;
+	}
+	return i == n ? 0 : -EINVAL;
+}
+
+/* Read the offsets of @fre, an FRE of @fde, which end at @end */
 static int sframe_read_fre_offsets(const struct sframe_section *sec,
+				   const struct sframe_fde *fde,
 				   unsigned long end, struct sframe_fre *fre)
 {
 	unsigned int n = SFRAME_FRE_OFFSET_COUNT(fre->info);
@@ -862,6 +931,10 @@ static int sframe_read_fre_offsets(const struct sframe_section *sec,
 	fre->cfa_off = 0;
 	fre->ra_off = 0;
 	fre->fp_off = 0;
+	fre->cfa_ctrl = 0;
+	fre->fp_ctrl = 0;
+	if (fde->flex && n)
+		return sframe_read_fre_flex(sec, pos, n, size, fre);
 	if (n >= 1)
 		ret = sframe_get_s(sec, &pos, size, &fre->cfa_off);
 	if (!ret && n >= 2)
@@ -917,13 +990,45 @@ static int sframe_find_fre(const struct sframe_section *sec,
 	}
 	if (!found_end)
 		return -ENOENT;
-	return sframe_read_fre_offsets(sec, found_end, out);
+	return sframe_read_fre_offsets(sec, fde, found_end, out);
 }
 
+#if SFRAME_FLEX_FOLLOWED
+/*
+ * A flexible FRE's rule: the CFA's register is the SP or FP the unwinder
+ * tracks, or another one (known in the topmost frame only); the FP is
+ * saved at an offset from the CFA, or from a register
+ */
+static void sframe_flex_to_frame(const struct sframe_fre *fre,
+				 struct unwind_user_frame *frame)
+{
+	u32 reg = SFRAME_FLEX_REGNUM(fre->cfa_ctrl);
+
+	frame->use_fp = reg == UNWIND_USER_DWARF_FP;
+	frame->cfa_in_reg = reg != UNWIND_USER_DWARF_FP &&
+			    reg != UNWIND_USER_DWARF_SP;
+	frame->cfa_reg = reg;
+	frame->cfa_deref = SFRAME_FLEX_DEREF(fre->cfa_ctrl);
+	if (fre->ra_off)
+		frame->ra_off = fre->ra_off;
+	if (fre->fp_ctrl && SFRAME_FLEX_REG_P(fre->fp_ctrl)) {
+		frame->fp_at_reg = true;
+		frame->fp_base_reg = SFRAME_FLEX_REGNUM(fre->fp_ctrl);
+	}
+}
+#else
+static void sframe_flex_to_frame(const struct sframe_fre *fre,
+				 struct unwind_user_frame *frame)
+{
+}
+#endif
+
 static void sframe_fre_to_frame(const struct sframe_section *sec,
+				const struct sframe_fde *fde,
 				const struct sframe_fre *fre,
 				struct unwind_user_frame *frame)
 {
+	memset(frame, 0, sizeof(*frame));
 	/* no offset at all: the return address is undefined, outermost */
 	frame->outermost = !SFRAME_FRE_OFFSET_COUNT(fre->info);
 	frame->cfa_off = fre->cfa_off;
@@ -931,8 +1036,10 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 	frame->fp_off = fre->fp_off;
 	frame->sp_off = UNWIND_USER_SFRAME_SP_OFF;
 	frame->use_fp = SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP;
-	frame->ra_in_reg = false;
-	frame->fp_in_reg = false;
+	if (fde->flex && !frame->outermost) {
+		sframe_flex_to_frame(fre, frame);
+		return;
+	}
 	/* not saved yet: still in the register that received it */
 	if (SFRAME_RA_TRACKED && !frame->ra_off) {
 		frame->ra_in_reg = true;
@@ -1050,7 +1157,7 @@ static noinline int sframe_find_in_section(struct sframe_mm *sm,
 		sframe_drop(&sec, ret == -EFAULT ? "unreadable" : "corrupt");
 		return ret;
 	}
-	sframe_fre_to_frame(&sec, &fre, frame);
+	sframe_fre_to_frame(&sec, &fde, &fre, frame);
 	return 0;
 }
 

@@ -114,6 +114,22 @@ struct sframe_fda_v3 {
 #define SFRAME_FRE_OFFSET_SIZE(info)	(((info) >> 5) & 0x3)
 #define SFRAME_FRE_MANGLED_RA(info)	(((info) >> 7) & 0x1)
 
+/*
+ * The data words of an FRE of a version 3 flexible FDE: the CFA as a
+ * control word and an offset; then the return address, a lone 0 when it
+ * is at the ABI's fixed offset, else a control word and an offset; then,
+ * if saved, the frame pointer as a control word and an offset.  A control
+ * word holds a DWARF register number in bits 3 and up, "the value is read
+ * from memory at the base plus the offset" in bit 1, and "the base is
+ * that register, not the CFA" in bit 0.
+ */
+#define SFRAME_FLEX_REG_P(ctrl)		((ctrl) & 0x1)
+#define SFRAME_FLEX_DEREF(ctrl)		(((ctrl) >> 1) & 0x1)
+#define SFRAME_FLEX_REGNUM(ctrl)	((u32)(ctrl) >> 3)
+#define SFRAME_FLEX_MAX_WORDS		6
+/* The control word of a value saved at the CFA plus the offset */
+#define SFRAME_FLEX_AT_CFA		0x2
+
 /**
  * struct sframe_section - an .sframe section of an address space
  * @rcu:		frees it after the lookups that may still copy it
@@ -167,9 +183,11 @@ struct sframe_section {
  * @fre_type:	SFRAME_FRE_TYPE_ADDR*: size of the FREs' start addresses
  * @fde_type:	SFRAME_FDE_TYPE_PCINC or SFRAME_FDE_TYPE_PCMASK
  * @rep_size:	size of the repeated block of a PCMASK FDE
- * @no_rule:	its FREs hold no rule this unwinder follows (a version 3
- *		flexible FDE, an FDE type not known yet, a signal trampoline):
- *		the frame is unwound some other way
+ * @flex:	a version 3 flexible FDE: its FREs hold control words
+ * @no_rule:	its FREs hold no rule this unwinder follows (an FDE type not
+ *		known yet, a flexible FDE where the architecture names no
+ *		registers, a signal trampoline): the frame is unwound some
+ *		other way
  *
  * One decoder per version fills it; the FRE walk is shared.
  */
@@ -181,6 +199,7 @@ struct sframe_fde {
 	u8		fre_type;
 	u8		fde_type;
 	u8		rep_size;
+	bool		flex;
 	bool		no_rule;
 };
 

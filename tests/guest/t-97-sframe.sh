@@ -296,7 +296,9 @@ v3() {
 	t_pass
 }
 v3 good 0 chain
-v3 flex 0 cut
+v3 flex 0 chain
+v3 flex-plain 0 lost corrupt
+v3 new-type 0 cut
 v3 bad-flags 3 lost
 v3 unsorted 3 lost
 v3 attr-past-end 3 lost

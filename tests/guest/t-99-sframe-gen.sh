@@ -16,9 +16,13 @@ SG=$REPO/sframe-gen
 reset_tracing
 
 t_begin sframe-gen-build
+# drap.c alone with -mforce-drap: drap_sort() is a DRAP frame
 if make -s -C "$SG" OUT="$SCRATCH/gen" all >"$SCRATCH/make.log" 2>&1 &&
+   gcc -O2 -fomit-frame-pointer -mforce-drap -Wall -Wextra -Werror -c \
+	-o "$SCRATCH/drap.o" "$REPO/tests/userspace/sframe-gen/drap.c" \
+	>>"$SCRATCH/make.log" 2>&1 &&
    gcc -O2 -fomit-frame-pointer -Wall -Wextra -Werror -I"$SG/include" \
-	-o "$SCRATCH/sfgen-selfreg" "$REPO/tests/userspace/sframe-gen/selfreg.c" \
+	-o "$SCRATCH/sfgen-selfreg" "$REPO/tests/userspace/sframe-gen/selfreg.c" "$SCRATCH/drap.o" \
 	-L"$SCRATCH/gen" -lsframe-gen -Wl,-rpath,"$SCRATCH/gen" -ldw -lelf \
 	>>"$SCRATCH/make.log" 2>&1; then
 	t_pass
@@ -96,6 +100,28 @@ blocked sgfp &&
 out=$(compare "$F" "$E") &&
 check "without the sections the stack is cut: $out" \
 	bash -c "[[ '$out' == lost* ]] && [ $(echo "$out" | cut -d' ' -f2) -lt $(echo "$out" | cut -d' ' -f3) ]" &&
+t_pass
+
+# A DRAP frame (drap_sort, -mforce-drap) between qsort() and main(): its
+# CFA is *(rbp - 16), which only a flexible FDE (SFrame version 3, FDE
+# type 1) says.  The kernel follows it: the whole stack, eu-stack's.
+t_begin sframe-gen-flex-drap-whole-stack
+blocked sgdrap -r -d &&
+check "eu-stack goes through drap_sort: $(tr '\n' ' ' < "$E" | cut -c1-300)" \
+	grep -q drap_sort "$E" &&
+out=$(compare "$F" "$E") &&
+check "deferred stack through the DRAP frame is eu-stack's ($(grep -c '^#' "$E") frames): $out" \
+	test "$out" = "same sframe" &&
+t_pass
+
+# The same without flexible FDEs (-n): drap_sort has no rule, the walk
+# takes its frame pointer, which points at the realigned copy of the
+# frame, and the callers' CFAs are read from the wrong place.
+t_begin sframe-gen-flex-drap-needs-flex
+blocked sgdrapn -r -d -n &&
+out=$(compare "$F" "$E") &&
+check "without flexible FDEs the stack is not eu-stack's: $out" \
+	bash -c "[[ '$out' == lost* ]]" &&
 t_pass
 
 # only this script's: t-97 before it drops corrupt sections on purpose

@@ -85,9 +85,36 @@ if make -s -C "$WL" sframe >"$T/make.log" 2>&1; then
 			fail "v3-$1" "no /$2/ in: $(head -3 "$T/v3-$1.dump")"
 	}
 	v3kind flex 'sf_lib_middle .* type=1 '
+	v3kind flex-plain 'sf_lib_middle .* type=1 '
+	v3kind new-type 'sf_lib_middle .* type=2 '
 	v3kind bad-flags '^magic=0xdee2 version=3 flags=0x7 '
 	v3kind attr-past-end 'sf_lib_middle .* BAD: attributes past the end$'
 	v3kind fre-past-end 'sf_lib_middle .* fres=16 .* BAD: FREs past the end$'
+	# The flexible copy says the good copy's rules in flexible words: the
+	# generator's strict reader (sframe-gen --dump-own, which refuses a
+	# malformed flexible FRE) reads both, with the version 3 section in
+	# place of .sframe, as the same rows (r7 is SP; a flexible FP is
+	# printed as a load)
+	own() { # KIND: the rows of KIND's version 3 copy, by sframe-gen
+		objcopy --remove-section .sframe --rename-section .sframe_v3=.sframe \
+			"$T/v3-$1.so" "$T/v3-$1-own.so" &&
+			"$REPO/sframe-gen/build/sframe-gen" "$T/v3-$1-own.so" --dump-own
+	}
+	if make -s -C "$REPO/sframe-gen" >"$T/sg.log" 2>&1 &&
+	   $TOOL v3 "$WL/libsfwork.so" "$T/v3-good.so" &&
+	   own good > "$T/own-good" && own flex > "$T/own-flex"; then
+		sed -e 's/cfa=r7+/cfa=sp+/' -e 's/fp=\*(cfa\(-[0-9]*\))/fp=cfa\1/' "$T/own-flex" > "$T/own-flex.n"
+		nflex=$(grep -c 'cfa=r7+' "$T/own-flex")
+		[ "$nflex" -gt 0 ] && cmp -s "$T/own-good" "$T/own-flex.n" &&
+			pass "v3-flex-same-rules: $nflex rows in flexible words" ||
+			fail v3-flex-same-rules "$nflex flexible rows; $(diff "$T/own-good" "$T/own-flex.n" | head -3 | tr '\n' ' ')"
+	else
+		fail v3-flex-same-rules "$(tail -3 "$T/sg.log" "$T/own-flex" 2>&1 | tr '\n' ' ')"
+	fi
+	# flex-plain: a flexible FDE whose first word is no register-based CFA
+	own flex-plain > "$T/own-plain" 2>&1 &&
+		fail v3-flex-plain-refused "read: $(head -2 "$T/own-plain" | tr '\n' ' ')" ||
+		pass "v3-flex-plain-refused: $(head -1 "$T/own-plain")"
 	$TOOL v3 "$WL/libsfwork.so" "$T/v3-unsorted.so" --kind unsorted &&
 		$TOOL dump "$T/v3-unsorted.so" --section .sframe_v3 | awk 'NR > 1 { print $1 }' > "$T/v3-starts" &&
 		! sort -c "$T/v3-starts" 2>/dev/null && pass v3-unsorted || fail v3-unsorted "starts still sorted"

@@ -32,7 +32,14 @@ specification.
       right before its FREs.  KIND breaks or changes it (FUNC's FDE,
       sf_lib_middle unless --func says):
         good          (default) a faithful copy
-        flex          FUNC's FDE is a flexible FDE (FDE type 1): no rule
+        flex          FUNC's FDE is a flexible FDE (FDE type 1), its FREs
+                      the same rules in flexible words (CFA: control
+                      word of SP or FP and offset; RA: a lone 0, at the
+                      fixed offset; FP: control word "at the CFA" and
+                      offset), which the kernel follows
+        flex-plain    FUNC's FDE says flexible but keeps plain FREs: no
+                      register-based CFA word, a corrupt section
+        new-type      FUNC's FDE has FDE type 2, not defined yet: no rule
                       the kernel follows, that frame falls back
         bad-flags     SFRAME_F_FRAME_POINTER set: not a version 3 flag
         unsorted      two index entries swapped
@@ -239,6 +246,35 @@ def cmd_corrupt(a):
         out.write(data)
 
 
+def flex_fre_bytes(data, s, fde):
+    """The FREs of an amd64 FDE as a flexible FDE's: each FRE's rule in
+    control words (DWARF register << 3 | deref << 1 | register-based)
+    and offsets; an FRE with no offset (outermost) stays as it is"""
+    out = b''
+    asz = 1 << (fde['info'] & 0xf)
+    for pos, start, info in s.fres(data, fde):
+        n, osz = (info >> 1) & 0xf, 1 << ((info >> 5) & 3)
+        at = pos + asz + 1
+        offs = [int.from_bytes(data[at + k * osz:at + (k + 1) * osz],
+                               'little', signed=True) for k in range(n)]
+        if not n:
+            out += bytes(data[pos:at])
+            continue
+        # base bit 0: FP (DWARF 6), 1: SP (DWARF 7)
+        words = [((7 if info & 1 else 6) << 3) | 1, offs[0]]
+        if n >= 2:
+            words += [0, 2, offs[1]]
+        size = max(osz, 1)
+        while any(not -(1 << (8 * size - 1)) <= w < (1 << (8 * size - 1))
+                  for w in words):
+            size *= 2
+        code = {1: 0, 2: 1, 4: 2}[size]
+        out += start.to_bytes(asz, 'little')
+        out += bytes([(code << 5) | (len(words) << 1)])
+        out += b''.join(w.to_bytes(size, 'little', signed=True) for w in words)
+    return out
+
+
 def v3_section(data, s, addr, kind, func_start):
     """A version 3 copy of the version 2 section s, to lie at address addr.
 
@@ -254,11 +290,16 @@ def v3_section(data, s, addr, kind, func_start):
     flags = F_SORTED | F_PCREL
     fdes = [dict(f) for f in s.fdes]
     fres, blob = [], b''
+    types = {'flex': 1, 'flex-plain': 1, 'new-type': 2}
     for f in fdes:
         f['attr'] = len(blob)
-        info2 = 1 if kind == 'flex' and f['start'] == func_start else 0
+        victim = f['start'] == func_start
+        info2 = types.get(kind, 0) if victim else 0
         blob += FDA3.pack(f['nfres'], f['info'], info2, f['rep'])
-        blob += s.fre_bytes(data, f)
+        if victim and kind == 'flex':
+            blob += flex_fre_bytes(data, s, f)
+        else:
+            blob += s.fre_bytes(data, f)
     if kind == 'fre-past-end':
         # FUNC's attributes again, as the sub-section's last 5 bytes: its
         # first FRE would start at the sub-section's end
@@ -324,8 +365,9 @@ def main():
     s.add_argument('file')
     s.add_argument('out')
     s.add_argument('--kind', default='good',
-                   choices=['good', 'flex', 'bad-flags', 'unsorted',
-                            'attr-past-end', 'fre-past-end'])
+                   choices=['good', 'flex', 'flex-plain', 'new-type',
+                            'bad-flags', 'unsorted', 'attr-past-end',
+                            'fre-past-end'])
     s.add_argument('--func', default='sf_lib_middle')
     s.set_defaults(fn=cmd_v3)
     a = p.parse_args()

@@ -8,7 +8,11 @@
  * guest (Documentation/sframe.md): its deferred user stack, with and
  * without -r, against eu-stack's.
  *
- *   sfgen-selfreg [-r]   -r: register the sections (else only read)
+ *   sfgen-selfreg [-r] [-d] [-n]
+ *	-r: register the sections (else only read)
+ *	-d: sort through drap_sort() (drap.c), a DRAP frame whose
+ *	    CFA only a flexible FDE (SFrame version 3) describes
+ *	-n: generate without flexible FDEs (SFGEN_F_NO_FLEX)
  *
  * Prints one line per object to stderr: its name, the prctl's result.
  */
@@ -31,6 +35,9 @@
 #endif
 
 static int registered, failed;
+static unsigned int gen_flags;
+
+void drap_sort(int *v, size_t n, int (*cmp)(const void *, const void *));
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -46,7 +53,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 	if (strstr(path, "linux-vdso"))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || sfgen_from_fd(fd, 0, &sec, &len, &st)) {
+	if (fd < 0 || sfgen_from_fd(fd, gen_flags, &sec, &len, &st)) {
 		fprintf(stderr, "%s: no section: %s\n", path, fd < 0 ? strerror(errno) : st.error);
 		if (fd >= 0)
 			close(fd);
@@ -95,13 +102,27 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int v[4] = { 4, 3, 2, 1 };
+	int reg = 0, drap = 0, i;
 
-	if (argc > 1 && !strcmp(argv[1], "-r")) {
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-r"))
+			reg = 1;
+		else if (!strcmp(argv[i], "-d"))
+			drap = 1;
+		else if (!strcmp(argv[i], "-n"))
+			gen_flags |= SFGEN_F_NO_FLEX;
+		else
+			return 2;
+	}
+	if (reg) {
 		dl_iterate_phdr(add_object, NULL);
 		fprintf(stderr, "registered %d, failed %d\n", registered, failed);
 		if (failed || !registered)
 			return 2;
 	}
-	qsort(v, 4, sizeof(v[0]), cmp);
+	if (drap)
+		drap_sort(v, 4, cmp);
+	else
+		qsort(v, 4, sizeof(v[0]), cmp);
 	return 0;
 }
