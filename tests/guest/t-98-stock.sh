@@ -5,7 +5,7 @@
 # in a syscall must equal what eu-stack (elfutils, CFI through ptrace)
 # sees of the same task at the same point, frame by frame down to _start
 # or the thread start.  Without it (the negative twin) the stack is cut.
-# Documentation/sframe-gen.md.
+# sframe-gen/Documentation/sframe-gen.txt and Documentation/sframe.md.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 SG=$REPO/sframe-gen/build
