@@ -315,8 +315,8 @@ if s:
     check('s390x/sframe-vla-frames', len(names) >= 3 and names[0] & GETPPID and
           'bc_after' in names[1] and 'bc_vla' in names[2], 'frames: ' + show(names))
     # the rule the kernel followed at bc_vla's return address: CFA from r11
-    if sframe_sec and len(st['frames']) > 2:
-        ra = st['frames'][2]
+    if sframe_sec:
+        ra = st['frames'][2] if len(st['frames']) > 2 else -1
         rule = [r for a, b, r in decoded_rows(sframe_sec) if a <= ra < b]
         check('s390x/sframe-vla-cfa-from-r11', rule and rule[0].startswith('cfa=fp+'),
               'the section\'s rule at %#x: %s' % (ra, rule))
