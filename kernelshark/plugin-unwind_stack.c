@@ -24,6 +24,7 @@
  * (KernelShark has no API for it), is the shim near the end.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,15 +450,14 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 		const struct kshark_entry *e)
 {
 	struct tep_record *r = read_at(ctx, e->offset);
-	int stop = 0;
+	int ret;
 
-	/* inside its page (ustack_record_check()), and a header at least */
-	if (r && r->data && r->size >= 8 && !ustack_record_check(ctx->tep, r))
-		stop = ustack_join_add_record(join, r) > 0;
-	else
+	/* outside its page, or not even a header: damage, and go on */
+	ret = ustack_join_add_file_record(join, r);
+	if (ret < 0 && errno != ENOMEM)
 		ctx->damaged++;
 	tracecmd_free_record(r);
-	return stop;
+	return ret > 0;
 }
 
 int kshark_unwind_join(int sd, struct kshark_entry **data, size_t n)

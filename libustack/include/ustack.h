@@ -234,6 +234,8 @@ int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
 int ustack_join_set_instance(struct ustack_join *join, const char *name);
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
+int ustack_join_add_file_record(struct ustack_join *join,
+				struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
 /* how the join holds the event of the record at offset on
  * cpu; 0 when it does not (delivered, dropped, never seen) */

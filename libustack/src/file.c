@@ -306,18 +306,17 @@ static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 	struct iter_ctx *ctx = data;
 	int ret;
 
+	(void)handle;	/* the join has its event formats */
 	(void)cpu;
 	/* libtracecmd 1.3 may call again after we asked it to stop */
 	if (ctx->ret)
 		return 1;
-	if (ustack_record_check(tracecmd_get_tep(handle), record)) {
+	ret = ustack_join_add_file_record(ctx->join, record);
+	if (ret < 0 && errno == EBADMSG) {
 		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
 			   ctx->path, record->offset, record->size);
 		errno = EINVAL;
-		ctx->ret = -1;
-		return 1;
 	}
-	ret = ustack_join_add_record(ctx->join, record);
 	if (ret) {
 		ctx->ret = ret;
 		return 1;	/* stop iterating */
