@@ -318,6 +318,9 @@ typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
 			       struct ustack_map *map);
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 			     void *data);
+/* the maps that a trace.dat file saved, through its libtracecmd handle */
+int ustack_syms_set_tracecmd(struct ustack_syms *syms,
+			     struct tracecmd_input *handle);
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
 int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,
