@@ -139,21 +139,6 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 	free(ctx);
 }
 
-/*
- * libustack's messages (an unknown record format) name this plugin.
- * Hidden: the libtraceevent plugin, loaded RTLD_GLOBAL in the same
- * process, has its own.
- */
-__attribute__((visibility("hidden")))
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
-{
-	(void)level;
-	fprintf(stderr, "unwind_stack: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Loading: the event handlers. */
 

@@ -25,10 +25,11 @@ extern "C" {
 #define USTACK_VERSION_MAJOR	1
 #define USTACK_VERSION_MINOR	0
 
-/* Messages of the library go to stderr at or below this level. */
+/*
+ * Messages of the library at or below this level go to libtraceevent's
+ * tep_vprint() (name "libustack"), as libtracefs' do.
+ */
 void ustack_set_loglevel(enum tep_loglevel level);
-/* Prints them; weak: a program may define its own. */
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
 
 /* ---- control (ustack_control(3)) ---- */
 
