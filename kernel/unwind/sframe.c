@@ -890,6 +890,9 @@ static int sframe_read_fre_flex(const struct sframe_section *sec,
 	}
 	if (n < 2 || !SFRAME_FLEX_REG_P(w[0]))
 		return -EINVAL;
+	/* a register number no unwinder names: no rule followed here */
+	if (SFRAME_FLEX_REGNUM(w[0]) > U8_MAX)
+		return -ENOENT;
 	fre->cfa_ctrl = w[0];
 	fre->cfa_off = w[1];
 	i = 2;
@@ -908,7 +911,8 @@ static int sframe_read_fre_flex(const struct sframe_section *sec,
 			return -EINVAL;
 		/* the FP at CFA + 0 would be the caller's stack */
 		if (!SFRAME_FLEX_DEREF(w[i]) ||
-		    (!SFRAME_FLEX_REG_P(w[i]) && !w[i + 1]))
+		    (!SFRAME_FLEX_REG_P(w[i]) && !w[i + 1]) ||
+		    SFRAME_FLEX_REGNUM(w[i]) > U8_MAX)
 			return -ENOENT;
 		fre->fp_ctrl = w[i];
 		fre->fp_off = w[i + 1];
@@ -1051,11 +1055,12 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 	/* kept in another register: (regnum << 1) | 1 */
 	if (frame->ra_off & 1) {
 		frame->ra_in_reg = true;
-		frame->ra_reg = (u32)frame->ra_off >> 1;
+		/* past U8_MAX: a register no unwinder names, refused there */
+		frame->ra_reg = min_t(u32, (u32)frame->ra_off >> 1, U8_MAX);
 	}
 	if (frame->fp_off & 1) {
 		frame->fp_in_reg = true;
-		frame->fp_reg = (u32)frame->fp_off >> 1;
+		frame->fp_reg = min_t(u32, (u32)frame->fp_off >> 1, U8_MAX);
 		frame->fp_off = 0;
 	}
 }
