@@ -11,7 +11,7 @@ directives.  `TOOL FILE --dump-own` prints the rows of binutils' section,
 byte binutils describes outside the .plt* sections, the two must give the
 same rule.  The PLTs are left out: binutils describes their stubs with
 repeating (PCMASK) FDEs, the generator leaves them without a rule
-(norule=plt); and in .plt.got binutils 2.44 writes CFA = SP + 16 where the
+(norule=plt); and in .plt.got binutils 2.44 (2.46 too) writes CFA = SP + 16 where the
 stub (`jmp *GOT(%rip)`, entered by a call) and .eh_frame have SP + 8.
 A flexible FRE (SFrame version 3) names the CFA's base register by its
 DWARF number: `cfa=r7+8` (rsp, not loaded) is the rule `cfa=sp+8` of a
