@@ -24,6 +24,7 @@
  * (KernelShark has no API for it), is the shim near the end.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,21 +137,6 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 	free(ctx->syms_note);
 	pthread_mutex_destroy(&ctx->syms_lock);
 	free(ctx);
-}
-
-/*
- * libustack's messages (an unknown record format) name this plugin.
- * Hidden: the libtraceevent plugin, loaded RTLD_GLOBAL in the same
- * process, has its own.
- */
-__attribute__((visibility("hidden")))
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
-{
-	(void)level;
-	fprintf(stderr, "unwind_stack: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -449,15 +435,14 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 		const struct kshark_entry *e)
 {
 	struct tep_record *r = read_at(ctx, e->offset);
-	int stop = 0;
+	int ret;
 
-	/* inside its page (ustack_record_check()), and a header at least */
-	if (r && r->data && r->size >= 8 && !ustack_record_check(ctx->tep, r))
-		stop = ustack_join_add_record(join, r) > 0;
-	else
+	/* outside its page, or not even a header: damage, and go on */
+	ret = ustack_join_add_file_record(join, r);
+	if (ret < 0 && errno != ENOMEM)
 		ctx->damaged++;
 	tracecmd_free_record(r);
-	return stop;
+	return ret > 0;
 }
 
 int kshark_unwind_join(int sd, struct kshark_entry **data, size_t n)

@@ -210,8 +210,16 @@ U=$D/ustack
 # the same cache) may be newer than this one's sources, and make would
 # keep them
 rm -rf "$U"
-[ $stock = 0 ] && run "libustack: libustack.a" \
-	make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" static
+# Against the series' trace-cmd.h (its public API for the saved maps,
+# patch 0008): report names frames through libustack's walk of the maps
+# (ustack_syms_set_tracecmd()), which then reads their build IDs.
+if [ $stock = 0 ]; then
+	run "libustack: libustack.a" \
+		make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" \
+		TRACECMD_INC="$W/trace-cmd/include/trace-cmd" static
+	nm "$U/file.o" | grep -q ' U tracecmd_proc_addr_map_build_id$' ||
+		die "libustack.a did not take the series' tracecmd_proc_addr_map_*() from $W/trace-cmd"
+fi
 uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libustack/Makefile")
 [ $stock = 0 ] && cat > "$P/lib/pkgconfig/libustack.pc" <<EOF
 Name: libustack

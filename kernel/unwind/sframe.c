@@ -1004,6 +1004,7 @@ static void sframe_flex_to_frame(const struct sframe_fre *fre,
 {
 	u32 reg = SFRAME_FLEX_REGNUM(fre->cfa_ctrl);
 
+	frame->flex = true;
 	frame->use_fp = reg == UNWIND_USER_DWARF_FP;
 	frame->cfa_in_reg = reg != UNWIND_USER_DWARF_FP &&
 			    reg != UNWIND_USER_DWARF_SP;

@@ -25,10 +25,11 @@ extern "C" {
 #define USTACK_VERSION_MAJOR	1
 #define USTACK_VERSION_MINOR	0
 
-/* Messages of the library go to stderr at or below this level. */
+/*
+ * Messages of the library at or below this level go to libtraceevent's
+ * tep_vprint() (name "libustack"), as libtracefs' do.
+ */
 void ustack_set_loglevel(enum tep_loglevel level);
-/* Prints them; weak: a program may define its own. */
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap);
 
 /* ---- control (ustack_control(3)) ---- */
 
@@ -234,6 +235,8 @@ int ustack_join_set_limits(struct ustack_join *join, size_t max_cookies,
 int ustack_join_set_flags(struct ustack_join *join, unsigned int flags);
 int ustack_join_set_instance(struct ustack_join *join, const char *name);
 int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
+int ustack_join_add_file_record(struct ustack_join *join,
+				struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
 /* how the join holds the event of the record at offset on
  * cpu; 0 when it does not (delivered, dropped, never seen) */
@@ -316,6 +319,9 @@ typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
 			       struct ustack_map *map);
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 			     void *data);
+/* the maps that a trace.dat file saved, through its libtracecmd handle */
+int ustack_syms_set_tracecmd(struct ustack_syms *syms,
+			     struct tracecmd_input *handle);
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
 int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,

@@ -306,18 +306,17 @@ static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
 	struct iter_ctx *ctx = data;
 	int ret;
 
+	(void)handle;	/* the join has its event formats */
 	(void)cpu;
 	/* libtracecmd 1.3 may call again after we asked it to stop */
 	if (ctx->ret)
 		return 1;
-	if (ustack_record_check(tracecmd_get_tep(handle), record)) {
+	ret = ustack_join_add_file_record(ctx->join, record);
+	if (ret < 0 && errno == EBADMSG) {
 		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
 			   ctx->path, record->offset, record->size);
 		errno = EINVAL;
-		ctx->ret = -1;
-		return 1;
 	}
-	ret = ustack_join_add_record(ctx->join, record);
 	if (ret) {
 		ctx->ret = ret;
 		return 1;	/* stop iterating */
@@ -455,11 +454,12 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 
 /*
  * The mapping of a saved process map that holds @addr, and the start of
- * that file's lowest mapping in the process: trace-cmd saves each map
- * line on its own, so walk down while the name stays the same.
+ * that file's lowest mapping in the process (its first loadable
+ * segment): trace-cmd saves each map line on its own, so walk down while
+ * the name stays the same.
  */
-static int file_find_map(void *data, int pid, unsigned long long addr,
-			 struct ustack_map *out)
+static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
+			     struct ustack_map *out)
 {
 	struct tracecmd_input *h = data;
 	struct tracecmd_proc_addr_map *m, *prev;
@@ -488,13 +488,37 @@ static int file_find_map(void *data, int pid, unsigned long long addr,
 }
 
 /**
+ * ustack_syms_set_tracecmd - name frames with the maps a trace.dat saved
+ * @syms: the symbols
+ * @handle: the libtracecmd handle of the file (trace-cmd report's own)
+ *
+ * Takes the process maps that trace-cmd record --proc-map (or -T) saved
+ * in the file, with their build IDs when recorded and the libtracecmd
+ * reads them, through ustack_syms_set_map_func(): the mapping that holds
+ * an address, and the start of its file's lowest mapping.  @handle must
+ * stay open while @syms is used.  ustack_syms_set_file() does this and
+ * more for a file of ustack_file_open().
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL argument.
+ */
+int ustack_syms_set_tracecmd(struct ustack_syms *syms,
+			     struct tracecmd_input *handle)
+{
+	if (!syms || !handle) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ustack_syms_set_map_func(syms, tracecmd_find_map, handle);
+}
+
+/**
  * ustack_syms_set_file - name frames with what a trace.dat file saved
  * @syms: the symbols
  * @file: the file
  *
  * Takes the process maps that trace-cmd record --proc-map (or -T) saved
  * in @file, with their build IDs when recorded, through
- * ustack_syms_set_map_func(); the file's kallsyms for kernel frames
+ * ustack_syms_set_tracecmd(); the file's kallsyms for kernel frames
  * (ustack_syms_set_tep()); and the file's directory as a place to look
  * for binaries (ustack_syms_add_trace_dir()).  @file must stay open while
  * @syms is used.
@@ -523,5 +547,5 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 	free(dir);
 	if (ret)
 		return -1;
-	return ustack_syms_set_map_func(syms, file_find_map, file->handle);
+	return ustack_syms_set_tracecmd(syms, file->handle);
 }

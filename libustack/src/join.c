@@ -1434,6 +1434,31 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 }
 
 /**
+ * ustack_join_add_file_record - feed a record read from a trace.dat file
+ * @join: the join
+ * @record: a record as libtracecmd read it (with its file offset), in
+ *	    time order across CPUs
+ *
+ * What every reader of a file does with each record it reads: check that
+ * it lies inside its ring-buffer page (ustack_record_check()), then feed
+ * it (ustack_join_add_record()).  A record that does not fit is not fed:
+ * reading its fields would read past its page.  The time order is the
+ * reader's: libtracecmd's merge of the CPUs (tracecmd_iterate_events(),
+ * tracecmd_read_next_data()), or entries sorted by time, CPU and offset.
+ *
+ * Returns what ustack_join_add_record() returns, or -1 with errno EBADMSG
+ * for a record outside its page (what the reader does next is its own:
+ * stop, or count it as damage and go on).
+ */
+int ustack_join_add_file_record(struct ustack_join *join,
+				struct tep_record *record)
+{
+	if (join && record && ustack_record_check(join->tep, record))
+		return -1;	/* errno EBADMSG */
+	return ustack_join_add_record(join, record);
+}
+
+/**
  * ustack_join_holds - how a join holds the event of a record
  * @join: the join
  * @cpu: the CPU of the event's record

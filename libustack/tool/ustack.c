@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <trace-cmd.h>
+#include <event-utils.h>
 
 #include "ustack.h"
 #include "evfilter.h"
@@ -82,12 +83,17 @@ static struct ustack_live *live_handle;
 static int lib_errors;
 
 /*
- * libustack's messages (those its log level lets through) say what
- * failed precisely ("X: not a readable trace.dat file"): print them as
- * ustack's own, and do not repeat them in vaguer words.
+ * The libraries' messages go through libtraceevent's tep_vprint().
+ * libustack's (those its log level lets through) say what failed
+ * precisely ("X: not a readable trace.dat file"): print them as
+ * ustack's own, and do not repeat them in vaguer words.  The other
+ * libraries' are printed as libtraceevent prints them.
  */
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap)
 {
+	if (!name || strcmp(name, "libustack"))
+		return __tep_vprint(name, level, print_err, fmt, ap);
 	fprintf(stderr, "ustack: %s", level > TEP_LOG_ERROR ? "warning: " : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -61,7 +61,7 @@ if make -s -C "$WL" sframe >"$T/make.log" 2>&1; then
 		set -- $c
 		out=$($TOOL check "$WL/$1" "$2" 2>&1) && pass "workload-$1: $out" || fail "workload-$1" "$out"
 	done
-	for k in bad-magic bad-version bad-offsets fde-past-end unsorted fre-past-end fre-unsorted; do
+	for k in bad-magic bad-version bad-abi fixed-ra bad-offsets fde-past-end unsorted fre-past-end fre-unsorted; do
 		$TOOL corrupt "$WL/libsfwork.so" $k "$T/$k.so" && ! cmp -s "$WL/libsfwork.so" "$T/$k.so" &&
 			pass "corrupt-$k" || fail "corrupt-$k"
 	done

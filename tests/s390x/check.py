@@ -2,6 +2,11 @@
 """Checks of tests/s390x/run.sh on the s390x guest's console output.
 
 usage: check.py [--show] OUTPUT_LOG BCWORK_BC BCWORK_NOBC BCMINI CROSS_PREFIX
+                [SFRAME KIND...]
+
+SFRAME: bcwork-nobc's section, whose rows tests/userspace/sframe-gen/
+s390x-decode.py gives (the sframe-vla case's rule from r11); KIND: the
+corrupt copies of it the guest registered (sfbad-KIND cases).
 
 --show (rig/demo.sh --arch s390x) also prints the user stacks of the
 back-chain and no-back-chain cases, each frame named.
@@ -19,6 +24,8 @@ show_stacks = sys.argv[1:2] == ['--show']
 if show_stacks:
     del sys.argv[1]
 log, bc_bin, nobc_bin, mini_bin, cross = sys.argv[1:6]
+sframe_sec = sys.argv[6] if len(sys.argv) > 6 else None
+sfbad = sys.argv[7:]
 results = []
 
 
@@ -137,7 +144,7 @@ def chain_ok(names, start):
 bc, nobc, mini = Symbols(bc_bin), Symbols(nobc_bin), Symbols(mini_bin)
 got = cases()
 for c in ('backchain', 'nobackchain', 'sframe', 'framed', 'cleanend', 'deep', 'exit',
-          'exec', 'malformed'):
+          'exec', 'malformed', 'sframe-vla', 'sframe-deep', 'sframe-exec'):
     check('s390x/recorded-%s' % c, c in got and not any('trigger refused' in x for x in got[c]),
           'no trace of this case in the console (trigger refused or guest died)')
 
@@ -277,6 +284,108 @@ check('s390x/malformed-nothing-installed', '=== trigger file: 0 entries' in m,
       str([x for x in m if 'trigger file' in x]))
 errs = [x for x in m if x.startswith('=== error_log ') and ' error: ' in x]
 check('s390x/malformed-error-log', len(errs) == 3, 'error_log entries: %s' % errs)
+
+# 7. SFrame (bcwork-nobc, its section registered) where the CFA is r11's,
+# deep, exec'd
+def sframe_whole(name, st, start, want_chain=True):
+    """st's names from start on are bc_five .. main, the walk ends at
+    _start, every frame named, all found by SFrame"""
+    names = ret_names(nobc, st['frames'])
+    check(name + '-named-chain', chain_ok(names, start) and '_start' in names[-1] and
+          not st['truncated'] and all(n != {'?'} for n in names),
+          'frames: ' + show(names))
+    check(name + '-unwinder-flag', st['unwinder'] == 'sframe', 'unwinder=%r' % st['unwinder'])
+    return names
+
+
+def decoded_rows(path):
+    """[(start, end, rule)] of the section, by the independent decoder"""
+    here = __file__.rsplit('/', 1)[0]
+    out = subprocess.run([sys.executable, here + '/../userspace/sframe-gen/s390x-decode.py',
+                          path], capture_output=True, text=True, check=True).stdout
+    return [(int(a, 16), int(b, 16), r) for a, b, r in
+            (line.split(None, 2) for line in out.splitlines())]
+
+
+s = stacks(got.get('sframe-vla', []))
+check('s390x/sframe-vla-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = sframe_whole('s390x/sframe-vla', st, 3)
+    check('s390x/sframe-vla-frames', len(names) >= 3 and names[0] & GETPPID and
+          'bc_after' in names[1] and 'bc_vla' in names[2], 'frames: ' + show(names))
+    # the rule the kernel followed at bc_vla's return address: CFA from r11
+    if sframe_sec:
+        ra = st['frames'][2] if len(st['frames']) > 2 else -1
+        rule = [r for a, b, r in decoded_rows(sframe_sec) if a <= ra < b]
+        check('s390x/sframe-vla-cfa-from-r11', rule and rule[0].startswith('cfa=fp+'),
+              'the section\'s rule at %#x: %s' % (ra, rule))
+
+s = stacks(got.get('sframe-deep', []))
+check('s390x/sframe-deep-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(nobc, st['frames'])
+    check('s390x/sframe-deep-truncated-and-flagged',
+          st['truncated'] and st['depth'] > st['nr'] >= 100,
+          'nr=%d depth=%d truncated=%s' % (st['nr'], st['depth'], st['truncated']))
+    check('s390x/sframe-deep-frames-named',
+          names[0] & GETPPID and all('bc_deep' in n for n in names[1:]),
+          'frames: ' + show(names[:8]) + ' ...')
+    check('s390x/sframe-deep-unwinder-flag', st['unwinder'] == 'sframe',
+          'unwinder=%r' % st['unwinder'])
+
+s = stacks(got.get('sframe-exec', []))
+check('s390x/sframe-exec-one-stack', len(s) == 1, '%d user stacks' % len(s))
+if s:
+    st = s[0]
+    names = ret_names(nobc, st['frames'])
+    i = next((i for i, n in enumerate(names) if 'bc_five' in n), -1)
+    sframe_whole('s390x/sframe-exec', st, i)
+    check('s390x/sframe-exec-registered-before',
+          any(x.startswith('=== out sframe: ') and 'registered' in x for x in got['sframe-exec']),
+          'the program did not register')
+    check('s390x/sframe-exec-cookie-matches', (st['pid'], st['cookie']) in
+          cookies(got['sframe-exec']), 'no user_stack_cookie with the same pid and cookie')
+
+# 8. malformed sections: refused at the prctl (bcwork sframe-try: exit 3,
+# after the chain has run) with
+# EINVAL (EOPNOTSUPP for a version not supported), or accepted and
+# dropped at the first unwind, with one message; the stack is then the
+# one without SFrame (nobackchain), ends cleanly, no kernel warning
+REFUSED = {'bad-version': 'Operation not supported'}
+DROPPED = {'fre-past-end'}
+plain = stacks(got.get('nobackchain', []))
+plain = ret_names(nobc, plain[0]['frames']) if plain else None
+WARN = re.compile(r'WARNING:|BUG:|Oops|general protection|Call Trace')
+for k in sfbad:
+    c = 'sfbad-' + k
+    lines = got.get(c, [])
+    outs = [x[len('=== out '):] for x in lines if x.startswith('=== out ')]
+    msgs = [x for x in lines if x.startswith('=== dmesg ') and 'sframe: ' in x]
+    if k in DROPPED:
+        check('s390x/%s-accepted' % c, '=== rc 0' in lines and
+              any('registered' in x for x in outs), 'rc/out: %s' % (
+                  [x for x in lines if x.startswith('=== rc')] + outs))
+        check('s390x/%s-dropped-once' % c, len(msgs) == 1 and
+              re.search(r'sframe: bcwork-nobc\[\d+\]: dropping \.sframe at 0x[0-9a-f]+: corrupt$',
+                        msgs[0]), 'kernel messages: %s' % msgs)
+    else:
+        err = REFUSED.get(k, 'Invalid argument')
+        check('s390x/%s-refused' % c, '=== rc 3' in lines and
+              any(x.startswith('prctl(PR_ADD_SFRAME): ' + err) for x in outs),
+              'want rc 3 and %s; rc/out: %s' % (err, [x for x in lines if
+                                                      x.startswith('=== rc')] + outs))
+        check('s390x/%s-no-message' % c, not msgs, 'kernel messages: %s' % msgs)
+    s = stacks(lines)
+    names = ret_names(nobc, s[0]['frames']) if len(s) == 1 else None
+    check('s390x/%s-ends-as-without' % c, names is not None and names == plain and
+          not s[0]['truncated'] and s[0]['unwinder'] != 'sframe' and '?' not in show(names),
+          '%d stacks, frames %s (unwinder %s), without SFrame: %s' % (
+              len(s), show(names or []), s[0]['unwinder'] if s else '-',
+              show(plain or [])))
+    check('s390x/%s-no-warning' % c, c in got and not any(WARN.search(x) for x in lines),
+          [x for x in lines if WARN.search(x)][:3])
 
 np = sum(1 for _, ok in results if ok)
 print('%d passed, %d failed' % (np, len(results) - np))

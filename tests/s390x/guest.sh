@@ -1,8 +1,8 @@
 #!/bin/sh
 # The guest half of tests/s390x/run.sh, run by busybox sh in the s390x
 # guest (rig/run-guest.sh --arch s390x), in /ftd with bcwork-bc,
-# bcwork-nobc (and its SFrame section, bcwork-nobc.sframe) and bcmini
-# beside it.  It only records: each case's trace goes to the
+# bcwork-nobc (and its SFrame section, bcwork-nobc.sframe, and corrupt
+# copies of it, sfbad-KIND.sframe) and bcmini beside it.  It only records: each case's trace goes to the
 # console between "=== begin CASE" and "=== end CASE", and the host checks
 # it with the cross nm/addr2line, which the guest does not have.
 T=/sys/kernel/tracing
@@ -17,6 +17,7 @@ reset() {
 
 # record CASE EVENT PROGRAM ARGS...: stacktrace:defer on EVENT for the task
 # of PROGRAM (the comm filter names it before it runs), run it, dump trace
+# and the kernel's messages of the case ("=== dmesg")
 record() {
 	c=$1 ev=$2
 	shift 2
@@ -28,6 +29,7 @@ record() {
 		echo "=== end $c"
 		return
 	fi
+	n0=$(dmesg | wc -l)
 	"$@" > /tmp/out 2>&1
 	rc=$?
 	# the deferred record of an exiting task is written on its way out
@@ -37,6 +39,7 @@ record() {
 	echo "=== rc $rc"
 	sed 's/^/=== out /' /tmp/out
 	grep -v '^#' $T/trace
+	dmesg | tail -n +$((n0 + 1)) | sed 's/^/=== dmesg /'
 	echo "=== end $c"
 	echo "!stacktrace:defer" > $E/$ev/trigger
 }
@@ -48,6 +51,17 @@ record backchain sys_enter_getppid ./bcwork-bc getppid 1
 record nobackchain sys_enter_getppid ./bcwork-nobc getppid 1
 record sframe sys_enter_getppid ./bcwork-nobc sframe ./bcwork-nobc.sframe getppid 1
 record framed sys_enter_getppid ./bcwork-bc framed
+# SFrame: a CFA from r11 (bc_vla), a deep stack, exec
+SF="sframe ./bcwork-nobc.sframe"
+record sframe-vla sys_enter_getppid ./bcwork-nobc $SF vla 8
+record sframe-deep sys_enter_getppid ./bcwork-nobc $SF deep 400
+record sframe-exec sys_enter_execve ./bcwork-nobc $SF exec /bin/true
+# malformed sections: refused by the prctl, or dropped at the first unwind
+for f in sfbad-*.sframe; do
+	[ -f "$f" ] || continue
+	k=${f#sfbad-}
+	record "sfbad-${k%.sframe}" sys_enter_getppid ./bcwork-nobc sframe-try "./$f" getppid 1
+done
 record cleanend sys_enter_getppid ./bcmini
 record deep sys_enter_getppid ./bcwork-bc deep 400
 record exit sys_enter_exit_group ./bcwork-bc exit

@@ -3,8 +3,9 @@
 # program it traced, bcmini (tests/s390x/bcmini.c, built -mbackchain
 # without libc), beside it.  Boots the s390x kernel (rig/run-guest.sh
 # --arch s390x) with tests/s390x/record-guest.sh, then assembles the
-# trace.dat on the host (tests/s390x/mkdat.py).  Not part of test-all:
-# the fixture is kept in the repo, as the x86-64 ones are.
+# trace.dat on the host (tests/userspace/lib/mktrace.py --guest-log).
+# Not part of test-all: the fixture is kept in the repo, as the x86-64
+# ones are.
 #
 #   tests/s390x/record-fixture.sh [--kernel BZIMAGE]
 set -euo pipefail
@@ -26,7 +27,7 @@ install -m 0755 "$here/record-guest.sh" "$w/guest/"
 "$REPO/rig/run-guest.sh" --arch s390x --kernel "$kernel" --add "$w/guest" \
 	--cmd 'sh ./record-guest.sh' --out "$w/run" --quiet --timeout 600 >/dev/null ||
 	die "the recording boot failed (see $w/run, kept)"
-python3 "$here/mkdat.py" "$w/run/output.log" "$dest/backchain.dat"
+python3 "$here/../userspace/lib/mktrace.py" --guest-log "$w/run/output.log" "$dest/backchain.dat"
 cp "$w/guest/bcmini" "$dest/bcmini"
 grep '^=== trace ' "$w/run/output.log" | sed 's/^=== trace //' > "$dest/backchain.trace"
 log "recorded $dest/backchain.dat ($(grep -c user_stack_deferred "$dest/backchain.trace") user stacks)"

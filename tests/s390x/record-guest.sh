@@ -5,7 +5,8 @@
 # "=== file NAME" + base64 + "=== end NAME": the ring buffer pages as read
 # from per_cpu/cpuN/trace_pipe_raw, the formats, kallsyms, printk formats,
 # saved_cmdlines and bcmini's /proc/PID/maps.  The host assembles them
-# (tests/s390x/mkdat.py): there is no trace-cmd for s390x here.
+# (tests/userspace/lib/mktrace.py --guest-log): there is no trace-cmd
+# for s390x here.
 T=/sys/kernel/tracing
 E=$T/events/syscalls/sys_enter_getppid
 echo 0 > $T/tracing_on

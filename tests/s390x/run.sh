@@ -38,6 +38,8 @@ fail_all() { echo "FAIL s390x/$1 # $2"; echo "0 passed, 1 failed"; exit 1; }
 xdir=$("$REPO/rig/fetch-cross.sh") || fail_all cross-toolchain "rig/fetch-cross.sh failed"
 X=$xdir/usr/bin/s390x-linux-gnu-
 
+# the corruptions of bcwork-nobc.sframe, checked by check.py (sfbad-KIND)
+SFBAD="bad-magic bad-abi bad-version fixed-ra bad-offsets fde-past-end unsorted fre-past-end"
 w=$(mktemp -d "${TMPDIR:-/tmp}/ftd-s390x.XXXXXX")
 trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/guest"
@@ -58,6 +60,16 @@ done
 	"$w/sframe-gen/sframe-gen" "$w/bcwork-nobc" -o "$w/guest/bcwork-nobc.sframe" \
 		>> "$w/sframe-gen.log" 2>&1 ||
 	fail_all sframe-gen "sframe-gen on bcwork-nobc failed: $(tail -3 "$w/sframe-gen.log")"
+# corrupt copies of it (tests/workload/sframe-tool.py, which reads the
+# big-endian section): the prctl refuses the header and FDE table ones;
+# the FREs of getppid, the first function an unwind looks up, past the
+# end: accepted, dropped at the first unwind
+for k in $SFBAD; do
+	python3 "$REPO/tests/workload/sframe-tool.py" corrupt "$w/guest/bcwork-nobc.sframe" \
+		"$k" "$w/guest/sfbad-$k.sframe" --func getppid --syms "$w/bcwork-nobc" \
+		--nm "${X}nm" >> "$w/sframe-gen.log" 2>&1 ||
+		fail_all sframe-corrupt "sframe-tool.py corrupt $k: $(tail -3 "$w/sframe-gen.log")"
+done
 install -m 0755 "$here/guest.sh" "$w/guest/guest.sh"
 
 if [ -z "$kernel" ]; then
@@ -74,7 +86,8 @@ if [ $grc = 0 ]; then
 else
 	echo "FAIL s390x/guest-boot-clean # rig/run-guest.sh: $(tail -1 "$w/guest.summary"); see $out"
 fi
-python3 "$here/check.py" "${show[@]}" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$w/bcmini" "$X" > "$w/check.out"
+python3 "$here/check.py" "${show[@]}" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$w/bcmini" "$X" \
+	"$w/guest/bcwork-nobc.sframe" $SFBAD > "$w/check.out"
 cat "$w/check.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
 np=$(grep -c '^PASS ' "$w/check.out")
 nf=$(grep -c '^FAIL ' "$w/check.out")

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read, check, corrupt and rewrite the .sframe section of an ELF file
 (SFrame versions 2 and 3, amd64), written from binutils' SFrame
-specification.
+specification.  FILE may also be a bare section, as sframe-gen writes
+it (no ELF header: the section at address 0), of either byte order: the
+magic says which (s390x's are big endian).
 
   sframe-tool.py dump FILE [--section NAME]
       the header and every FDE: function start (by name), size, FREs;
@@ -22,7 +24,16 @@ specification.
                       when the unwinder reads it)
         fre-unsorted  two FREs of one function in descending order
                       (only found when the unwinder reads them)
+        bad-abi       another ABI's byte: amd64's (3), or s390x's (4)
+                      in an amd64 section
+        fixed-ra      a fixed RA offset: 0 in amd64's, whose RA is at
+                      CFA-8; amd64's -8 in one of an ABI that tracks the
+                      RA in each FRE (s390x), which has none
       the last two hit FUNC's FDE, sf_lib_middle unless --func says
+      (a name, looked up with --nm, default nm, in --syms, default
+      FILE; or an address, 0x...).  In a version 3 section fre-past-end
+      appends FUNC's attributes to the FRE sub-section, which must be
+      the end of a bare section
   sframe-tool.py v3 FILE OUT [--kind KIND] [--func FUNC]
       copy FILE to OUT with a version 3 copy of its .sframe written into
       its .sframe_v3 section (room left by the object, see sframe_lib.c):
@@ -58,6 +69,7 @@ HDR = struct.Struct('<HBBBbbBIIIII')
 FDE = struct.Struct('<iIIIBBH')
 FDI3 = struct.Struct('<qII')        # version 3 FDE index entry
 FDA3 = struct.Struct('<HBBB')       # version 3 FDE attributes
+ABI_AMD64, ABI_S390X = 3, 4
 F_SORTED, F_FRAME_POINTER, F_PCREL = 1, 2, 4
 PT_GNU_SFRAME = 0x6474e554
 
@@ -83,8 +95,8 @@ def has_segment(data):
                PT_GNU_SFRAME for i in range(phnum))
 
 
-def symbols(path):
-    out = subprocess.run(['nm', '--defined-only', path], check=True,
+def symbols(path, nm='nm'):
+    out = subprocess.run([nm, '--defined-only', path], check=True,
                          capture_output=True, text=True).stdout
     syms = {}
     for line in out.splitlines():
@@ -95,9 +107,22 @@ def symbols(path):
 
 
 class SFrame:
+    """A section in an ELF file, or a bare one (the whole file, at address
+    0); the structures in the byte order its magic says (self.e: '<' or
+    '>', self.bo: 'little' or 'big')"""
+
     def __init__(self, data, name='.sframe'):
-        self.addr, self.off, self.size = sections(data)[name]
-        h = HDR.unpack_from(data, self.off)
+        if data[:4] == b'\x7fELF':
+            self.addr, self.off, self.size = sections(data)[name]
+        else:
+            self.addr, self.off, self.size = 0, 0, len(data)
+        self.raw = self.size == len(data) and not self.addr
+        big = bytes(data[self.off:self.off + 2]) == b'\xde\xe2'
+        self.e, self.bo = ('>', 'big') if big else ('<', 'little')
+        self.HDR, self.FDE, self.FDI3, self.FDA3 = (
+            struct.Struct(self.e + st.format.lstrip('<'))
+            for st in (HDR, FDE, FDI3, FDA3))
+        h = self.HDR.unpack_from(data, self.off)
         (self.magic, self.version, self.flags, self.abi, self.fp_fixed,
          self.ra_fixed, self.aux, self.nfdes, self.nfres, self.fre_len,
          self.fdeoff, self.freoff) = h
@@ -115,7 +140,7 @@ class SFrame:
 
     def fde_v2(self, data, i):
         at = self.fde_at + i * FDE.size
-        f = FDE.unpack_from(data, at)
+        f = self.FDE.unpack_from(data, at)
         return dict(at=at, start=self.start(at, f[0]), size=f[1],
                     freoff=f[2], nfres=f[3], info=f[4], info2=0, rep=f[5],
                     bad='')
@@ -123,14 +148,14 @@ class SFrame:
     def fde_v3(self, data, i):
         # freoff is where the FREs start: past the attributes
         at = self.fde_at + i * FDI3.size
-        f = FDI3.unpack_from(data, at)
+        f = self.FDI3.unpack_from(data, at)
         fde = dict(at=at, start=self.start(at, f[0]), size=f[1],
                    freoff=f[2] + FDA3.size, nfres=0, info=0, info2=0, rep=0,
                    bad='')
         if f[2] + FDA3.size > self.fre_len:
             fde['bad'] = 'attributes past the end'
         else:
-            a = FDA3.unpack_from(data, self.fre_at + f[2])
+            a = self.FDA3.unpack_from(data, self.fre_at + f[2])
             fde.update(nfres=a[0], info=a[1], info2=a[2], rep=a[3])
         return fde
 
@@ -155,7 +180,7 @@ class SFrame:
             if pos + asz + 1 > self.fre_at + self.fre_len:
                 fde['bad'] = fde['bad'] or 'FREs past the end'
                 break
-            start = int.from_bytes(data[pos:pos + asz], 'little')
+            start = int.from_bytes(data[pos:pos + asz], self.bo)
             info = data[pos + asz]
             out.append((pos, start, info))
             pos += asz + 1 + ((info >> 1) & 0xf) * (1 << ((info >> 5) & 3))
@@ -165,7 +190,8 @@ class SFrame:
 
 def cmd_dump(a):
     data = open(a.file, 'rb').read()
-    s, syms = SFrame(data, a.section), symbols(a.file)
+    s = SFrame(data, a.section)
+    syms = {} if s.raw else symbols(a.file)
     print('magic=%#x version=%d flags=%#x abi=%d ra=%d fdes=%d fres=%d' %
           (s.magic, s.version, s.flags, s.abi, s.ra_fixed, s.nfdes, s.nfres))
     for f in s.fdes:
@@ -206,39 +232,71 @@ def cmd_check(a):
           (a.file, s.nfdes, a.funcs))
 
 
+def func_fde(a, s):
+    """the FDE of --func: a name (nm --nm of --syms) or an address"""
+    if a.func.startswith('0x'):
+        addr = int(a.func, 16)
+    else:
+        out = subprocess.run([a.nm, '--defined-only', a.syms or a.file],
+                             check=True, capture_output=True, text=True)
+        addr = next((int(p[0], 16) for p in map(str.split, out.stdout.splitlines())
+                     if len(p) == 3 and p[2] == a.func), None)
+    f = s.fde_of(addr) if addr is not None else None
+    if not f:
+        fail('%s: no FDE for %s' % (a.file, a.func))
+    return f
+
+
 def cmd_corrupt(a):
     data = bytearray(open(a.file, 'rb').read())
     s = SFrame(data)
-    k = a.kind
+    k, e = a.kind, s.e
+    fsz = FDI3.size if s.version == 3 else FDE.size
     if k == 'bad-magic':
-        struct.pack_into('<H', data, s.off, 0xbeef)
+        struct.pack_into(e + 'H', data, s.off, 0xbeef)
     elif k == 'bad-version':
         data[s.off + 2] = 4
+    elif k == 'bad-abi':
+        data[s.off + 4] = ABI_AMD64 if s.abi != ABI_AMD64 else ABI_S390X
     elif k == 'fixed-fp':
         # cfa_fixed_fp_offset: amd64 has none (0); -16 as another ABI might
         struct.pack_into('<b', data, s.off + 5, -16)
+    elif k == 'fixed-ra':
+        struct.pack_into('<b', data, s.off + 6, -8 if s.ra_fixed == 0 else 0)
     elif k == 'bad-offsets':
-        struct.pack_into('<I', data, s.off + 24, s.size + 64)
+        struct.pack_into(e + 'I', data, s.off + 24, s.size + 64)
     elif k == 'fde-past-end':
-        struct.pack_into('<I', data, s.off + 8, s.nfdes + s.size)
+        struct.pack_into(e + 'I', data, s.off + 8, s.nfdes + s.size)
     elif k == 'unsorted':
         f0, f1 = s.fdes[0]['at'], s.fdes[-1]['at']
-        a0, a1 = bytes(data[f0:f0 + FDE.size]), bytes(data[f1:f1 + FDE.size])
-        data[f0:f0 + FDE.size], data[f1:f1 + FDE.size] = a1, a0
+        a0, a1 = bytes(data[f0:f0 + fsz]), bytes(data[f1:f1 + fsz])
+        data[f0:f0 + fsz], data[f1:f1 + fsz] = a1, a0
+    elif k == 'fre-past-end' and s.version == 3:
+        # FUNC's attributes again, appended as the sub-section's last
+        # bytes: its first FRE would start at the sub-section's end
+        f = func_fde(a, s)
+        end = s.fre_at + s.fre_len
+        if not s.raw or end != len(data):
+            fail('%s: fre-past-end of version 3 needs a bare section that '
+                 'ends with its FREs' % a.file)
+        attr = bytes(data[s.fre_at + f['freoff'] - FDA3.size:
+                          s.fre_at + f['freoff']])
+        struct.pack_into(e + 'I', data, f['at'] + 12, s.fre_len)
+        struct.pack_into(e + 'I', data, s.off + 16, s.fre_len + len(attr))
+        data += attr
     elif k in ('fre-past-end', 'fre-unsorted'):
-        byname = {n: addr for addr, n in symbols(a.file).items()}
-        f = s.fde_of(byname[a.func])
+        f = func_fde(a, s)
         if k == 'fre-past-end':
             # its first FRE starts at the sub-section's last byte
-            struct.pack_into('<I', data, f['at'] + 8, s.fre_len - 1)
+            struct.pack_into(e + 'I', data, f['at'] + 8, s.fre_len - 1)
         else:
             fres = s.fres(data, f)
             if len(fres) < 2:
                 fail('%s has %d FREs' % (a.func, len(fres)))
             # the second FRE starts before the first one
-            pos = fres[1][0]
-            data[pos] = 0
-            struct.pack_into('<B', data, fres[0][0], 1)
+            asz = 1 << (f['info'] & 0xf)
+            data[fres[1][0]:fres[1][0] + asz] = (0).to_bytes(asz, s.bo)
+            data[fres[0][0]:fres[0][0] + asz] = (1).to_bytes(asz, s.bo)
     else:
         fail('unknown kind ' + k)
     shutil.copy(a.file, a.out)
@@ -360,6 +418,8 @@ def main():
     s.add_argument('kind')
     s.add_argument('out')
     s.add_argument('--func', default='sf_lib_middle')
+    s.add_argument('--syms', help='the ELF file that names FUNC (a bare section)')
+    s.add_argument('--nm', default='nm', help='the nm to name it with')
     s.set_defaults(fn=cmd_corrupt)
     s = sub.add_parser('v3')
     s.add_argument('file')

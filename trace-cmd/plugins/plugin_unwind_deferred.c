@@ -298,16 +298,6 @@ static enum ud_role event_role(struct tep_event *event)
 /* ------------------------------------------------------------------ */
 /* The join. */
 
-/* libustack's messages (a bad format, say): one line, ours */
-int ustack_vprint(enum tep_loglevel level, const char *fmt, va_list ap)
-{
-	(void)level;
-	fprintf(stderr, "unwind_deferred: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	return 0;
-}
-
 static void dels_clear(struct ud_state *st)
 {
 	int i;

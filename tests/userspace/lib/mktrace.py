@@ -29,11 +29,18 @@ Two kinds of scenario:
   (records on other CPUs, damage, renamed fields, the pre-release
   records).
 
+The same layout, big-endian, holds the s390x fixture: --guest-log lays
+out what tests/s390x/record-guest.sh printed in the s390x guest (the
+kernel's own ring-buffer pages, formats, kallsyms and maps) as trace-cmd
+on s390x would (tests/s390x/record-fixture.sh).
+
 usage: mktrace.py SCENARIO OUT.dat [--formats DIR] [--binary PATH]
                   [--libc PATH] [--count N] ...
        mktrace.py --list
+       mktrace.py --guest-log OUTPUT_LOG OUT.dat
 """
 import argparse
+import base64
 import os
 import re
 import struct
@@ -43,6 +50,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FORMATS = os.path.join(HERE, "data", "formats")
 PAGE = 4096
+OPTION_BUFFER = 3
+OPTION_PROCMAPS = 10
 DATA = PAGE - 16        # a page: u64 timestamp, local_t commit, data
 T0 = 1000000000         # 1 s, in ns
 
@@ -210,68 +219,149 @@ class Writer:
                 b"\0" * (DATA - len(data)))
 
 
-def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
-    """buffers: list of (name, Writer); name "" is the top buffer."""
-    h = bytearray()
-    h += b"\x17\x08\x44tracing6\0"
-    h += bytes([0, 8]) + struct.pack("<I", PAGE)
-    h += b"header_page\0" + struct.pack("<Q", len(HEADER_PAGE)) + \
-        HEADER_PAGE.encode()
-    h += b"header_event\0" + struct.pack("<Q", len(HEADER_EVENT)) + \
-        HEADER_EVENT.encode()
-    # trace-cmd saves events/ftrace/* always
-    ftrace = [t for (s, _), t in fmts.files.items() if s == "ftrace"]
-    h += struct.pack("<I", len(ftrace))
+def dat_bytes(e, header_page, header_event, ftrace, systems, kallsyms,
+              printk, cmdlines, options, buffers, ncpu):
+    """A trace.dat of file version 6 (trace-cmd.dat.v6(5)), its numbers
+    in byte order e ("<" or ">", struct's).  Every part is bytes:
+    ftrace, the formats of events/ftrace; systems, (name, [formats]) of
+    the others; options, (id, data); buffers, (name, [pages of each
+    CPU]), name "" the top buffer, the others saved as buffer options
+    (their offsets patched in)."""
+    def num(f, *v):
+        return struct.pack(e + f, *v)
+
+    h = bytearray(b"\x17\x08\x44tracing6\0")
+    h += bytes([e == ">", 8]) + num("I", PAGE)
+    h += b"header_page\0" + num("Q", len(header_page)) + header_page
+    h += b"header_event\0" + num("Q", len(header_event)) + header_event
+    h += num("I", len(ftrace))
     for t in ftrace:
-        h += struct.pack("<Q", len(t)) + t.encode()
-    systems = {}
-    for (s, e), t in fmts.files.items():
-        if s != "ftrace":
-            systems.setdefault(s, []).append(t)
-    h += struct.pack("<I", len(systems))
-    for s, ts in systems.items():
-        h += s.encode() + b"\0" + struct.pack("<I", len(ts))
+        h += num("Q", len(t)) + t
+    h += num("I", len(systems))
+    for name, ts in systems:
+        h += name.encode() + b"\0" + num("I", len(ts))
         for t in ts:
-            h += struct.pack("<Q", len(t)) + t.encode()
-    ks = "".join("%016x T %s\n" % (a, n) for a, n in KSYMS).encode()
-    h += struct.pack("<I", len(ks)) + ks
-    h += struct.pack("<I", 0)                       # printk formats
-    cl = "".join("%d %s\n" % (p, c) for p, c in cmdlines).encode()
-    h += struct.pack("<Q", len(cl)) + cl
-    h += struct.pack("<I", ncpu)
+            h += num("Q", len(t)) + t
+    h += num("I", len(kallsyms)) + kallsyms
+    h += num("I", len(printk)) + printk
+    h += num("Q", len(cmdlines)) + cmdlines
+    h += num("I", ncpu)
     h += b"options  \0"
-    for pm in procmaps:
-        data = pm.encode() + b"\0"
-        h += struct.pack("<HI", 10, len(data)) + data
-    # buffer options: offsets patched below
+    for oid, data in options:
+        h += num("HI", oid, len(data)) + data
     buf_opt_pos = {}
     for name, _ in buffers:
         if not name:
             continue
-        data = struct.pack("<Q", 0) + name.encode() + b"\0"
+        data = num("Q", 0) + name.encode() + b"\0"
         buf_opt_pos[name] = len(h) + 6
-        h += struct.pack("<HI", 3, len(data)) + data
-    h += struct.pack("<H", 0)
+        h += num("HI", OPTION_BUFFER, len(data)) + data
+    h += num("H", 0)
     h += b"flyrecord\0"
-    top_table = len(h)
+    tables = {"": len(h)}
     h += b"\0" * (16 * ncpu)
-    tables = {"": top_table}
     for name, _ in buffers:
         if name:
-            struct.pack_into("<Q", h, buf_opt_pos[name], len(h))
+            struct.pack_into(e + "Q", h, buf_opt_pos[name], len(h))
             h += b"flyrecord\0"
             tables[name] = len(h)
             h += b"\0" * (16 * ncpu)
     if len(h) % PAGE:
         h += b"\0" * (PAGE - len(h) % PAGE)
-    for name, w in buffers:
-        for cpu in range(ncpu):
-            data = w.pages(cpu)
-            struct.pack_into("<QQ", h, tables[name] + 16 * cpu,
+    for name, cpus in buffers:
+        for cpu, data in enumerate(cpus):
+            struct.pack_into(e + "QQ", h, tables[name] + 16 * cpu,
                              len(h) if data else 0, len(data))
             h += data
+    return bytes(h)
+
+
+def write_dat(path, fmts, buffers, cmdlines, procmaps, ncpu):
+    """buffers: list of (name, Writer); name "" is the top buffer."""
+    # trace-cmd saves events/ftrace/* always
+    ftrace = [t.encode() for (s, _), t in fmts.files.items() if s == "ftrace"]
+    systems = {}
+    for (s, e), t in fmts.files.items():
+        if s != "ftrace":
+            systems.setdefault(s, []).append(t.encode())
+    ks = "".join("%016x T %s\n" % (a, n) for a, n in KSYMS).encode()
+    cl = "".join("%d %s\n" % (p, c) for p, c in cmdlines).encode()
+    options = [(OPTION_PROCMAPS, pm.encode() + b"\0") for pm in procmaps]
+    data = dat_bytes("<", HEADER_PAGE.encode(), HEADER_EVENT.encode(),
+                     ftrace, list(systems.items()), ks, b"", cl, options,
+                     [(name, [w.pages(cpu) for cpu in range(ncpu)])
+                      for name, w in buffers], ncpu)
     with open(path, "wb") as f:
-        f.write(h)
+        f.write(data)
+
+
+def guest_log_dat(log, out):
+    """A trace.dat from what tests/s390x/record-guest.sh printed in the
+    s390x guest: the ring buffer pages exactly as the kernel gave them
+    (big-endian), its formats, kallsyms, printk formats, saved_cmdlines,
+    and the traced program's maps as the PROCMAPS option that
+    "trace-cmd record --proc-map" writes.  The numbers of the file's own
+    headers are big-endian too, as trace-cmd on s390x writes them."""
+    files, cur, buf = {}, None, []
+    pid = None
+    with open(log, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"^=== file (\S+)$", line)
+            if m:
+                cur, buf = m.group(1), []
+                continue
+            if cur and line == "=== end " + cur:
+                files[cur] = base64.b64decode("".join(buf))
+                cur = None
+                continue
+            if cur:
+                buf.append(line.strip())
+            m = re.match(r"^=== pid (\d+)$", line)
+            if m:
+                pid = int(m.group(1))
+    need = ["header_page", "header_event", "ftrace/user_stack_cookie",
+            "ftrace/user_stack_deferred", "syscalls/sys_enter_getppid",
+            "kallsyms", "printk_formats", "saved_cmdlines", "maps"]
+    missing = [n for n in need if n not in files]
+    cpus = sorted(int(n[3:]) for n in files if re.match(r"^cpu\d+$", n))
+    if missing or not cpus or pid is None:
+        sys.exit("mktrace.py: the log lacks %s" %
+                 (missing or "cpu data" if cpus else "the pid"))
+    # the PROCMAPS option: "pid count exe" then "start end path" per
+    # mapping of a file, as trace-cmd keeps them
+    maps = []
+    for line in files["maps"].decode().splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[5].startswith("/"):
+            a, b = (int(x, 16) for x in f[0].split("-"))
+            maps.append((a, b, f[5]))
+    exe = maps[0][2]
+    pm = "%x %x %s\n" % (pid, len(maps), exe) + \
+        "".join("%x %x %s\n" % m for m in maps)
+    # kallsyms: the text symbols only (what names kernel frames), a third
+    # of the size with KALLSYMS_ALL
+    ks = b"".join(
+        line for line in files["kallsyms"].splitlines(keepends=True)
+        if len(line.split()) >= 3 and line.split()[1] in (b"T", b"t", b"W", b"w"))
+    pages = []
+    for c in cpus:
+        raw = files["cpu%d" % c]
+        if len(raw) % PAGE:
+            sys.exit("mktrace.py: cpu%d data is %d bytes, not whole pages" %
+                     (c, len(raw)))
+        pages.append(raw)
+    data = dat_bytes(">", files["header_page"], files["header_event"],
+                     [files[n] for n in files if n.startswith("ftrace/")],
+                     [("syscalls", [files["syscalls/sys_enter_getppid"]])],
+                     ks, files["printk_formats"], files["saved_cmdlines"],
+                     [(OPTION_PROCMAPS, pm.encode() + b"\0")],
+                     [("", pages)], len(cpus))
+    with open(out, "wb") as f:
+        f.write(data)
+    print("%s: %d bytes, %d CPUs (%s bytes of pages), pid %d, %s" %
+          (out, len(data), len(cpus), "+".join(str(len(p)) for p in pages),
+           pid, exe))
 
 
 class Records:
@@ -832,6 +922,11 @@ FIXED_SCENARIOS = {
 
 
 def main():
+    if sys.argv[1:2] == ["--guest-log"]:
+        if len(sys.argv) != 4:
+            sys.exit("usage: mktrace.py --guest-log OUTPUT_LOG OUT.dat")
+        guest_log_dat(sys.argv[2], sys.argv[3])
+        return 0
     if sys.argv[1:] == ["--list"]:
         for k, v in BINARY_SCENARIOS.items():
             print("%-18s (--binary) %s" % (k, v))
