@@ -1,40 +1,52 @@
 #!/bin/bash
-# Build the assembler and linker of binutils 2.44 (the newest whose complete
-# source the Debian archive serves; it writes SFrame version 2, bookworm's
-# 2.40 only version 1) for SFrame workloads, and print the directory that
-# holds them, for `gcc -B DIR`:
+# Build the assembler and linker of binutils (2.44 by default) for SFrame
+# workloads, and print the directory that holds them, for `gcc -B DIR`:
 #
-#   rig/build-binutils.sh [--force]
+#   rig/build-binutils.sh [--version VER] [--force]
 #   gcc -B "$(rig/build-binutils.sh)" -O2 -fomit-frame-pointer -Wa,--gsframe ...
 #
+# 2.44 (the default) writes SFrame version 2 (bookworm's 2.40 only version
+# 1); 2.46 and later write version 3 (`--version 2.46`, the independent
+# oracle of the version 3 reader: tests/userspace/sframe-gen/run.sh).
 # Fetched like rig/fetch-tracecmd.sh: the orig tarball of the source
-# package binutils 2.44, through a private apt state in $CACHE/apt-binutils
-# (the host's apt sources and state are not touched) with a deb-src entry
-# for trixie (FTD_BU_SUITES) on the archive the machine's own apt uses
-# (fetch_orig and apt_archive_uri, rig/common.sh).  Unpacked into
-# $CACHE/src/.  Built out of tree in $CACHE/binutils/build (make all-gas
-# all-ld only, -j$FTD_JOBS, default 2; about 5 minutes on 2 cores), and
-# `as` and `ld` are copied into $CACHE/binutils/bin.  Skipped when
-# $CACHE/binutils/.key (the tarball's name and the recipe's version)
-# matches; --force rebuilds.  Logs go to stderr, make's output to
-# $CACHE/binutils/build.log.
+# package binutils VER, through a private apt state in $CACHE/apt-binutils
+# (the host's apt sources and state are not touched) with deb-src entries
+# for trixie and sid (FTD_BU_SUITES) on the archive the machine's own apt
+# uses (fetch_orig and apt_archive_uri, rig/common.sh).  Unpacked into
+# $CACHE/src/.  Built out of tree in $CACHE/binutils/build for 2.44 and
+# $CACHE/binutils-VER/build for any other version (make all-gas all-ld
+# only, -j$FTD_JOBS, default 2; about 5 minutes on 2 cores), and `as` and
+# `ld` are copied into its bin/.  Skipped when its .key (the tarball's
+# name and the recipe's version) matches; --force rebuilds.  Logs go to
+# stderr, make's output to build.log beside bin/.
 # Environment:
 #   FTD_CACHE=DIR          cache root (default /var/cache/ftrace-defer)
+#   FTD_BINUTILS_VERSION=V the version when --version is not given (2.44)
 #   FTD_BU_SUITES='...'    suites to search (default 'trixie sid')
 #   FTD_JOBS=N             make -j (default 2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
-ver=2.44
+ver=${FTD_BINUTILS_VERSION:-2.44}
 suites=${FTD_BU_SUITES:-trixie sid}
 force=
-[ "${1:-}" = --force ] && force=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--force) force=1 ;;
+	--version) [ $# -ge 2 ] || die "--version needs a version"; ver=$2; shift ;;
+	--version=*) ver=${1#--version=} ;;
+	*) die "unknown argument '$1' (usage: $0 [--version VER] [--force])" ;;
+	esac
+	shift
+done
+[[ $ver =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?$ ]] || die "version '$ver': want N.N or N.N.N"
 
 ensure_cache
 src=$CACHE/src
 apt_dir=$CACHE/apt-binutils
-top=$CACHE/binutils
+# 2.44 keeps the directory of before (tests/workload's SFRAME_BIN)
+if [ "$ver" = 2.44 ]; then top=$CACHE/binutils; else top=$CACHE/binutils-$ver; fi
 bin=$top/bin
 mkdir -p "$src" "$top"
 

@@ -261,8 +261,9 @@ check "some found by SFrame: '$(unwinders "$F")'" \
 	bash -c "grep ' user_stack_deferred: ' '$F' | grep -q 'unwinder=[a-z+]*sframe'" &&
 t_pass
 
-# SFrame version 3, the format of binutils 2.46 and later.  No assembler the
-# rig has writes it, so sframe-tool.py v3 writes a version 3 copy of the
+# SFrame version 3, the format of binutils 2.46 and later.  For kinds no
+# assembler writes (and before the rig built 2.46: sframe-v3-gas below
+# takes gas's own section), sframe-tool.py v3 writes a version 3 copy of the
 # library's .sframe (same functions, same FREs) into the room the library
 # leaves for it (.sframe_v3), from the specification; sfwork -3 registers
 # that copy for the library's code.  The executable keeps its version 2
@@ -303,6 +304,26 @@ v3 bad-flags 3 lost
 v3 unsorted 3 lost
 v3 attr-past-end 3 lost
 v3 fre-past-end 0 lost corrupt
+
+# Version 3 as the assembler writes it: the library built by binutils
+# 2.46 (tests/workload/gas246/libsfwork.so, its own PT_GNU_SFRAME, written
+# by gas and ld 2.46, no copy of ours) beside a copy of sfwork, which
+# registers it (-r).  The executable keeps its version 2 section.
+t_begin sframe-v3-gas
+d=$SCRATCH/v3-gas
+if ! [ -f "$WL"/gas246/libsfwork.so ]; then
+	t_fail "no $WL/gas246/libsfwork.so (make -C tests/workload)"
+elif ! $TOOL dump "$WL"/gas246/libsfwork.so 2>&1 | grep -q 'version=3 '; then
+	t_fail "gas246/libsfwork.so: not version 3: $($TOOL dump "$WL"/gas246/libsfwork.so 2>&1 | head -1)"
+else
+	mkdir -p "$d" && cp "$WL"/sfwork "$WL"/gas246/libsfwork.so "$d"/ &&
+	n0=$(dmesg | grep -c 'sframe: ') &&
+	run sf3gas sfwork 0 "$d"/sfwork -r getppid 3 &&
+	check "whole chain with gas 2.46's SFrame v3" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
+	check "the stacks say SFrame: '$(unwinders "$F")'" test "$(unwinders "$F")" = "unwinder=sframe " &&
+	check "no kernel message" test "$(dmesg | grep -c 'sframe: ')" = "$n0" &&
+	t_pass
+fi
 
 rm -rf "$SCRATCH"
 reset_tracing

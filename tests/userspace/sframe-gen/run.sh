@@ -205,6 +205,106 @@ else
 	fail "building the SFrame workloads (binutils 2.44): $(tail -3 "$B/workload.log")"
 fi
 
+# ---- binutils 2.46's own .sframe: version 3, flexible FDEs (an oracle) ----
+# gas 2.46 (rig/build-binutils.sh --version 2.46) writes SFrame version 3
+# by default, and for a DRAP frame (drap.c, -mforce-drap) a flexible FDE.
+# Nobody here wrote it: the reader (--dump-own) must take its sections,
+# and their rows must equal the generator's from the same objects'
+# .eh_frame (vs-binutils.py); drap_sort's FDE must be flexible in both,
+# with the same rows.  Then one word of gas's flexible FRE is changed
+# (the CFA offset): the comparison must see it.
+V3=$B/v3
+mkdir -p "$V3"
+if BU46=$("$REPO/rig/build-binutils.sh" --version 2.46 2>"$V3/build.log") &&
+   "$BU46/as" --version | head -1 | grep -q ' 2\.46'; then
+	v3cc() {
+		local out=$1
+		shift
+		gcc -B "$BU46/" -O2 -g -fomit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
+			-fPIC -shared "$@" -o "$V3/$out" 2>"$V3/$out.log" ||
+			{ fail "gas 2.46: building $out: $(head -3 "$V3/$out.log")"; return 1; }
+	}
+	V3OBJ=()
+	v3cc libsfwork.so -D_GNU_SOURCE "$WL/sframe_lib.c" && V3OBJ+=("$V3/libsfwork.so")
+	v3cc libdrap.so -mforce-drap "$HERE/drap.c" && V3OBJ+=("$V3/libdrap.so")
+	for f in "${V3OBJ[@]}"; do
+		n=v3/${f##*/}
+		# the header of the PT_GNU_SFRAME segment ld 2.46 wrote: magic,
+		# version 3, flags with FDE_SORTED (0x1; 2.46 adds FUNC_START_PCREL, 0x4)
+		hdr=$(readelf -lW "$f" | awk '$1 == "GNU_SFRAME" { print $2 }')
+		magic=$(od -An -tx1 -j $((${hdr:-0})) -N4 "$f" | tr -d ' ')
+		if [ -n "$hdr" ] && [ "${magic:0:6}" = e2de03 ] && [ $((16#${magic:6:2} & 1)) = 1 ] &&
+		   "$TOOL" "$f" --dump-own >"$f.own" 2>"$f.own.err" && [ -s "$f.own" ]; then
+			pass "$n: gas 2.46's section is version 3 (header $magic) and --dump-own reads its $(wc -l <"$f.own") rows"
+		else
+			fail "$n: gas 2.46's section: header '$magic', --dump-own: $(head -2 "$f.own.err" 2>/dev/null)"
+		fi
+	done
+	if [ ${#V3OBJ[@]} -gt 0 ]; then
+		python3 "$HERE/vs-binutils.py" "$TOOL" "${V3OBJ[@]}" >"$V3/vs-binutils.out" 2>&1
+		rc=$?
+		sed 's/^\(PASS\|FAIL\): /\1: gas 2.46: /' "$V3/vs-binutils.out"
+		PASS=$((PASS + $(grep -c '^PASS:' "$V3/vs-binutils.out")))
+		FAIL=$((FAIL + $(grep -c '^FAIL:' "$V3/vs-binutils.out")))
+		[ "$rc" != 0 ] && ! grep -q '^FAIL:' "$V3/vs-binutils.out" && fail "vs-binutils.py (2.46) exited $rc"
+	fi
+	# drap_sort: a flexible FDE in gas's section (CFA loaded through rbp)
+	# and in the generator's, the same rows over the whole function
+	D=$V3/libdrap.so
+	if [ -f "$D.own" ]; then
+		read -r ds dn < <(nm -S "$D" | awk '$4 == "drap_sort" { print $1, $2 }')
+		# the rows start in [a, e): 16 hex digits each, compared as strings
+		dsa=$(printf %016x $((16#${ds:-0}))) dse=$(printf %016x $((16#${ds:-0} + 16#${dn:-0})))
+		inside() { awk -v a="$dsa" -v e="$dse" '"" $1 >= a && "" $1 < e'; }
+		# a flexible CFA from r7 (rsp) or r6 (rbp), not loaded, is the
+		# sp+N or fp+N of a default FRE (vs-binutils.py): gas writes the
+		# whole function as one flexible FDE, the generator its first
+		# row as a default FDE
+		spfp() { sed -E 's/ cfa=r7([+-])/ cfa=sp\1/; s/ cfa=r6([+-])/ cfa=fp\1/'; }
+		inside <"$D.own" | spfp >"$V3/drap.gas"
+		"$TOOL" "$D" --dump 2>&1 | inside | spfp >"$V3/drap.gen"
+		if [ -n "$ds" ] && grep -q ' cfa=\*(r6-[0-9]*)' "$V3/drap.gas" && cmp -s "$V3/drap.gas" "$V3/drap.gen"; then
+			pass "v3/libdrap.so: drap_sort's flexible FDE, gas 2.46's $(wc -l <"$V3/drap.gas") rows equal the generator's ($(grep -m1 -o 'cfa=\*([^)]*) .*' "$V3/drap.gas"))"
+		else
+			fail "v3/libdrap.so: drap_sort ${ds:-not found}: gas $(grep -c '\*(' "$V3/drap.gas") flexible rows of $(wc -l <"$V3/drap.gas"): $(diff "$V3/drap.gas" "$V3/drap.gen" | head -6 | tr '\n' ' ')"
+		fi
+		# the comparison can fail: gas's flexible CFA *(r6 - N) made
+		# *(r6 - N - 8) in a copy (FRE info 0x0a: five 1-byte words, the
+		# first the control word 0x33: r6, loaded, register-based)
+		if want=$(python3 - "$D" "$V3/libdrap-bad.so" <<'EOF2'
+import re, subprocess, sys
+src, dst = sys.argv[1:]
+data = bytearray(open(src, 'rb').read())
+for line in subprocess.run(['readelf', '-SW', src], stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout.splitlines():
+    f = line.replace('[ ', '[').split()
+    if len(f) > 6 and f[1] == '.sframe':
+        off, size = int(f[4], 16), int(f[5], 16)
+sec = bytes(data[off:off + size])
+m = re.search(rb'\x0a\x33([\x88-\xff])', sec)
+if not m:
+    sys.exit('no flexible FRE with CFA = *(r6 - N) in .sframe')
+old = m.group(1)[0] - 256
+data[off + m.start(1)] = (old - 8) & 0xff
+open(dst, 'wb').write(data)
+print('cfa=*(r6%d)' % (old - 8))
+EOF2
+)
+		then
+			python3 "$HERE/vs-binutils.py" "$TOOL" "$V3/libdrap-bad.so" >"$V3/vs-bad.out" 2>&1
+			if grep -q '^FAIL:.*mismatch' "$V3/vs-bad.out" && grep -qF "binutils \"$want" "$V3/vs-bad.out"; then
+				pass "v3/libdrap.so with gas's flexible CFA made $want: the comparison fails ($(grep -o '[0-9]* mismatches' "$V3/vs-bad.out"))"
+			else
+				fail "v3/libdrap.so altered ($want): the comparison did not see it: $(head -3 "$V3/vs-bad.out")"
+			fi
+		else
+			fail "v3/libdrap.so: cannot alter gas's flexible FRE"
+		fi
+	fi
+else
+	fail "rig/build-binutils.sh --version 2.46: $(tail -3 "$V3/build.log")"
+fi
+
 # ---- --check, and the stats ----
 for f in "${NAMED[@]}"; do
 	[ -e "$f" ] || continue

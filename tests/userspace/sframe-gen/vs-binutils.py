@@ -11,8 +11,14 @@ directives.  `TOOL FILE --dump-own` prints the rows of binutils' section,
 byte binutils describes outside the .plt* sections, the two must give the
 same rule.  The PLTs are left out: binutils describes their stubs with
 repeating (PCMASK) FDEs, the generator leaves them without a rule
-(norule=plt); and in .plt.got binutils 2.44 writes CFA = SP + 16 where the
+(norule=plt); and in .plt.got binutils 2.44 (2.46 too) writes CFA = SP + 16 where the
 stub (`jmp *GOT(%rip)`, entered by a call) and .eh_frame have SP + 8.
+A flexible FRE (SFrame version 3) names the CFA's base register by its
+DWARF number: `cfa=r7+8` (rsp, not loaded) is the rule `cfa=sp+8` of a
+default FRE, `cfa=r6+N` is `cfa=fp+N`.  gas 2.46 writes a DRAP function as
+one flexible FDE, its SP-based rows in that form too; the generator
+starts a default FDE where the rows are not flexible.  Both are taken as
+the SP or FP form before comparing.
 Prints PASS:/FAIL: lines.
 """
 import bisect
@@ -29,10 +35,16 @@ def run(cmd):
     return p.stdout
 
 
+# a flexible FRE's CFA from rsp (DWARF 7) or rbp (DWARF 6), not loaded
+FLEX_SP_FP = re.compile(r'^cfa=r([67])([+-][0-9]+)( |$)')
+
+
 def rows(text):
     out = []
     for line in text.splitlines():
         a, b, rule = line.split(None, 2)
+        rule = FLEX_SP_FP.sub(lambda m: 'cfa=%s%s%s' % ('sp' if m.group(1) == '7' else 'fp',
+                                                        m.group(2), m.group(3)), rule)
         out.append((int(a, 16), int(b, 16), rule))
     out.sort()
     return out
