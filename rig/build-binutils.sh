@@ -49,6 +49,10 @@ apt_dir=$CACHE/apt-binutils
 if [ "$ver" = 2.44 ]; then top=$CACHE/binutils; else top=$CACHE/binutils-$ver; fi
 bin=$top/bin
 mkdir -p "$src" "$top"
+# one build of a version at a time (rig/test-all.sh builds 2.46 in the
+# background while a suite may ask for it)
+exec 9>"$top/.lock"
+flock 9
 
 tarball() { ls "$src/binutils_$ver".orig.tar.* 2>/dev/null | head -1 || true; }
 

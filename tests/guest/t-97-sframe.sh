@@ -312,7 +312,7 @@ v3 fre-past-end 0 lost corrupt
 t_begin sframe-v3-gas
 d=$SCRATCH/v3-gas
 if ! [ -f "$WL"/gas246/libsfwork.so ]; then
-	t_fail "no $WL/gas246/libsfwork.so (make -C tests/workload)"
+	t_fail "no $WL/gas246/libsfwork.so (make -C tests/workload sframe3)"
 elif ! $TOOL dump "$WL"/gas246/libsfwork.so 2>&1 | grep -q 'version=3 '; then
 	t_fail "gas246/libsfwork.so: not version 3: $($TOOL dump "$WL"/gas246/libsfwork.so 2>&1 | head -1)"
 else
