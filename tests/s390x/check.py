@@ -243,17 +243,25 @@ if s:
           'frames: %s, want %s' % (bad[:1], ' '.join(want)))
 
 # 3. deep: truncated, flagged, the frames bc_deep
-s = stacks(got.get('deep', []))
-check('s390x/deep-one-stack', len(s) == 1, '%d user stacks' % len(s))
-if s:
+def deep(case, binary):
+    """CASE's one stack, truncated and flagged, its frames bc_deep (by
+    BINARY's symbols); the stack, or None"""
+    s = stacks(got.get(case, []))
+    check('s390x/%s-one-stack' % case, len(s) == 1, '%d user stacks' % len(s))
+    if not s:
+        return None
     st = s[0]
-    names = ret_names(bc, st['frames'])
-    check('s390x/deep-truncated-and-flagged',
+    names = ret_names(binary, st['frames'])
+    check('s390x/%s-truncated-and-flagged' % case,
           st['truncated'] and st['depth'] > st['nr'] >= 100,
           'nr=%d depth=%d truncated=%s' % (st['nr'], st['depth'], st['truncated']))
-    check('s390x/deep-frames-named',
+    check('s390x/%s-frames-named' % case,
           names[0] & GETPPID and all('bc_deep' in n for n in names[1:]),
           'frames: ' + show(names[:8]) + ' ...')
+    return st
+
+
+deep('deep', bc)
 
 # 4. exit: the stack of exit_group, from bc_five
 s = stacks(got.get('exit', []))
@@ -321,17 +329,8 @@ if s:
         check('s390x/sframe-vla-cfa-from-r11', rule and rule[0].startswith('cfa=fp+'),
               'the section\'s rule at %#x: %s' % (ra, rule))
 
-s = stacks(got.get('sframe-deep', []))
-check('s390x/sframe-deep-one-stack', len(s) == 1, '%d user stacks' % len(s))
-if s:
-    st = s[0]
-    names = ret_names(nobc, st['frames'])
-    check('s390x/sframe-deep-truncated-and-flagged',
-          st['truncated'] and st['depth'] > st['nr'] >= 100,
-          'nr=%d depth=%d truncated=%s' % (st['nr'], st['depth'], st['truncated']))
-    check('s390x/sframe-deep-frames-named',
-          names[0] & GETPPID and all('bc_deep' in n for n in names[1:]),
-          'frames: ' + show(names[:8]) + ' ...')
+st = deep('sframe-deep', nobc)
+if st:
     check('s390x/sframe-deep-unwinder-flag', st['unwinder'] == 'sframe',
           'unwinder=%r' % st['unwinder'])
 
