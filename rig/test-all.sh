@@ -191,19 +191,6 @@ suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.
 # trace-cmd's -T on a real vanilla kernel: Debian's own 7.3 kernel, as
 # its users run it (fetched, not built: rig/fetch-debian-kernel.sh), a
 # boot of its own.  A failed fetch counts as a failure.
-# built_image PID BUILD TEST WHAT: wait for the kernel built in the
-# background (its logs $logs/BUILD-build.*), show its log and set img to
-# its image; when it failed, one failure TEST and status 1
-built_image() {
-	[ -n "$1" ] && wait "$1"
-	cat "$logs/$2-build.log"
-	img=$(cat "$logs/$2-build.out" 2>/dev/null)
-	if [ "$(cat "$logs/$2-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
-		echo "FAIL $3 # $4 failed"
-		echo "0 passed, 1 failed"
-		return 1
-	fi
-}
 vanilla_suite() {
 	local img
 	if ! img=$("$REPO/rig/fetch-debian-kernel.sh"); then
@@ -217,6 +204,19 @@ vanilla_suite() {
 suite guest-vanilla vanilla_suite --timeout 600 \
 	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"
 # s390x: the kernel built above, one boot of tests/s390x/run.sh's cases
+# built_image PID BUILD TEST WHAT: wait for the kernel built in the
+# background (its logs $logs/BUILD-build.*), show its log and set img to
+# its image; when it failed, one failure TEST and status 1
+built_image() {
+	[ -n "$1" ] && wait "$1"
+	cat "$logs/$2-build.log"
+	img=$(cat "$logs/$2-build.out" 2>/dev/null)
+	if [ "$(cat "$logs/$2-build.rc" 2>/dev/null)" != 0 ] || [ ! -f "$img" ]; then
+		echo "FAIL $3 # $4 failed"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+}
 s390x_suite() {
 	local img
 	built_image "$s390x_pid" s390x s390x-build \
