@@ -1084,6 +1084,7 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	return 0;
 }
 
+/* The slot for @ip, the table allocated at the first lookup of the mm */
 static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
 					    unsigned long ip)
 {
@@ -1136,13 +1137,9 @@ static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 	smp_store_release(&slot->seq, seq + 2);
 }
 
-/*
- * The rule for @ip, from the section that describes it: the lookup of a
- * rule not kept, apart so that a kept one costs no more than reading it
- */
-static noinline int sframe_find_in_section(struct sframe_mm *sm,
-					   unsigned long ip,
-					   struct unwind_user_frame *frame)
+/* The rule for @ip, from the section that describes it */
+static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
+				  struct unwind_user_frame *frame)
 {
 	struct sframe_section sec;
 	struct sframe_fde fde;
@@ -1167,6 +1164,23 @@ static noinline int sframe_find_in_section(struct sframe_mm *sm,
 	return 0;
 }
 
+/*
+ * A rule not kept: find it, and keep it.  Apart, so that the lookup of a
+ * kept rule, once for every frame of a profiled stack, saves no registers
+ * for this path and costs little more than reading the slot.
+ */
+static noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
+				     unsigned int gen,
+				     struct unwind_user_frame *frame)
+{
+	struct sframe_rule *slot = sframe_rule_slot(sm, ip);
+	int ret = sframe_find_in_section(sm, ip, frame);
+
+	if (!ret && slot)
+		sframe_rule_put(slot, ip, gen, frame);
+	return ret;
+}
+
 /**
  * sframe_find - how to unwind from a user address, by the .sframe sections
  * @ip: the address, in the current task's address space
@@ -1185,10 +1199,9 @@ static noinline int sframe_find_in_section(struct sframe_mm *sm,
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 {
 	struct mm_struct *mm = current->mm;
-	struct sframe_rule *slot;
+	struct sframe_rule *rules;
 	struct sframe_mm *sm;
 	unsigned int gen;
-	int ret;
 
 	sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!sm)
@@ -1200,11 +1213,10 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	 * sframe_remove_locked().
 	 */
 	smp_rmb();
-	slot = sframe_rule_slot(sm, ip);
-	if (slot && sframe_rule_get(slot, ip, gen, frame))
+	rules = READ_ONCE(sm->rules);
+	if (likely(rules) &&
+	    sframe_rule_get(&rules[hash_long(ip, SFRAME_CACHE_BITS)], ip, gen,
+			    frame))
 		return 0;
-	ret = sframe_find_in_section(sm, ip, frame);
-	if (!ret && slot)
-		sframe_rule_put(slot, ip, gen, frame);
-	return ret;
+	return sframe_find_slow(sm, ip, gen, frame);
 }
