@@ -185,8 +185,13 @@ run() { # run STEP CMD...: its output to build.log; on failure, the tail
 # otherwise append the prefix to /etc/ld.so.conf.d/trace.conf (as root),
 # and every program on the machine, bookworm's trace-cmd and KernelShark
 # too, would then load these libraries instead of Debian's.
+# -j1: its Makefile makes libtraceevent.a and libtraceevent.so in two
+# sub-makes of src/ that compile the same objects; in parallel, one could
+# link an object the other was still writing (undefined trace_seq_*
+# symbols at trace-cmd's link: CI's failed run of stop 28, and a cold run
+# on 2026-11-28).  About twenty files: seconds.
 run "libtraceevent 1.8.4" \
-	make -C "$W/libtraceevent" -j"$jobs" CC="$cc" prefix="$P" libdir_relative=lib \
+	make -C "$W/libtraceevent" -j1 CC="$cc" prefix="$P" libdir_relative=lib \
 	pkgconfig_dir="$P/lib/pkgconfig" LDCONFIG=false install
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 pkg-config --exact-version 1.8.4 libtraceevent ||

@@ -73,8 +73,26 @@ else
 	finish
 fi
 prefix=$(cd "$(dirname "$tc")/.." && pwd)
+# libtraceevent's objects compiled once each (build-tracecmd.sh: -j1);
+# two sub-makes compiling them at once made a racy link.  $D/build.log of
+# the series' build and of the stock one (checked below, once built).
+tep_compiled_once() { # tep_compiled_once NAME BUILD_LOG
+	local twice
+	twice=$(awk '$1 == "COMPILE" && $2 == "FPIC" { n[$3]++ }
+		END { for (o in n) if (n[o] > 1) printf "%s ", o }' "$2")
+	if [ ! -s "$2" ]; then
+		fail "$1" "no build log $2"
+	elif [ -n "$twice" ]; then
+		fail "$1" "libtraceevent objects compiled twice at once: $twice($2)"
+	else
+		pass "$1"
+	fi
+}
+tep_compiled_once tracecmd-tep-serial "$(dirname "$prefix")/build.log"
 if stock=$("$REPO/rig/build-tracecmd.sh" --stock 2>"$T/build.log") && [ -x "$stock" ]; then
 	pass tracecmd-stock-build
+	tep_compiled_once tracecmd-stock-tep-serial \
+		"$(dirname "$(dirname "$(dirname "$stock")")")/build.log"
 else
 	tail -20 "$T/build.log"
 	fail tracecmd-stock-build "rig/build-tracecmd.sh --stock failed: $(grep -m1 -iE 'error|die|cannot' "$T/build.log" | cut -c1-200)"
