@@ -7,6 +7,7 @@
 # copying numbers.
 #
 #   bench/results.sh [--only "kernel sframe report join"] [--kernel BZIMAGE]
+#                    [--reuse RUNDIR "NAMES"]
 #   bench/results.sh --notes    (only the notes: bench/results-notes.md)
 #
 # Default: all four (kernel.sh, sframe.sh: one TCG boot each; report.sh
@@ -16,12 +17,17 @@
 # fails (lost data, a refused row, a failed boot) is written with its
 # exit status and its output as it is, and the command exits 1.
 # RESULTS_OUT=FILE writes elsewhere (default bench/results.md).
+# --reuse RUNDIR "NAMES": the benchmarks NAMES are not run again but taken
+# from an earlier run of this script ($CACHE/runs/...-results-PID: their
+# outputs and exit status), e.g. to rerun one host benchmark without the
+# TCG boots; the kernel image must be the one that run booted, and the
+# file says which were reused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 ensure_cache
 
-only="kernel sframe report join" kernel=
+only="kernel sframe report join" kernel= reuse_dir= reuse=
 dest=${RESULTS_OUT:-$here/bench/results.md}
 # --notes: only put the current bench/results-notes.md in place of the
 # notes of an existing results file (the measurements stay as they were)
@@ -36,6 +42,7 @@ fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only=$2; shift ;;
+	--reuse) reuse_dir=$2 reuse=$3; shift 2 ;;
 	--kernel) kernel=$2; shift ;;
 	*) die "unknown argument: $1" ;;
 	esac
@@ -65,9 +72,30 @@ run_one() { # NAME CMD...
 	"$@" > "$runs/$name.out" 2> "$runs/$name.err"
 	status[$name]=$?
 	set -e
+	echo "${status[$name]}" > "$runs/$name.status"
+	echo "$*" > "$runs/$name.cmd"
 	log "results: $name exited ${status[$name]}"
 }
+# reuse_one NAME: an earlier run's outputs, status and command
+reuse_one() {
+	local name=$1
+	[ -f "$reuse_dir/$name.out" ] && [ -f "$reuse_dir/$name.status" ] ||
+		die "$reuse_dir has no finished $name"
+	cp -a "$reuse_dir/$name.out" "$reuse_dir/$name.err" "$runs/"
+	[ -d "$reuse_dir/$name" ] && cp -a "$reuse_dir/$name" "$runs/"
+	status[$name]=$(cat "$reuse_dir/$name.status")
+	cmdline[$name]="$(cat "$reuse_dir/$name.cmd") (reused from $reuse_dir)"
+	log "results: $name reused from $reuse_dir (exit ${status[$name]})"
+}
+if [ -n "$reuse_dir" ]; then
+	cmp -s "$reuse_dir/bzImage" "$kernel" ||
+		die "--reuse: $reuse_dir booted another kernel than $kernel"
+fi
 for b in $only; do
+	if [[ " $reuse " == *" $b "* ]]; then
+		reuse_one "$b"
+		continue
+	fi
 	case $b in
 	kernel) run_one kernel env BENCH_PERF="${BENCH_PERF:-}" "$here/bench/kernel.sh" --no-build \
 		--kernel "$kernel" --quiet --out "$runs/kernel" ;;
