@@ -975,6 +975,9 @@ static void req_view(struct plugin_unwind_ctx *ctx, const struct us_req *q,
 	syms = get_syms(ctx);
 	if (!syms && ctx->syms_note)
 		vline(v, KSHARK_UNWIND_WARN, -1, "%s", ctx->syms_note);
+	/* the maps of the event's time: before an exec, the old image's */
+	if (syms)
+		ustack_syms_set_time(syms, q->ts);
 	for (i = 0; i < f.nr; i++)
 		view_uframe(ctx, v, syms, q->tgid, f.a[i]);
 	view_missing(ctx, v);
@@ -1093,6 +1096,8 @@ static char *short_info(struct plugin_unwind_ctx *ctx,
 		return strdup(" [no user frames]");
 	pthread_mutex_lock(&ctx->syms_lock);
 	syms = get_syms(ctx);
+	if (syms)
+		ustack_syms_set_time(syms, q->ts);
 	if (syms && !ustack_syms_resolve(syms, q->tgid, f.a[0], &sym) &&
 	    sym.name)
 		snprintf(name, sizeof(name), "%s", sym.name);

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	0
+#define USTACK_VERSION_MINOR	1
 
 /*
  * Messages of the library at or below this level go to libtraceevent's
@@ -337,6 +337,30 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
+
+/**
+ * Since 1.1: the maps of each frame's time.  A process that calls
+ * execve() changes maps; trace-cmd record -T (with the series) saves the
+ * maps a process had before each exec and records sched_process_exec.
+ * ustack_syms_add_exec() notes an exec (ustack_syms_load_execs() those a
+ * trace.dat file recorded; ustack_syms_set_file() does it), and
+ * ustack_syms_set_time() the time of the frames resolved next
+ * (ustack_event_print() sets its event's): a frame from before an exec
+ * is named with the maps of its own image, and printed
+ * USTACK_BEFORE_EXEC_TEXT after its address when those are not known.
+ * ustack_syms_execs_after() counts the execs after a time;
+ * ustack_syms_maps_known() tells whether the maps of a process at a
+ * time are known (ustack_syms(3)).
+ */
+#define USTACK_BEFORE_EXEC_TEXT		"[before exec]"
+int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
+			 unsigned long long ts);
+int ustack_syms_load_execs(struct ustack_syms *syms, const char *path);
+int ustack_syms_set_time(struct ustack_syms *syms, unsigned long long ts);
+int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
+			    unsigned long long ts);
+int ustack_syms_maps_known(struct ustack_syms *syms, int pid,
+			   unsigned long long ts);
 
 /* ---- records (ustack_record(3)) ---- */
 

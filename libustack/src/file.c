@@ -453,20 +453,20 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 }
 
 /*
- * The mapping of a saved process map that holds @addr, and the start of
- * that file's lowest mapping in the process (its first loadable
+ * The mapping of a saved process map that holds @addr, in the maps that
+ * applied with @execs execs of the process still to come, and the start
+ * of that file's lowest mapping in the process (its first loadable
  * segment): trace-cmd saves each map line on its own, so walk down while
  * the name stays the same.
  */
-static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
-			     struct ustack_map *out)
+static int tracecmd_map_at(struct tracecmd_input *h, int pid, int execs,
+			   unsigned long long addr, struct ustack_map *out)
 {
-	struct tracecmd_input *h = data;
 	struct tracecmd_proc_addr_map *m, *prev;
 	unsigned long long start;
 	const char *name;
 
-	m = tracecmd_search_task_map(h, pid, addr);
+	m = tracecmd_search_task_map_execs(h, pid, execs, addr);
 	name = tracecmd_proc_addr_map_name(m);
 	if (!name)
 		return 0;
@@ -475,7 +475,7 @@ static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
 	out->end = tracecmd_proc_addr_map_end(m);
 	start = out->start;
 	while (start > 0) {
-		prev = tracecmd_search_task_map(h, pid, start - 1);
+		prev = tracecmd_search_task_map_execs(h, pid, execs, start - 1);
 		if (!tracecmd_proc_addr_map_name(prev) ||
 		    strcmp(tracecmd_proc_addr_map_name(prev), name) ||
 		    tracecmd_proc_addr_map_start(prev) >= start)
@@ -487,6 +487,23 @@ static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
 	return 1;
 }
 
+static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
+			     struct ustack_map *out)
+{
+	return tracecmd_map_at(data, pid, 0, addr, out);
+}
+
+/* The maps saved before an exec (trace-cmd record -T, series 0022) */
+static int tracecmd_execs_map(void *data, int pid, int execs,
+			      unsigned long long addr, struct ustack_map *out)
+{
+	struct tracecmd_input *h = data;
+
+	if (!tracecmd_task_map_saved(h, pid, execs))
+		return -1;
+	return out ? tracecmd_map_at(h, pid, execs, addr, out) : 0;
+}
+
 /**
  * ustack_syms_set_tracecmd - name frames with the maps a trace.dat saved
  * @syms: the symbols
@@ -495,9 +512,13 @@ static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
  * Takes the process maps that trace-cmd record --proc-map (or -T) saved
  * in the file, with their build IDs when recorded and the libtracecmd
  * reads them, through ustack_syms_set_map_func(): the mapping that holds
- * an address, and the start of its file's lowest mapping.  @handle must
- * stay open while @syms is used.  ustack_syms_set_file() does this and
- * more for a file of ustack_file_open().
+ * an address, and the start of its file's lowest mapping.  Where the
+ * file saved the maps a process had before an exec (trace-cmd record -T
+ * with the series) and libtracecmd reads them, a frame from before an
+ * exec is looked up in those (see ustack_syms_add_exec(); the execs come
+ * from ustack_syms_load_execs()).  @handle must stay open while @syms is
+ * used.  ustack_syms_set_file() does this and more for a file of
+ * ustack_file_open().
  *
  * Returns 0, or -1 with errno EINVAL for a NULL argument.
  */
@@ -508,7 +529,10 @@ int ustack_syms_set_tracecmd(struct ustack_syms *syms,
 		errno = EINVAL;
 		return -1;
 	}
-	return ustack_syms_set_map_func(syms, tracecmd_find_map, handle);
+	if (ustack_syms_set_map_func(syms, tracecmd_find_map, handle))
+		return -1;
+	ustack_syms_set_execs_func(syms, tracecmd_execs_map, handle);
+	return 0;
 }
 
 /**
@@ -518,9 +542,10 @@ int ustack_syms_set_tracecmd(struct ustack_syms *syms,
  *
  * Takes the process maps that trace-cmd record --proc-map (or -T) saved
  * in @file, with their build IDs when recorded, through
- * ustack_syms_set_tracecmd(); the file's kallsyms for kernel frames
- * (ustack_syms_set_tep()); and the file's directory as a place to look
- * for binaries (ustack_syms_add_trace_dir()).  @file must stay open while
+ * ustack_syms_set_tracecmd(); the execs it recorded, to choose the maps
+ * of each frame's time (ustack_syms_load_execs()); the file's kallsyms
+ * for kernel frames (ustack_syms_set_tep()); and the file's directory as
+ * a place to look for binaries (ustack_syms_add_trace_dir()).  @file must stay open while
  * @syms is used.
  *
  * Returns 0, or -1 with errno set (EINVAL for a NULL argument, ENOMEM).
@@ -546,6 +571,8 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 	ret = ustack_syms_add_trace_dir(syms, dirname(dir));
 	free(dir);
 	if (ret)
+		return -1;
+	if (ustack_syms_load_execs(syms, file->path) < 0)
 		return -1;
 	return ustack_syms_set_tracecmd(syms, file->handle);
 }

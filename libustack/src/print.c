@@ -112,7 +112,8 @@ static int seq_status(struct trace_seq *s)
  *
  * Writes the frame's text, no newline: USTACK_PRINT_LINES puts the
  * functions inlined at a user frame first, one line each, and the
- * source line after the frame's name on its last line.
+ * source line after the frame's name on its last line.  A user frame
+ * is taken at the time ustack_syms_set_time() last set.
  *
  * Returns 0, or -1 with errno set (EINVAL for a bad argument, ENOMEM when
  * @s could not grow).
@@ -179,7 +180,8 @@ static void put_user_head(struct trace_seq *s, const struct ustack_event *ev)
  * tool: "  k FRAME" and "  u FRAME" lines, and frames that cannot be
  * return addresses marked; with USTACK_PRINT_LINES too, a "  u" line
  * for each function inlined at a user frame and its source line, as
- * report shows them.
+ * report shows them.  The user frames are named in the maps of the
+ * event's time, ev->ts (ustack_syms_set_time(), which this sets).
  *
  * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
  */
@@ -196,6 +198,9 @@ int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		errno = EINVAL;
 		return -1;
 	}
+	/* the user frames in the maps of the event's time */
+	if (syms)
+		ustack_syms_set_time(syms, ev->ts);
 	if (heads && ev->nr_kernel)
 		trace_seq_puts(s, " <kernel stack>\n");
 	for (i = 0; i < ev->nr_kernel; i++) {

@@ -69,11 +69,13 @@ enum {
 	MISMATCH_BUILD,		/* another build than the one recorded */
 	MISMATCH_LAYOUT,	/* its segments do not fit the mappings */
 	MISMATCH_UNREAD,	/* no file found (or readable) at all */
+	MISMATCH_BEFORE_EXEC,	/* from before an exec whose maps are unknown */
 };
 
 struct cached {
 	bool			valid;
 	int			pid;
+	int			execs;		/* still to come: which maps */
 	unsigned long long	addr;
 	struct ustack_sym	sym;
 	char			*name;		/* sym.name points here */
@@ -82,6 +84,12 @@ struct cached {
 	bool			src_done;	/* inl and line looked up */
 	char			*inl;		/* inlined frames, lines */
 	char			*line;		/* "file.c:42" */
+};
+
+struct pid_execs {
+	int			pid;
+	int			nr;
+	unsigned long long	*ts;		/* sorted */
 };
 
 struct ustack_syms {
@@ -98,6 +106,16 @@ struct ustack_syms {
 	struct elf_file		*files;
 	struct cached		*cache;
 	int			errors;
+	/* when the processes exec'd, sorted by pid (ustack_syms_add_exec()) */
+	struct pid_execs	*execs;
+	int			nr_execs;
+	/* the time of the frames resolved now (ustack_syms_set_time()) */
+	unsigned long long	ts;
+	/* maps per number of execs still to come (file.c) */
+	ustack_execs_map_func	execs_func;
+	void			*execs_data;
+	/* the execs still to come of the frame being resolved */
+	int			cur_execs;
 };
 
 static void cached_reset(struct cached *c)
@@ -174,6 +192,9 @@ void ustack_syms_free(struct ustack_syms *syms)
 	}
 	cache_clear(syms);
 	free(syms->cache);
+	for (i = 0; i < syms->nr_execs; i++)
+		free(syms->execs[i].ts);
+	free(syms->execs);
 	if (syms->own_tep)
 		tep_free(syms->tep);
 	free(syms);
@@ -370,6 +391,179 @@ int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 	return 0;
 }
 
+/* file.c: the maps a trace.dat saved before an exec */
+void ustack_syms_set_execs_func(struct ustack_syms *syms,
+				ustack_execs_map_func func, void *data)
+{
+	cache_clear(syms);
+	syms->execs_func = func;
+	syms->execs_data = data;
+}
+
+static struct pid_execs *pid_execs_get(struct ustack_syms *syms, int pid)
+{
+	int lo = 0, hi = syms->nr_execs, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (syms->execs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < syms->nr_execs && syms->execs[lo].pid == pid ?
+		&syms->execs[lo] : NULL;
+}
+
+/**
+ * ustack_syms_add_exec - note that a process exec'd
+ * @syms: the symbols
+ * @pid: the process (ustack_event.tgid)
+ * @ts: the time stamp of its exec (its sched_process_exec event)
+ *
+ * A user frame of @pid from before @ts belongs to the image the process
+ * left: once the time of the frames is set (ustack_syms_set_time()), it
+ * is named only by maps saved for that image (a trace.dat of trace-cmd
+ * record -T: ustack_syms_set_tracecmd()), and is printed "0xaddr [before
+ * exec]" when there are none, never in the maps of a later image.
+ * ustack_syms_set_file() and ustack_syms_load_execs() add the execs that
+ * a trace.dat file recorded.  Adding the same exec twice adds it once.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, ENOMEM).
+ */
+int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
+			 unsigned long long ts)
+{
+	struct pid_execs *p;
+	unsigned long long *t;
+	int i;
+
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = pid_execs_get(syms, pid);
+	if (!p) {
+		p = realloc(syms->execs, (syms->nr_execs + 1) * sizeof(*p));
+		if (!p)
+			return -1;
+		syms->execs = p;
+		for (i = syms->nr_execs; i > 0 && p[i - 1].pid > pid; i--)
+			p[i] = p[i - 1];
+		memset(&p[i], 0, sizeof(p[i]));
+		p[i].pid = pid;
+		syms->nr_execs++;
+		p = &p[i];
+	}
+	for (i = 0; i < p->nr; i++)
+		if (p->ts[i] == ts)
+			return 0;
+	t = realloc(p->ts, (p->nr + 1) * sizeof(*t));
+	if (!t)
+		return -1;
+	p->ts = t;
+	for (i = p->nr; i > 0 && t[i - 1] > ts; i--)
+		t[i] = t[i - 1];
+	t[i] = ts;
+	p->nr++;
+	return 0;
+}
+
+/**
+ * ustack_syms_execs_after - how many execs of a process came after a time
+ * @syms: the symbols
+ * @pid: the process
+ * @ts: the time, 0 for none
+ *
+ * Counts the execs added with ustack_syms_add_exec() whose time stamp is
+ * after @ts: 0 for a frame of the process's last image, 1 for one of the
+ * image before, and so on.  Frames of the same address print alike only
+ * with the same count.
+ *
+ * Returns the count (0 when @ts is 0 or no exec of @pid is known), or -1
+ * with errno EINVAL for a NULL @syms.
+ */
+int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
+			    unsigned long long ts)
+{
+	struct pid_execs *p;
+	int lo, hi, mid;
+
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = pid_execs_get(syms, pid);
+	if (!p || !ts)
+		return 0;
+	/* the first exec after ts */
+	for (lo = 0, hi = p->nr; lo < hi; ) {
+		mid = (lo + hi) / 2;
+		if (p->ts[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p->nr - lo;
+}
+
+/**
+ * ustack_syms_set_time - the time of the frames resolved next
+ * @syms: the symbols
+ * @ts: the time stamp of their event (ustack_event.ts), 0 for none
+ *
+ * The user frames resolved or formatted from now on are taken at @ts:
+ * with the execs of ustack_syms_add_exec(), those of a process that
+ * exec'd after @ts are looked up in the maps of the image it had then
+ * (ustack_syms_add_exec()).  ustack_event_print() sets the time of the
+ * event it prints.  0, the default, takes every frame in the maps of the
+ * last image, as before.
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @syms.
+ */
+int ustack_syms_set_time(struct ustack_syms *syms, unsigned long long ts)
+{
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	syms->ts = ts;
+	return 0;
+}
+
+/**
+ * ustack_syms_maps_known - tell whether the maps of a process are known
+ * @syms: the symbols
+ * @pid: the process
+ * @ts: the time of its frames (ustack_syms_set_time()), 0 for none
+ *
+ * Known are maps added by hand or read from /proc for @pid, maps a map
+ * function gives (ustack_syms_set_map_func(): assumed known), and the
+ * maps of the image @pid had at @ts that a trace.dat file saved
+ * (ustack_syms_set_tracecmd()).  The frames of a process whose maps are
+ * not known (a process that exited before a system-wide recording
+ * ended, whose maps could not be read) print as addresses; those of an
+ * image before an exec, "0xaddr [before exec]".
+ *
+ * Returns 1 or 0, or -1 with errno EINVAL for a NULL @syms.
+ */
+int ustack_syms_maps_known(struct ustack_syms *syms, int pid,
+			   unsigned long long ts)
+{
+	int execs;
+
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	execs = ustack_syms_execs_after(syms, pid, ts);
+	if (syms->execs_func)
+		return syms->execs_func(syms->execs_data, pid, execs, 0, NULL) >= 0;
+	if (execs > 0)
+		return 0;
+	return pid_maps_get(syms, pid, false) || syms->map_func ? 1 : 0;
+}
+
 /**
  * ustack_syms_set_tep - name kernel frames with a tep_handle's kallsyms
  * @syms: the symbols
@@ -473,21 +667,48 @@ struct map_at {
 	unsigned long long	end;
 	unsigned long long	pgoff;
 	bool			has_pgoff;
+	bool			before_exec;	/* no maps for that time */
 };
 
 /*
  * The mapping holding addr, the start of the file's lowest mapping and
- * the file's build ID if the maps have it.  False when no file is mapped
- * there.
+ * the file's build ID if the maps have it, in the maps that applied
+ * with syms->cur_execs execs of the process still to come.  False when
+ * no file is mapped there; out->before_exec then says that no maps of
+ * that time are known.
  */
 static bool find_map(struct ustack_syms *syms, int pid,
 		     unsigned long long addr, struct map_at *out)
 {
 	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	int execs = syms->cur_execs;
 	struct ustack_map um;
-	int i;
+	int i, r;
 
 	memset(out, 0, sizeof(*out));
+	if (execs > 0) {
+		/*
+		 * An image the process left by an exec: only maps saved for
+		 * that time name it (those added by hand, or a map
+		 * function's, are the process's last ones)
+		 */
+		memset(&um, 0, sizeof(um));
+		r = syms->execs_func ?
+			syms->execs_func(syms->execs_data, pid, execs, addr, &um) :
+			-1;
+		if (r < 0)
+			out->before_exec = true;
+		if (r <= 0 || !um.file)
+			return false;
+		out->file = um.file;
+		out->lowest = um.lowest;
+		out->build_id = um.build_id;
+		if (um.start <= addr && addr < um.end) {
+			out->start = um.start;
+			out->end = um.end;
+		}
+		return true;
+	}
 	if (p) {
 		for (i = 0; i < p->nr; i++) {
 			struct map *m = &p->maps[i];
@@ -807,6 +1028,8 @@ static int resolve(struct ustack_syms *syms, int pid,
 	*where = NULL;
 	if (!find_map(syms, pid, addr, &m)) {
 		sym->offset = addr;
+		if (m.before_exec)
+			*mismatch = MISMATCH_BEFORE_EXEC;
 		return 0;
 	}
 	file = m.file;
@@ -854,7 +1077,7 @@ static int resolve(struct ustack_syms *syms, int pid,
 }
 
 static struct cached *cache_slot(struct ustack_syms *syms, int pid,
-				 unsigned long long addr)
+				 int execs, unsigned long long addr)
 {
 	unsigned long long h;
 
@@ -863,7 +1086,8 @@ static struct cached *cache_slot(struct ustack_syms *syms, int pid,
 		if (!syms->cache)
 			return NULL;
 	}
-	h = (addr ^ ((unsigned long long)(unsigned int)pid << 40)) *
+	h = (addr ^ ((unsigned long long)(unsigned int)pid << 40) ^
+	     ((unsigned long long)(unsigned int)execs << 20)) *
 		0x9E3779B97F4A7C15ULL;
 	return &syms->cache[(h >> 32) % CACHE_SLOTS];
 }
@@ -887,8 +1111,11 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 		errno = EINVAL;
 		return -1;
 	}
-	c = cache_slot(syms, pid, addr);
-	if (c && c->valid && c->pid == pid && c->addr == addr) {
+	syms->cur_execs = syms->nr_execs ?
+		ustack_syms_execs_after(syms, pid, syms->ts) : 0;
+	c = cache_slot(syms, pid, syms->cur_execs, addr);
+	if (c && c->valid && c->pid == pid && c->addr == addr &&
+	    c->execs == syms->cur_execs) {
 		*sym = c->sym;
 		*mismatch = c->mismatch;
 		*where = c->file;
@@ -904,6 +1131,7 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 		return 0;
 	c->valid = true;
 	c->pid = pid;
+	c->execs = syms->cur_execs;
 	c->addr = addr;
 	c->sym = *sym;
 	c->sym.name = c->name;
@@ -989,6 +1217,9 @@ int ustack_syms_resolve_kernel(struct ustack_syms *syms,
 static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
 		      int mismatch, unsigned long long addr)
 {
+	if (mismatch == MISMATCH_BEFORE_EXEC)
+		return snprintf(buf, size, "0x%llx %s", addr,
+				USTACK_BEFORE_EXEC_TEXT);
 	if (mismatch == MISMATCH_BUILD)
 		return snprintf(buf, size, "%s+0x%llx (0x%llx) [build-id mismatch]",
 				s->file, s->offset, addr);
@@ -1018,7 +1249,9 @@ static int format_sym(char *buf, size_t size, const struct ustack_sym *s,
  * symbol there; "0xaddr" without a map; "file+0xoff (0xaddr)" when the
  * file could not be read, with " [build-id mismatch]" or " [not the file
  * mapped]" when no file of the recorded build, or fitting the recorded
- * mappings, was found.
+ * mappings, was found; "0xaddr [before exec]" when the frame is from
+ * before an exec of the process (at the time ustack_syms_set_time()
+ * set) and the maps of that time are not known.
  *
  * Returns what snprintf() returns, or -1 with errno EINVAL for a bad
  * argument.

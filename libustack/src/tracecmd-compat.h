@@ -9,6 +9,7 @@
 #ifndef _USTACK_TRACECMD_COMPAT_H
 #define _USTACK_TRACECMD_COMPAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <trace-cmd.h>
 
@@ -61,6 +62,28 @@ tracecmd_proc_addr_map_build_id(struct tracecmd_proc_addr_map *map)
  * every damaged copy of the test suite.
  */
 #define USTACK_PROBE_OPEN	1
+#endif
+
+#ifndef USTACK_TRACECMD_MAP_EXECS
+/*
+ * A libtracecmd without the maps saved before an exec (trace-cmd
+ * 3.1.6, or 3.4 before patch 0021 of our series): only the maps at the
+ * end are there, and whether a process has them is not known.
+ */
+static inline struct tracecmd_proc_addr_map *
+tracecmd_search_task_map_execs(struct tracecmd_input *handle,
+			       int pid, int execs, unsigned long long addr)
+{
+	return execs ? NULL : tracecmd_search_task_map(handle, pid, addr);
+}
+
+static inline bool tracecmd_task_map_saved(struct tracecmd_input *handle,
+					   int pid, int execs)
+{
+	(void)handle;
+	(void)pid;
+	return !execs;
+}
 #endif
 
 #endif /* _USTACK_TRACECMD_COMPAT_H */

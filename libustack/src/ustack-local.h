@@ -47,6 +47,18 @@ __hidden int ustack_join_feed(struct ustack_join *join,
 			      const struct ustack_input *in);
 /* ustack_file_open() without its probe in a child process */
 __hidden struct ustack_file *ustack_file_open_probed(const char *path);
+/*
+ * The maps of @pid that applied with @execs execs of it still to come:
+ * fills @map (when not NULL) for the file mapped at @addr and returns 1,
+ * returns 0 when no file is mapped there, -1 when no such maps are known
+ * (file.c, for the maps a trace.dat saved).
+ */
+typedef int (*ustack_execs_map_func)(void *data, int pid, int execs,
+				     unsigned long long addr,
+				     struct ustack_map *map);
+__hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
+					 ustack_execs_map_func func,
+					 void *data);
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
 

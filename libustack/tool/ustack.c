@@ -75,6 +75,11 @@ struct ctx {
 	/* user frames in their process's maps, and those outside */
 	unsigned long long	uframes_mapped;
 	unsigned long long	uframes_unmapped;
+	/* ... of an image before an exec whose maps were not saved, and
+	 * of processes whose maps were not saved at all */
+	unsigned long long	uframes_before_exec;
+	unsigned long long	uframes_no_maps;
+	unsigned long long	ts;		/* of the event being shown */
 	struct ustack_join_stats stats;	/* of the whole run */
 };
 
@@ -291,16 +296,23 @@ static void load_live_maps(struct ctx *c, int tgid)
 
 /*
  * A user frame outside every map of its process: a sign of damage, not
- * proof (the saved maps are the process's last image's).  0 is what the
- * frame-pointer walker records for a saved 0, no frame to look up.
+ * proof, unless the maps of its time were not saved (an image before an
+ * exec, a process gone before a system-wide recording ended).  0 is what
+ * the frame-pointer walker records for a saved 0, no frame to look up.
  */
-static void count_user_frame(struct ctx *c, unsigned long long addr,
+static void count_user_frame(struct ctx *c, int tgid, unsigned long long addr,
 			     bool mapped)
 {
 	if (mapped)
 		c->uframes_mapped++;
-	else if (addr)
+	else if (!addr)
+		return;
+	else if (ustack_syms_maps_known(c->syms, tgid, c->ts) > 0)
 		c->uframes_unmapped++;
+	else if (ustack_syms_execs_after(c->syms, tgid, c->ts) > 0)
+		c->uframes_before_exec++;
+	else
+		c->uframes_no_maps++;
 }
 
 /*
@@ -351,8 +363,12 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 			c->kframes_unnamed++;
 	}
 	if (!kernel && !c->raw && r == 0)
-		count_user_frame(c, addr, s.file);
-	if (r < 0 || (!s.name && !s.file)) {
+		count_user_frame(c, tgid, addr, s.file);
+	if (!kernel && !c->raw && r == 0 && !s.name && !s.file &&
+	    ustack_syms_execs_after(c->syms, tgid, c->ts) > 0 &&
+	    !ustack_syms_maps_known(c->syms, tgid, c->ts)) {
+		snprintf(out, size, "0x%llx_%s", addr, USTACK_BEFORE_EXEC_TEXT);
+	} else if (r < 0 || (!s.name && !s.file)) {
 		snprintf(out, size, "0x%llx", addr);
 	} else if (s.name) {
 		snprintf(out, size, "%s", s.name);
@@ -613,7 +629,7 @@ static void count_frames(struct ctx *c, const struct ustack_event *ev)
 		addr = ev->user[i];
 		if (ustack_frame_plausible(addr, USTACK_FRAME_USER | c->arch) &&
 		    !ustack_syms_resolve(c->syms, ev->tgid, addr, &s))
-			count_user_frame(c, addr, s.file || s.name);
+			count_user_frame(c, ev->tgid, addr, s.file || s.name);
 	}
 }
 
@@ -675,6 +691,9 @@ static int event_cb(const struct ustack_event *ev, void *data)
 			return 0;
 	}
 	load_live_maps(c, ev->tgid);
+	/* its user frames in the maps of its time */
+	c->ts = ev->ts;
+	ustack_syms_set_time(c->syms, ev->ts);
 	if (c->folded || c->summary) {
 		if (print_folded(c, ev) < 0) {
 			c->error = ENOMEM;
@@ -738,12 +757,15 @@ static bool report_problems(const struct ctx *c,
 	/* likewise user frames outside the maps while others are in them */
 	unsigned long long unmapped = c->uframes_mapped ?
 				      c->uframes_unmapped : 0;
+	/* and frames of processes without maps, when others have them */
+	unsigned long long no_maps = c->uframes_mapped ?
+				     c->uframes_no_maps : 0;
 	bool damaged = s->bad_kernel_frames || s->bad_user_frames ||
 		       s->malformed;
 	const char *sep = "";
 
 	if (c->quiet || (!damaged && !s->never_arrived && !s->lost && !unnamed &&
-			 !unmapped))
+			 !unmapped && !no_maps && !c->uframes_before_exec))
 		return damaged;
 	fprintf(stderr, "ustack: %s", damaged ?
 		"warning: the trace looks damaged: " : "note: ");
@@ -755,6 +777,14 @@ static bool report_problems(const struct ctx *c,
 		     "kernel frames outside the kernel's symbols");
 	report_count(&sep, unmapped, "user frame outside its process's maps",
 		     "user frames outside their process's maps");
+	report_count(&sep, c->uframes_before_exec,
+		     "user frame from before an exec whose maps were not saved ("
+		     USTACK_BEFORE_EXEC_TEXT ")",
+		     "user frames from before an exec whose maps were not saved ("
+		     USTACK_BEFORE_EXEC_TEXT ")");
+	report_count(&sep, no_maps,
+		     "user frame of a process whose maps were not saved (gone before the recording ended?)",
+		     "user frames of processes whose maps were not saved (gone before the recording ended?)");
 	report_count(&sep, s->malformed, "malformed record",
 		     "malformed records");
 	report_count(&sep, s->never_arrived,

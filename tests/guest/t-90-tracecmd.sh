@@ -22,7 +22,8 @@ NOOPT="no userstacktrace_defer option"
 TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
 tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
-tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb"
+tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
+tracecmd-T-exec-old-image tracecmd-T-no-exec-times tracecmd-T-system-wide"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -306,6 +307,115 @@ else
 	rec gdb2 -T -e syscalls:sys_enter_getppid -F gdb -batch -nx -ex run --args "$WL"/callchain getppid 1 &&
 	check "gdb ran the workload" grep -q 'exited normally' "$D/gdb2.out" &&
 	t_pass
+fi
+
+# ustacks REPORT EVENT: one line per EVENT event of the report,
+# "COMM|FRAME;FRAME;...": each user frame "NAME FILE" ("0x... [mark]"
+# when unnamed), inlined frames and source lines left out
+ustacks() {
+	python3 - "$@" <<'EOF2'
+import re, sys
+rep, event = sys.argv[1:3]
+ev = re.compile(r'^\s*(\S.*)-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+lines = open(rep, errors='replace').read().split('\n')
+i = 0
+while i < len(lines):
+    m = ev.match(lines[i])
+    i += 1
+    if not m or m.group(2) != event:
+        continue
+    while i < len(lines) and not lines[i].startswith(' <user stack>'):
+        if ev.match(lines[i]):
+            break
+        i += 1
+    fr = []
+    if i < len(lines) and lines[i].startswith(' <user stack>'):
+        i += 1
+        while i < len(lines) and lines[i].startswith(' => '):
+            f = lines[i][4:]
+            i += 1
+            if ' [inlined] ' in f:
+                continue
+            f = re.sub(r' [^ ()]+:\d+$', '', f)
+            fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
+    print('%s|%s' % (m.group(1).strip(), ';'.join(fr)))
+EOF2
+}
+WCHAIN() { echo "work_inner $1;work_middle $1;work_outer $1;main $1"; }
+
+# A command that execs another image mid-recording (callchain's
+# work_inner calls execve(callchain-pie)): -T stops it at its execve and
+# saves the maps of the image it leaves, and records sched_process_exec:
+# the frames of that execve are named in callchain (before, they were
+# looked up in callchain-pie's maps: unnamed), those of trace-cmd's own
+# child's execve in trace-cmd's image, and the new image's in
+# callchain-pie; nothing is marked [before exec]
+t_begin tracecmd-T-exec-old-image
+rec ex -T -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
+ustacks "$D/ex.txt" sys_enter_execve > "$D/ex.execve" &&
+check "two execve events: trace-cmd's child's, the workload's" test "$(wc -l < "$D/ex.execve")" = 2 &&
+check "the workload's execve named in the image it left: $(sed -n 2p "$D/ex.execve" | cut -c1-200)" \
+	grep -q "|$(WCHAIN "$WL"/callchain)" "$D/ex.execve" &&
+check "trace-cmd's child's execve named in trace-cmd's image: $(sed -n 1p "$D/ex.execve" | cut -c1-200)" \
+	grep -Eq '^[^|]*\|[^ ;]+ /[^;]+' <(sed -n 1p "$D/ex.execve") &&
+check "nothing marked [before exec]" test "$(grep -c 'before exec' "$D/ex.txt")" = 0 &&
+check "the new image named in its own maps" stacks "$D/ex.txt" sys_enter_getppid "$WL"/callchain-pie $CHAIN 1 &&
+check "sched_process_exec recorded, with its format" test "$(grep -c ': sched_process_exec: *filename=' "$D/ex.txt")" = 2 &&
+check "the maps of the image left by the workload's exec" grep -q " $WL/callchain execs=1\$" "$D/ex.opt" &&
+check "the maps of trace-cmd's child" grep -Eq " .*trace-cmd execs=2\$" "$D/ex.opt" &&
+check "the last image's maps" maps "$D/ex.opt" "$WL"/callchain-pie &&
+t_pass
+
+# --no-exec-times: no stop at the execs, no sched_process_exec, the maps
+# at the command's exit only (the last image's), as --proc-map saves them
+t_begin tracecmd-T-no-exec-times
+rec nx -T --no-exec-times -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
+ustacks "$D/nx.txt" sys_enter_execve > "$D/nx.execve" &&
+check "no sched_process_exec" test "$(grep -c 'sched_process_exec' "$D/nx.txt")" = 0 &&
+check "no maps of an earlier image" test "$(grep -c 'execs=' "$D/nx.opt")" = 0 &&
+check "one set of maps" test "$(grep -c 'Option PROCMAPS' "$D/nx.opt")" = 1 &&
+check "the last image's" maps "$D/nx.opt" "$WL"/callchain-pie &&
+check "the workload's execve not named in callchain" test "$(grep -c "work_inner $WL/callchain;" "$D/nx.execve")" = 0 &&
+check "the new image named" stacks "$D/nx.txt" sys_enter_getppid "$WL"/callchain-pie $CHAIN 1 &&
+t_pass
+
+# Without a command (system wide): the maps of the processes that asked
+# and still run at the end are saved, so their frames are named; one
+# that exited before is left unnamed, and ustack says so.  Before: no
+# maps at all.
+t_begin tracecmd-T-system-wide
+"$TCMD" record -o "$D/sw.dat" -T -e syscalls:sys_enter_getppid > "$D/sw.out" 2> "$D/sw.err" &
+rp=$!
+if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+	kill -INT $rp; wait $rp
+	t_fail "record did not enable sys_enter_getppid: $(tail -3 "$D/sw.err" | tr '\n' ' ')"
+else
+	sleep 3
+	"$WL"/callchain getppid 2
+	"$WL"/callchain-pie pause 3 &
+	lp=$!
+	sleep 3
+	kill -INT $rp
+	wait $rp
+	rc=$?
+	kill $lp 2>/dev/null
+	wait $lp 2>/dev/null
+	if [ $rc != 0 ]; then
+		t_fail "record: status $rc: $(tail -3 "$D/sw.err" | tr '\n' ' ')"
+	else
+		report sw &&
+		"$TCMD" dump --options "$D/sw.dat" > "$D/sw.opt" 2>&1 &&
+		ustacks "$D/sw.txt" sys_enter_getppid > "$D/sw.stacks" &&
+		{ "$(dirname "$TCMD")/ustack" "$D/sw.dat" > "$D/sw.ust" 2> "$D/sw.uerr"; true; } &&
+		check "the live process's frames named: $(grep -m1 '^callchain-pie|' "$D/sw.stacks" | cut -c1-200)" \
+			test "$(grep -c "^callchain-pie|$(WCHAIN "$WL"/callchain-pie)" "$D/sw.stacks")" = 3 &&
+		check "the exited one's unnamed: $(grep -m1 '^callchain|' "$D/sw.stacks" | cut -c1-200)" \
+			test "$(grep -c '^callchain|0x[0-9a-f]*;' "$D/sw.stacks")" = 2 &&
+		check "maps saved for the live one" maps "$D/sw.opt" "$WL"/callchain-pie &&
+		check "none for the exited one" test "$(grep -c " $WL/callchain\$" "$D/sw.opt")" = 0 &&
+		check "ustack says why: $(cat "$D/sw.uerr")" grep -q 'user frames of processes whose maps were not saved' "$D/sw.uerr" &&
+		t_pass
+	fi
 fi
 
 reset_tracing

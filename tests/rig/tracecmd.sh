@@ -161,6 +161,62 @@ nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/
 [ "$nseries" = 0 ] && [ "$nbook" -ge 1 ] && pass tracecmd-ustack-no-probe ||
 	fail tracecmd-ustack-no-probe "processes made: series $nseries, bookworm $nbook (the probe makes 1)"
 
+# Maps across an exec (issue 20 item 10, series 0021-0023): mktrace.py's
+# exec traces, a process running the workload, an exec, the workload
+# again 0x3000 lower (ASLR), with the maps record -T saves (the old
+# image's with execs=1) or the new image's only.  The series' report and
+# ustack name every frame before the exec in the old image's maps; with
+# its maps not saved, they mark it [before exec] (before: named, or
+# offsets, in the new image); with the same addresses in both images
+# report's text cache still tells them apart; trace-cmd 3.1.6 and stock
+# 3.4 still read the file (they see the last maps).
+mkdir -p "$T/exec"
+mkx() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	--binary "$REPO/tests/fixtures/callchain-pie" --count 3 exec "$@"; }
+mkx "$T/exec/both.dat" && mkx "$T/exec/last.dat" --no-old-maps &&
+mkx "$T/exec/same.dat" --no-old-maps --exec-shift 0 &&
+mkx "$T/exec/sysexit.dat" --no-old-maps --exec-event sys_exit_execve ||
+	fail tracecmd-exec-maps "mktrace.py failed"
+W_CHAIN="work_inner work_middle work_outer main"
+# the names of the user frames of each event (report's layout), one line each
+report_chains() { awk '/^ *[^ <=]/ { if (c != "") print c; c = ""; u = 0; next }
+	/^ <user stack>/ { u = 1; next } /^ <kernel stack>/ { u = 0; next }
+	u && /^ => / { split($2, a, "+"); c = c (c == "" ? "" : " ") a[1] (/\[before exec\]/ ? "[before-exec]" : "") }
+	END { if (c != "") print c }' "$1"; }
+ustack_chains() { awk '/^[^ ]/ { if (c != "") print c; c = ""; next }
+	/^  u / { split($2, a, "+"); c = c (c == "" ? "" : " ") a[1] (/\[before exec\]/ ? "[before-exec]" : "") }
+	END { if (c != "") print c }' "$1"; }
+"$tc" report "$T/exec/both.dat" > "$T/exec/both.rep" 2>"$T/exec/both.err"
+"$useries" -q "$T/exec/both.dat" > "$T/exec/both.ust" 2>&1
+nr=$(report_chains "$T/exec/both.rep" | grep -cx "$W_CHAIN")
+nu=$(ustack_chains "$T/exec/both.ust" | grep -cx "$W_CHAIN")
+[ "$nr" = 12 ] && [ "$nu" = 12 ] && pass tracecmd-exec-maps-old-image ||
+	fail tracecmd-exec-maps-old-image "events named $W_CHAIN: report $nr, ustack $nu of 12 (6 before the exec)"
+bad=
+for t in last same sysexit; do
+	"$tc" report "$T/exec/$t.dat" > "$T/exec/$t.rep" 2>/dev/null
+	"$useries" -q "$T/exec/$t.dat" > "$T/exec/$t.ust" 2>&1
+	for r in rep ust; do
+		if [ $r = rep ]; then report_chains "$T/exec/$t.rep"; else ustack_chains "$T/exec/$t.ust"; fi > "$T/exec/$t.$r.chains"
+		nb=$(grep -c '^0x[0-9a-f]*\[before-exec\]\( 0x[0-9a-f]*\[before-exec\]\)\{3\}$' "$T/exec/$t.$r.chains")
+		nn=$(grep -cx "$W_CHAIN" "$T/exec/$t.$r.chains")
+		[ "$nb" = 6 ] && [ "$nn" = 6 ] && [ "$(wc -l < "$T/exec/$t.$r.chains")" = 12 ] ||
+			bad+=" $t.$r: $nb marked, $nn named;"
+	done
+done
+[ -z "$bad" ] && pass tracecmd-exec-maps-before-exec-marked ||
+	fail tracecmd-exec-maps-before-exec-marked "want 6 events marked [before exec] and 6 named, of 12:$bad"
+bad=
+for r in "$old" "$stock"; do
+	"$r" report "$T/exec/both.dat" > "$T/exec/old.rep" 2>&1 || bad+=" $r: exit $?;"
+	[ "$(grep -c 'sys_e[a-z]*_getppid' "$T/exec/old.rep")" = 12 ] || bad+=" $r: $(grep -c 'sys_e[a-z]*_getppid' "$T/exec/old.rep") getppid events;"
+done
+"$ubook" -q "$T/exec/both.dat" > "$T/exec/book.ust" 2>&1
+nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
+[ "$nb" = 24 ] || bad+=" ustack on bookworm's libtracecmd: $nb frames marked (it cannot read the old maps: want 24);"
+[ -z "$bad" ] && pass tracecmd-exec-maps-older-readers ||
+	fail tracecmd-exec-maps-older-readers "$bad"
+
 # The libtraceevent plugin, built outside the tree.
 mkdir -p "$T/plugin" "$T/noplugin" "$T/home"
 export HOME=$T/home		# no user plugins
@@ -641,11 +697,11 @@ if command -v clang-14 > /dev/null; then
 		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libustack/include" \
-		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS \
+		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS -DUSTACK_TRACECMD_MAP_EXECS \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,file}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

@@ -11,6 +11,8 @@
  *
  * Usage: callchain [MODE [COUNT]]
  *   getppid N   N getppid() calls, one kernel entry each (default)
+ *   pause N     the same, then pause() until a signal ends it (a process
+ *               that asked and still lives when a recording ends)
  *   sleep MS    one nanosleep of MS milliseconds (a task blocked in a
  *               syscall, for tests that act while requests are pending)
  *   exit        exit_group() from inside work_inner
@@ -139,9 +141,13 @@ NOINLINE void work_inner(void)
 	struct timespec ts;
 	long i;
 
-	if (!strcmp(mode, "getppid") || !strcmp(mode, "spin")) {
+	if (!strcmp(mode, "getppid") || !strcmp(mode, "spin") ||
+	    !strcmp(mode, "pause")) {
 		for (i = 0; i < count; i++)
 			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+		/* pause: then wait, alive, until a signal ends it */
+		if (!strcmp(mode, "pause"))
+			raw_syscall3(SYS_pause, 0, 0, 0);
 	} else if (!strcmp(mode, "sleep")) {
 		ts.tv_sec = count / 1000;
 		ts.tv_nsec = (count % 1000) * 1000000L;

@@ -830,6 +830,7 @@ static void print_del(struct ud_state *st, struct trace_seq *s,
 	struct tep_handle *tep = st->tep;
 	struct ustack_event ev = {
 		.tep		= tep,
+		.ts		= d->ts,	/* the maps of that time */
 		.tgid		= d->tgid,
 		.status		= d->status,
 		.nr_kernel	= d->nr_k,
@@ -1022,7 +1023,10 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
 				st->evicted ? ", was overwritten, or was evicted" :
 				" or was overwritten");
-		/* named as in the merged stacks (plugin.md), merge=0 too */
+		/* named as in the merged stacks (plugin.md), merge=0 too,
+		 * in the maps of the stack's time (before an exec, the
+		 * kernel writes it before the exec) */
+		ev.ts = record->ts;
 		ev.tgid = rec.tgid;
 		ev.nr_user = nr;
 		ev.user = ufr;

@@ -4,7 +4,7 @@
 # The shared library's ABI is what include/ustack.h declares, no more and
 # no less: its exported functions (nm -D) are the header's (as the
 # compiler reads it: gcc -aux-info, its static inline helpers left out),
-# all in the one version node LIBUSTACK_1.0, the version script lists
+# LIBUSTACK_1.0 as released and a node for each later minor version, the version script lists
 # exactly them, the soname is libustack.so.1 and the Makefile's VERSION
 # is the header's.  Prints PASS:/FAIL: lines, exits 1 on a failure.
 #
@@ -50,15 +50,26 @@ else
 	fail "exported (>) and declared (<) differ: $(differ "$W/declared" "$W/exported")$(tr '\n' ' ' < "$W/other")"
 fi
 
-# one version node, every exported symbol in it
+# the version nodes: LIBUSTACK_1.0 as released (data/LIBUSTACK_1.0.txt,
+# never changed), then one node per minor version, each inheriting the
+# one before; every exported function in one of them
+REL=$(dirname "$0")/data/LIBUSTACK_1.0.txt
 objdump -p "$SO" | awk '/^Version definitions:/ { v = 1; next }
 	v && /^$/ { exit } v && NF == 4 && $2 == "0x00" { print $4 }' > "$W/nodes"
-readelf -W --dyn-syms "$SO" | awk '$7 != "UND" && $8 ~ /^ustack_/ { print $8 }' |
-	grep -v '@@LIBUSTACK_1\.0$' > "$W/unversioned"
-if [ "$(cat "$W/nodes")" = LIBUSTACK_1.0 ] && [ ! -s "$W/unversioned" ]; then
-	pass "one version node, LIBUSTACK_1.0, holding every exported function"
+readelf -W --dyn-syms "$SO" | awk '$7 != "UND" && $8 ~ /^ustack_/ { print $8 }' > "$W/dyn"
+grep -v -E '@@LIBUSTACK_1\.[0-9]+$' "$W/dyn" > "$W/unversioned"
+sed -n 's/@@LIBUSTACK_1\.0$//p' "$W/dyn" | sort -u > "$W/in10"
+minor=$(awk '$2 == "USTACK_VERSION_MINOR" { print $3 }' "$H")
+want=$(for m in $(seq 0 "${minor:-0}"); do echo "LIBUSTACK_1.$m"; done)
+if [ "$(cat "$W/nodes")" = "$want" ] && [ ! -s "$W/unversioned" ]; then
+	pass "version nodes $(echo $want), holding every exported function"
 else
-	fail "version nodes: $(tr '\n' ' ' < "$W/nodes"); not in LIBUSTACK_1.0: $(tr '\n' ' ' < "$W/unversioned")"
+	fail "version nodes: $(tr '\n' ' ' < "$W/nodes")(want $(echo $want)); in none: $(tr '\n' ' ' < "$W/unversioned")"
+fi
+if cmp -s "$REL" "$W/in10"; then
+	pass "LIBUSTACK_1.0 is the released one ($(wc -l < "$REL") functions)"
+else
+	fail "LIBUSTACK_1.0 changed: released (<), now (>): $(differ "$REL" "$W/in10")"
 fi
 
 # the version script names each function (no wildcard)

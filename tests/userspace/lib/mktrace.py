@@ -112,6 +112,19 @@ COMMON_FIELDS = (
     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
     "\tsigned:0;\n"
     "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n")
+# The exec scenario's events, as Linux 7.3 has them
+EXEC_FMT = (
+    "name: sched_process_exec\nID: 311\nformat:\n" + COMMON_FIELDS +
+    "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+    "\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+    "print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), "
+    "REC->pid, REC->old_pid\n")
+EXECVE_EXIT_FMT = (
+    "name: sys_exit_execve\nID: 312\nformat:\n" + COMMON_FIELDS +
+    "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+    "print fmt: \"0x%lx\", REC->ret\n")
 OLD_COOKIE_FMT = (
     "name: user_stack_cookie\nID: 1500\nformat:\n" + COMMON_FIELDS +
     "\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
@@ -478,10 +491,12 @@ def maps_lines(binary, name, base):
     return lines
 
 
-def procmap_option(pid, exe_name, lines, build_id=None):
+def procmap_option(pid, exe_name, lines, build_id=None, execs=0):
     """The PROCMAPS option; with build_id, trace-cmd 3.4 with our series'
-    4th field on the lines of exe_name."""
-    s = "%x %x %s\n" % (pid, len(lines), exe_name)
+    4th field on the lines of exe_name; with execs, the maps of an image
+    that many execs before the last (series 0021)."""
+    s = "%x %x %s%s\n" % (pid, len(lines), exe_name,
+                          " execs=%d" % execs if execs else "")
     for a, b, n in lines:
         if build_id and n == exe_name:
             s += "%x %x %s %s\n" % (a, b, n, build_id)
@@ -665,6 +680,41 @@ def binary_scenario(a, fmts):
             ts += 2500
         sc.kthread(w, ts, 0)
         return buffers, cmdlines, pms
+    elif a.scenario == "exec":
+        # the process runs the binary at one base, execs (sched_process_
+        # exec, or with --exec-event sys_exit_execve its successful
+        # return), and runs it again at a base 0x3000 lower (ASLR): a
+        # frame of the old image falls in the new image's maps 0x3000
+        # further into the file, where it names the wrong place
+        old_lines = sc.lines
+        for i in range(a.count):
+            sc.entry(w, pid, pid, (i + 1) << 16, ts, i % 2, i % 2, True)
+            ts += 10000
+        fname = b"./callchain"
+        if a.exec_event == "sched_process_exec":
+            w.add(0, ts, hdr(pid, fmts.id("sched", "sched_process_exec")) +
+                  struct.pack("<Iii", (len(fname) + 1) << 16 | 20, pid, pid) +
+                  fname + b"\0")
+        else:
+            w.add(0, ts, hdr(pid, fmts.id("syscalls", "sys_exit_execve")) +
+                  struct.pack("<iiq", 59, 0, 0))
+        ts += 10000
+        new = Scenario(fmts, a.binary, a.libc, a.binname or a.binary)
+        new.base = sc.base - a.exec_shift
+        new.lines = maps_lines(a.binary, new.binname, new.base)
+        if a.libc:
+            new.lines += maps_lines(a.libc, a.libc, new.libc_base)
+        new.ids = sc.ids
+        for i in range(a.count):
+            new.entry(w, pid, pid, (a.count + i + 1) << 16, ts, i % 2,
+                      i % 2, True)
+            ts += 10000
+        pms = []
+        if not a.no_old_maps:
+            pms.append(procmap_option(pid, sc.binname, old_lines,
+                                      a.build_id, execs=1))
+        pms.append(procmap_option(pid, new.binname, new.lines, a.build_id))
+        return buffers, [(pid, "callchain"), (33, "kworker/0:1")], pms
     pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)
     return buffers, [(pid, "callchain"), (33, "kworker/0:1")], [pm]
 
@@ -691,6 +741,11 @@ BINARY_SCENARIOS = {
               "cookie, no user stack)",
     "instances": "two buffer instances; the second asks for every other "
                  "entry",
+    "exec": "--count entries, an exec (sched:sched_process_exec, or "
+            "--exec-event sys_exit_execve), --count entries of the binary "
+            "mapped 0x3000 (--exec-shift) lower; the maps of both images saved (the old "
+            "with execs=1, as record -T saves them), the new one's only "
+            "with --no-old-maps",
     "flags": "one kernel entry each of: complete, truncated (depth 300), "
              "late (the kernel's LATE flag), lost (NO_USER_STACK cookies, "
              "no user stack), empty (no user frames), and no kernel frames "
@@ -952,11 +1007,21 @@ def main():
     ap.add_argument("--back", action="store_true",
                     help="stuck: the threads come back at the end (their "
                     "user stacks are the last records)")
+    ap.add_argument("--exec-event", default="sched_process_exec",
+                    choices=["sched_process_exec", "sys_exit_execve"],
+                    help="exec: the event that records the exec")
+    ap.add_argument("--exec-shift", type=lambda v: int(v, 0), default=0x3000,
+                    help="exec: how much lower the new image is mapped")
+    ap.add_argument("--no-old-maps", action="store_true",
+                    help="exec: save the maps of the last image only")
     ap.add_argument("--build-id", help="hex build ID saved after the binary's "
                     "map lines, as trace-cmd record with our series saves it")
     a = ap.parse_args()
 
     fmts = Formats(a.formats)
+    if a.scenario == "exec":
+        fmts.files[("sched", "sched_process_exec")] = EXEC_FMT
+        fmts.files[("syscalls", "sys_exit_execve")] = EXECVE_EXIT_FMT
     if a.scenario in BINARY_SCENARIOS:
         if not a.binary:
             ap.error("scenario %s needs --binary" % a.scenario)

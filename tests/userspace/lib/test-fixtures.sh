@@ -110,6 +110,14 @@ for f in "$FIX"/*.dat; do
 	option-T)
 		check "$name" '[ "$ok" -ge 3 ] && [ "$never" = 0 ] && [ "$kf" -gt 0 ]' \
 			"-T -O userstacktrace_defer, PIE: getppid events with $CHAIN"
+		# the 8 frames of trace-cmd's child before its execve (3.1.6
+		# recorded its write() and ptrace() too) are the old image's:
+		# marked, not named in callchain-pie's maps; the frames after
+		# the exec (sys_exit_execve on) named
+		be=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$B/$name.out")
+		late=$(awk '/^[^ ]/ { ex = ex || /sys_exit_execve/ } ex && /\[before exec\]/' "$B/$name.out" | wc -l)
+		check "$name" '[ "$be" = 8 ] && [ "$late" = 0 ] && grep -q "note: 8 user frames from before an exec" "$B/$name.err"' \
+			"the 8 frames before the execve marked [before exec] ($be), none after it ($late), one note"
 		;;
 	two-instances)
 		top=$(grep -c '(top) .*status=complete' "$B/$name.out")

@@ -509,6 +509,88 @@ static void test_kernel(const char *dir)
 	ustack_syms_free(syms);
 }
 
+/*
+ * Frames from before an exec (1.1): with an exec noted, a frame of the
+ * time before it is never named in the last image's maps (by hand or a
+ * map function's): "0xaddr [before exec]"; after it, named as before;
+ * with no time set, as before 1.1.  A frame's cached name is not reused
+ * across the exec.
+ */
+static void test_before_exec(const char *dir, unsigned long long vaddr)
+{
+	struct ustack_syms *syms;
+	struct fake_map m;
+	struct ustack_sym s;
+	char buf[8192];
+	int pass;
+
+	snprintf(m.file, sizeof(m.file), "%s/symtest-nopie", dir);
+	m.lowest = vaddr & ~0xfffffULL;
+	m.id[0] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		syms = ustack_syms_alloc();
+		if (pass)	/* maps by hand */
+			ustack_syms_add_map(syms, 1, m.lowest, vaddr + 0x1000, 0,
+					    m.file);
+		else		/* maps of a map function */
+			ustack_syms_set_map_func(syms, fake_find_map, &m);
+		CHECK(ustack_syms_add_exec(syms, 1, 5000) == 0 &&
+		      ustack_syms_add_exec(syms, 1, 5000) == 0 &&
+		      ustack_syms_add_exec(syms, 1, 3000) == 0, "add_exec");
+		CHECK(ustack_syms_execs_after(syms, 1, 2999) == 2 &&
+		      ustack_syms_execs_after(syms, 1, 3000) == 1 &&
+		      ustack_syms_execs_after(syms, 1, 4000) == 1 &&
+		      ustack_syms_execs_after(syms, 1, 5000) == 0 &&
+		      ustack_syms_execs_after(syms, 1, 0) == 0 &&
+		      ustack_syms_execs_after(syms, 2, 1000) == 0,
+		      "execs_after %d %d %d %d",
+		      ustack_syms_execs_after(syms, 1, 2999),
+		      ustack_syms_execs_after(syms, 1, 3000),
+		      ustack_syms_execs_after(syms, 1, 4000),
+		      ustack_syms_execs_after(syms, 1, 5000));
+		/* no time: the last image's maps, as before */
+		ustack_syms_format(syms, 1, vaddr + 2, buf, sizeof(buf));
+		/* (maps by hand: one mapping, not the segments: unnamed) */
+		CHECK(pass ? !strstr(buf, "[before exec]") :
+		      !strncmp(buf, "prog_func+0x2 (", 15), "no time: %s", buf);
+		/* before the last exec: not in the last image's maps */
+		ustack_syms_set_time(syms, 4000);
+		ustack_syms_format(syms, 1, vaddr + 2, buf, sizeof(buf));
+		snprintf(m.id, sizeof(m.id), "0x%llx [before exec]", vaddr + 2);
+		CHECK(!strcmp(buf, m.id), "before exec (%s): '%s'",
+		      pass ? "maps by hand" : "map function", buf);
+		m.id[0] = '\0';
+		CHECK(ustack_syms_resolve(syms, 1, vaddr + 2, &s) == 0 &&
+		      !s.name && !s.file, "before exec resolves: %s %s",
+		      s.name, s.file);
+		CHECK(ustack_syms_maps_known(syms, 1, 4000) == 0 &&
+		      ustack_syms_maps_known(syms, 1, 6000) == 1 &&
+		      ustack_syms_maps_known(syms, 2, 6000) == !pass,
+		      "maps_known %d %d %d", ustack_syms_maps_known(syms, 1, 4000),
+		      ustack_syms_maps_known(syms, 1, 6000),
+		      ustack_syms_maps_known(syms, 2, 6000));
+		/* after it, named again; another process is not concerned */
+		ustack_syms_set_time(syms, 6000);
+		ustack_syms_format(syms, 1, vaddr + 2, buf, sizeof(buf));
+		CHECK(pass ? !strstr(buf, "[before exec]") :
+		      !strncmp(buf, "prog_func+0x2 (", 15), "after exec: %s", buf);
+		ustack_syms_set_time(syms, 4000);
+		ustack_syms_format(syms, 2, vaddr + 2, buf, sizeof(buf));
+		CHECK(pass ? !strncmp(buf, "0x", 2) && !strstr(buf, "[before") :
+		      !strncmp(buf, "prog_func+0x2 (", 15),
+		      "another process: %s", buf);
+		ustack_syms_free(syms);
+	}
+	CHECK(ustack_syms_add_exec(NULL, 1, 1) < 0 && errno == EINVAL &&
+	      ustack_syms_set_time(NULL, 1) < 0 &&
+	      ustack_syms_execs_after(NULL, 1, 1) < 0 &&
+	      ustack_syms_maps_known(NULL, 1, 1) < 0 &&
+	      ustack_syms_load_execs(NULL, "x") < 0 &&
+	      ustack_syms_load_execs(syms = ustack_syms_alloc(), "/nonexistent") < 0,
+	      "bad arguments");
+	ustack_syms_free(syms);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long pie, nopie;
@@ -541,6 +623,9 @@ int main(int argc, char **argv)
 	end();
 	begin("build IDs: the right build only, a mark for another");
 	test_build_id(argv[1], nopie);
+	end();
+	begin("frames from before an exec: never in the last image's maps");
+	test_before_exec(argv[1], nopie);
 	end();
 	begin("C++ names demangled");
 	test_demangle(argv[1], strtoull(argv[4], NULL, 16));
