@@ -670,6 +670,20 @@ struct map_at {
 	bool			before_exec;	/* no maps for that time */
 };
 
+/* @out from a map a callback gave: its range only if it holds @addr */
+static bool map_at_take(struct map_at *out, const struct ustack_map *um,
+			unsigned long long addr)
+{
+	out->file = um->file;
+	out->lowest = um->lowest;
+	out->build_id = um->build_id;
+	if (um->start <= addr && addr < um->end) {
+		out->start = um->start;
+		out->end = um->end;
+	}
+	return true;
+}
+
 /*
  * The mapping holding addr, the start of the file's lowest mapping and
  * the file's build ID if the maps have it, in the maps that applied
@@ -700,14 +714,7 @@ static bool find_map(struct ustack_syms *syms, int pid,
 			out->before_exec = true;
 		if (r <= 0 || !um.file)
 			return false;
-		out->file = um.file;
-		out->lowest = um.lowest;
-		out->build_id = um.build_id;
-		if (um.start <= addr && addr < um.end) {
-			out->start = um.start;
-			out->end = um.end;
-		}
-		return true;
+		return map_at_take(out, &um, addr);
 	}
 	if (p) {
 		for (i = 0; i < p->nr; i++) {
@@ -736,14 +743,7 @@ static bool find_map(struct ustack_syms *syms, int pid,
 	memset(&um, 0, sizeof(um));
 	if (syms->map_func(syms->map_data, pid, addr, &um) <= 0 || !um.file)
 		return false;
-	out->file = um.file;
-	out->lowest = um.lowest;
-	out->build_id = um.build_id;
-	if (um.start <= addr && addr < um.end) {
-		out->start = um.start;
-		out->end = um.end;
-	}
-	return true;
+	return map_at_take(out, &um, addr);
 }
 
 /* ---- ELF files ---- */
