@@ -35,6 +35,7 @@
 #include <linux/unwind_user.h>
 
 #include "sframe.h"
+#include "sframe_rules.h"
 
 /* Bounds what one process can make the kernel allocate through prctl() */
 #define SFRAME_MAX_SECTIONS	1024
@@ -87,54 +88,6 @@
 #ifndef UNWIND_USER_SFRAME_REG_OFFSETS
 #define UNWIND_USER_SFRAME_REG_OFFSETS	0
 #endif
-
-/*
- * Rules found for an address are kept per mm, in a table of this many
- * slots indexed by a hash of the address: a profiler sees the same return
- * addresses again and again, and a rule found once costs a slot's read
- * instead of a section lookup, a binary search and an FRE walk in user
- * memory.  8 KiB per mm that has been unwound by SFrame.
- */
-#define SFRAME_CACHE_BITS	8
-
-/**
- * struct sframe_rule - a rule found for one address, kept for the next walk
- * @seq:	odd while the slot is written; a reader that sees it odd, or
- *		changed after its read, misses
- * @gen:	&struct sframe_mm.gen when the rule was found
- * @ip:		the address
- * @frame:	the rule
- */
-struct sframe_rule {
-	unsigned int			seq;
-	unsigned int			gen;
-	unsigned long			ip;
-	struct unwind_user_frame	frame;
-};
-
-/**
- * struct sframe_mm - the .sframe sections of an mm
- * @lock:	serialises the changes of @sections, @nr and @next_id; never
- *		held across a user access, never taken by a lookup
- * @sections:	&struct sframe_section by the range of code each describes,
- *		read under RCU; sections are freed after a grace period
- * @nr:		number of sections
- * @next_id:	the id of the next section registered
- * @warned:	a dropped section of this mm was reported already
- * @gen:	changes whenever a section goes: rules found before then are
- *		no longer used
- * @rules:	SFRAME_CACHE_BITS-hashed rules found, allocated at the first
- *		lookup; NULL before, or when that allocation failed
- */
-struct sframe_mm {
-	struct mutex		lock;	/* see above */
-	struct maple_tree	sections;
-	unsigned int		nr;
-	u64			next_id;
-	unsigned long		warned;
-	unsigned int		gen;
-	struct sframe_rule	*rules;
-};
 
 /**
  * sframe_mm_init - start an mm with no .sframe sections
@@ -278,7 +231,7 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 	/*
 	 * What was found through it may be another object's code next:
 	 * rules of the old generation go unused.  Pairs with the smp_rmb()
-	 * in sframe_find(): a lookup that sees the new generation does not
+	 * in sframe_walk_find(): a lookup that sees the new generation does not
 	 * find the section erased above.
 	 */
 	smp_wmb();
@@ -1105,22 +1058,6 @@ static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
 	return &rules[hash_long(ip, SFRAME_CACHE_BITS)];
 }
 
-/* The rule kept for @ip in @slot, if any was found since generation @gen */
-static bool sframe_rule_get(struct sframe_rule *slot, unsigned long ip,
-			    unsigned int gen, struct unwind_user_frame *frame)
-{
-	/* pairs with the release in sframe_rule_put(): seq, then the rule */
-	unsigned int seq = smp_load_acquire(&slot->seq);
-
-	if ((seq & 1) || READ_ONCE(slot->ip) != ip ||
-	    READ_ONCE(slot->gen) != gen)
-		return false;
-	*frame = slot->frame;
-	/* pairs with the release in sframe_rule_put(): the rule, then seq */
-	smp_rmb();
-	return READ_ONCE(slot->seq) == seq;
-}
-
 /* Keep @frame for @ip; a slot another thread is writing is left to it */
 static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 			    unsigned int gen,
@@ -1164,14 +1101,20 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 	return 0;
 }
 
-/*
- * A rule not kept: find it, and keep it.  Apart, so that the lookup of a
- * kept rule, once for every frame of a profiled stack, saves no registers
- * for this path and costs little more than reading the slot.
+/**
+ * sframe_find_slow - sframe_find() for a rule not kept: find it, keep it
+ * @sm: the sections of the current mm
+ * @ip: the address
+ * @gen: @sm's generation, read before anything else of @sm
+ * @frame: where to put the rule
+ *
+ * Out of line, so that the lookup of a kept rule, once for every frame of
+ * a profiled stack, saves no registers for this path.
+ *
+ * Return: as sframe_find()
  */
-static noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
-				     unsigned int gen,
-				     struct unwind_user_frame *frame)
+noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
+			      unsigned int gen, struct unwind_user_frame *frame)
 {
 	struct sframe_rule *slot = sframe_rule_slot(sm, ip);
 	int ret = sframe_find_in_section(sm, ip, frame);
@@ -1190,7 +1133,9 @@ static noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
  * inconsistent or unreadable is dropped, with a message once per mm.  A
  * rule found is kept for @ip until a section of the mm goes: the next
  * lookup of @ip reads no user memory, and does not see a change the
- * process makes to a section's bytes in the meantime.
+ * process makes to a section's bytes in the meantime.  A walk of many
+ * frames looks them up with sframe_walk_find() instead, which does the
+ * same without a call for a kept rule.
  *
  * Return: 0 with @frame set; -ENOENT when no section describes @ip, or
  * the one that does has no rule for it that this unwinder follows;
@@ -1198,25 +1143,16 @@ static noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
  */
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 {
-	struct mm_struct *mm = current->mm;
-	struct sframe_rule *rules;
-	struct sframe_mm *sm;
+	struct sframe_walk walk;
 	unsigned int gen;
 
-	sm = mm ? READ_ONCE(mm->sframe) : NULL;
-	if (!sm)
+	if (sframe_walk_begin(&walk))
+		return sframe_walk_find(&walk, ip, frame);
+	if (!walk.sm)
 		return -ENOENT;
-	gen = READ_ONCE(sm->gen);
-	/*
-	 * The generation before the section: a removal after this makes the
-	 * rule found stale.  Pairs with the smp_wmb() in
-	 * sframe_remove_locked().
-	 */
+	/* No rule kept yet: as sframe_walk_find() without a table */
+	gen = READ_ONCE(walk.sm->gen);
+	/* the generation before the section, as in sframe_walk_find() */
 	smp_rmb();
-	rules = READ_ONCE(sm->rules);
-	if (likely(rules) &&
-	    sframe_rule_get(&rules[hash_long(ip, SFRAME_CACHE_BITS)], ip, gen,
-			    frame))
-		return 0;
-	return sframe_find_slow(sm, ip, gen, frame);
+	return sframe_find_slow(walk.sm, ip, gen, frame);
 }

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The rules the SFrame unwinder found, kept per mm.  sframe.c finds and
+ * keeps them; the loop that walks a stack (user.c) reads a kept rule
+ * inline, once for every frame, without a call.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_RULES_H
+#define _KERNEL_UNWIND_SFRAME_RULES_H
+
+#include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/maple_tree.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/unwind_user_types.h>
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+
+/*
+ * Rules found for an address are kept per mm, in a table of this many
+ * slots indexed by a hash of the address: a profiler sees the same return
+ * addresses again and again, and a rule found once costs a slot's read
+ * instead of a section lookup, a binary search and an FRE walk in user
+ * memory.  8 KiB per mm that has been unwound by SFrame.
+ */
+#define SFRAME_CACHE_BITS	8
+
+/**
+ * struct sframe_rule - a rule found for one address, kept for the next walk
+ * @seq:	odd while the slot is written; a reader that sees it odd, or
+ *		changed after its read, misses
+ * @gen:	&struct sframe_mm.gen when the rule was found
+ * @ip:		the address
+ * @frame:	the rule
+ */
+struct sframe_rule {
+	unsigned int			seq;
+	unsigned int			gen;
+	unsigned long			ip;
+	struct unwind_user_frame	frame;
+};
+
+/**
+ * struct sframe_mm - the .sframe sections of an mm
+ * @lock:	serialises the changes of @sections, @nr and @next_id; never
+ *		held across a user access, never taken by a lookup
+ * @sections:	&struct sframe_section by the range of code each describes,
+ *		read under RCU; sections are freed after a grace period
+ * @nr:		number of sections
+ * @next_id:	the id of the next section registered
+ * @warned:	a dropped section of this mm was reported already
+ * @gen:	changes whenever a section goes: rules found before then are
+ *		no longer used
+ * @rules:	SFRAME_CACHE_BITS-hashed rules found, allocated at the first
+ *		lookup and kept until the mm goes; NULL before, or when that
+ *		allocation failed
+ */
+struct sframe_mm {
+	struct mutex		lock;	/* see above */
+	struct maple_tree	sections;
+	unsigned int		nr;
+	u64			next_id;
+	unsigned long		warned;
+	unsigned int		gen;
+	struct sframe_rule	*rules;
+};
+
+/**
+ * struct sframe_walk - what the lookups of one stack walk read only once
+ * @sm:		the sections of the current mm
+ * @rules:	@sm's kept rules
+ *
+ * Both live as long as the mm, which the walking task holds.
+ */
+struct sframe_walk {
+	struct sframe_mm	*sm;
+	struct sframe_rule	*rules;
+};
+
+int sframe_find_slow(struct sframe_mm *sm, unsigned long ip, unsigned int gen,
+		     struct unwind_user_frame *frame);
+
+/* The rule kept for @ip in @slot, if any was found since generation @gen */
+static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
+					    unsigned long ip, unsigned int gen,
+					    struct unwind_user_frame *frame)
+{
+	/* pairs with the release in sframe_rule_put(): seq, then the rule */
+	unsigned int seq = smp_load_acquire(&slot->seq);
+
+	if ((seq & 1) || READ_ONCE(slot->ip) != ip ||
+	    READ_ONCE(slot->gen) != gen)
+		return false;
+	*frame = slot->frame;
+	/* pairs with the release in sframe_rule_put(): the rule, then seq */
+	smp_rmb();
+	return READ_ONCE(slot->seq) == seq;
+}
+
+/*
+ * Start the lookups of a walk of the current task's stack.  False when
+ * its mm has no sections, or has kept no rule yet: sframe_find() then.
+ */
+static inline bool sframe_walk_begin(struct sframe_walk *walk)
+{
+	struct mm_struct *mm = current->mm;
+
+	walk->sm = mm ? READ_ONCE(mm->sframe) : NULL;
+	if (!walk->sm)
+		return false;
+	walk->rules = READ_ONCE(walk->sm->rules);
+	return walk->rules;
+}
+
+/**
+ * sframe_walk_find - sframe_find() within a walk
+ * @walk: the walk, begun by sframe_walk_begin() returning true
+ * @ip: the address
+ * @frame: where to put the rule
+ *
+ * The generation is read for every lookup, as sframe_find() does: a
+ * section that goes during the walk takes its rules with it at once.
+ *
+ * Return: as sframe_find()
+ */
+static __always_inline int sframe_walk_find(const struct sframe_walk *walk,
+					    unsigned long ip,
+					    struct unwind_user_frame *frame)
+{
+	unsigned int gen = READ_ONCE(walk->sm->gen);
+
+	/*
+	 * The generation before the rule or the section: a removal after
+	 * this makes what is found stale.  Pairs with the smp_wmb() in
+	 * sframe_remove_locked().
+	 */
+	smp_rmb();
+	if (likely(sframe_rule_get(&walk->rules[hash_long(ip, SFRAME_CACHE_BITS)],
+				   ip, gen, frame)))
+		return 0;
+	return sframe_find_slow(walk->sm, ip, gen, frame);
+}
+
+#else /* !CONFIG_UNWIND_USER_SFRAME */
+
+struct sframe_walk { };
+
+static inline bool sframe_walk_begin(struct sframe_walk *walk)
+{
+	return false;
+}
+
+static inline int sframe_walk_find(const struct sframe_walk *walk,
+				   unsigned long ip,
+				   struct unwind_user_frame *frame)
+{
+	return -ENOENT;
+}
+
+#endif /* CONFIG_UNWIND_USER_SFRAME */
+
+#endif /* _KERNEL_UNWIND_SFRAME_RULES_H */
