@@ -9,6 +9,16 @@
  * describes is the span of its executable PT_LOAD segments.  The kernel
  * registers the executable and the dynamic linker at exec, so -EEXIST for
  * those is expected and not an error.
+ *
+ * Why the kernel's tests do not use sframe-gen's registrar
+ * (libsframe-register.so), which registers an object's own .sframe the
+ * same way: these tests are the kernel's, and a registrar of a few lines
+ * keeps a bug of the product registrar (its cache, its generated
+ * sections, its LD_AUDIT hooks) from passing or failing a kernel test; and
+ * the tests need what a product has no reason to offer: removing every
+ * section (sframe_unreg.c: the frame-pointer baseline of bench/sframe.sh),
+ * and registering from inside the workload at chosen points.  sframe-gen's
+ * own suites test its registrar against the same kernel.
  */
 #ifndef SFRAME_REG_H
 #define SFRAME_REG_H
