@@ -80,7 +80,8 @@ cp() { (cd "$tree" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict "$@")
 # is no: each falls under the TRACING entry already (Documentation/trace/*,
 # include/linux/trace*.h, include/trace/, kernel/trace/, the ftrace
 # selftests), except arch/s390/include/asm/unwind_user.h, under S390
-# ARCHITECTURE.  So that warning, and only it, is answered by asking
+# ARCHITECTURE, and kernel/unwind/*, under USERSPACE STACK UNWINDING
+# (SFrame 17's private header).  So that warning, and only it, is answered by asking
 # get_maintainer.pl for each file the patch adds; any file outside its
 # entry fails the check (Documentation/decisions.md).
 covered_by_tracing() {
@@ -93,7 +94,10 @@ covered_by_tracing() {
 		# an architecture's own header is its maintainers' (s390: the
 		# back chain's frame layout, s390 series patch 2)
 		want=TRACING
-		case $f in arch/s390/*) want='S390 ARCHITECTURE' ;; esac
+		case $f in
+		arch/s390/*) want='S390 ARCHITECTURE' ;;
+		kernel/unwind/*) want='USERSPACE STACK UNWINDING' ;;
+		esac
 		(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
 			--no-email --subsystem --no-rolestats "$tmp/one.patch" 2>/dev/null) |
 			grep -qx "$want" || { echo "$f is not under $want in MAINTAINERS"; return 1; }
