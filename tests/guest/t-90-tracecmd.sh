@@ -23,7 +23,8 @@ TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
 tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
 tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
-tracecmd-T-exec-old-image tracecmd-T-no-exec-times tracecmd-T-system-wide"
+tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-T-exec-old-image
+tracecmd-T-system-wide"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -344,14 +345,60 @@ EOF2
 WCHAIN() { echo "work_inner $1;work_middle $1;work_outer $1;main $1"; }
 
 # A command that execs another image mid-recording (callchain's
-# work_inner calls execve(callchain-pie)): -T stops it at its execve and
-# saves the maps of the image it leaves, and records sched_process_exec:
-# the frames of that execve are named in callchain (before, they were
-# looked up in callchain-pie's maps: unnamed), those of trace-cmd's own
-# child's execve in trace-cmd's image, and the new image's in
-# callchain-pie; nothing is marked [before exec]
+# work_inner calls execve(callchain-pie)), by default: -T does not stop
+# it at its system calls, so the maps of the image it leaves are not
+# read; it records sched_process_exec, saves the maps of trace-cmd's own
+# child at the stop before it execs the command, and counts the execs
+# (PTRACE_O_TRACEEXEC).  trace-cmd's child's execve is named in
+# trace-cmd's image, the workload's is marked [before exec] (before, it
+# was named in callchain: the command stopped at each system call), and
+# the new image is named in its own maps
+t_begin tracecmd-T-exec-default
+rec ed -T -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
+ustacks "$D/ed.txt" sys_enter_execve > "$D/ed.execve" &&
+check "two execve events: trace-cmd's child's, the workload's" test "$(wc -l < "$D/ed.execve")" = 2 &&
+check "trace-cmd's child's execve named in trace-cmd's image: $(sed -n 1p "$D/ed.execve" | cut -c1-200)" \
+	grep -Eq '^[^|]*\|[^ ;]+ /[^;]+' <(sed -n 1p "$D/ed.execve") &&
+check "the workload's execve: at least 4 frames, each marked [before exec]: $(sed -n 2p "$D/ed.execve" | cut -c1-200)" \
+	python3 -c 'import re, sys; f = sys.argv[1].split("|", 1)[1].split(";"); sys.exit(not (len(f) >= 4 and all(re.fullmatch(r"0x[0-9a-f]+ \[before exec\]", x) for x in f)))' "$(sed -n 2p "$D/ed.execve")" &&
+check "the new image named in its own maps" stacks "$D/ed.txt" sys_enter_getppid "$WL"/callchain-pie $CHAIN 1 &&
+check "sched_process_exec recorded, with its format" test "$(grep -c ': sched_process_exec: *filename=' "$D/ed.txt")" = 2 &&
+check "the maps of trace-cmd's child, two execs before the end" grep -Eq " .*trace-cmd execs=2\$" "$D/ed.opt" &&
+check "no maps of the image the workload left" test "$(grep -c " $WL/callchain execs=" "$D/ed.opt")" = 0 &&
+check "the last image's maps" maps "$D/ed.opt" "$WL"/callchain-pie &&
+t_pass
+
+# By default -T stops the command at no system call: the ptrace stops
+# are voluntary context switches of the stopped task, so a command
+# making N getppid() calls counts its own (getrusage ru_nvcsw) around
+# them: few by default, as with --proc-map without -T, and at least 2N
+# (entry and exit) with --exec-maps, which stops it at each one (the
+# control: the count sees the stops)
+t_begin tracecmd-T-no-syscall-stops
+NS=3000
+NVPY='import os, resource, sys
+r = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+a = r()
+for i in range(int(sys.argv[1])):
+    os.getppid()
+print("nvcsw", r() - a)'
+vcs() { awk '$1 == "nvcsw" { print $2 }' "$D/$1.out"; }
+rec ns0 --proc-map -e syscalls:sys_enter_execve -F /usr/bin/python3 -c "$NVPY" $NS &&
+check "--proc-map: fewer than one per 10 calls ($(vcs ns0))" test "$(vcs ns0)" -lt $((NS / 10)) &&
+rec ns1 -T -e syscalls:sys_enter_execve -F /usr/bin/python3 -c "$NVPY" $NS &&
+check "-T: fewer than one per 10 calls ($(vcs ns1))" test "$(vcs ns1)" -lt $((NS / 10)) &&
+check "-T: the command's maps saved" maps "$D/ns1.opt" "$(readlink -f /usr/bin/python3)" &&
+rec ns2 -T --exec-maps -e syscalls:sys_enter_execve -F /usr/bin/python3 -c "$NVPY" $NS &&
+check "-T --exec-maps: at least 2 stops per call ($(vcs ns2))" test "$(vcs ns2)" -ge $((2 * NS)) &&
+t_pass
+
+# --exec-maps: -T stops the command at each system call, saves the maps
+# of the image it leaves at each execve: the frames of the workload's
+# execve are named in callchain (without it they are [before exec]),
+# those of trace-cmd's own child's execve in trace-cmd's image, and the
+# new image's in callchain-pie; nothing is marked [before exec]
 t_begin tracecmd-T-exec-old-image
-rec ex -T -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
+rec ex -T --exec-maps -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
 ustacks "$D/ex.txt" sys_enter_execve > "$D/ex.execve" &&
 check "two execve events: trace-cmd's child's, the workload's" test "$(wc -l < "$D/ex.execve")" = 2 &&
 check "the workload's execve named in the image it left: $(sed -n 2p "$D/ex.execve" | cut -c1-200)" \
@@ -364,19 +411,6 @@ check "sched_process_exec recorded, with its format" test "$(grep -c ': sched_pr
 check "the maps of the image left by the workload's exec" grep -q " $WL/callchain execs=1\$" "$D/ex.opt" &&
 check "the maps of trace-cmd's child" grep -Eq " .*trace-cmd execs=2\$" "$D/ex.opt" &&
 check "the last image's maps" maps "$D/ex.opt" "$WL"/callchain-pie &&
-t_pass
-
-# --no-exec-times: no stop at the execs, no sched_process_exec, the maps
-# at the command's exit only (the last image's), as --proc-map saves them
-t_begin tracecmd-T-no-exec-times
-rec nx -T --no-exec-times -e syscalls:sys_enter_execve -e syscalls:sys_enter_getppid -F "$WL"/callchain exec "$WL"/callchain-pie &&
-ustacks "$D/nx.txt" sys_enter_execve > "$D/nx.execve" &&
-check "no sched_process_exec" test "$(grep -c 'sched_process_exec' "$D/nx.txt")" = 0 &&
-check "no maps of an earlier image" test "$(grep -c 'execs=' "$D/nx.opt")" = 0 &&
-check "one set of maps" test "$(grep -c 'Option PROCMAPS' "$D/nx.opt")" = 1 &&
-check "the last image's" maps "$D/nx.opt" "$WL"/callchain-pie &&
-check "the workload's execve not named in callchain" test "$(grep -c "work_inner $WL/callchain;" "$D/nx.execve")" = 0 &&
-check "the new image named" stacks "$D/nx.txt" sys_enter_getppid "$WL"/callchain-pie $CHAIN 1 &&
 t_pass
 
 # Without a command (system wide): the maps of the processes that asked
