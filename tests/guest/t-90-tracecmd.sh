@@ -23,7 +23,8 @@ TESTS="tracecmd-T-user-stacks tracecmd-T-two-instances tracecmd-T-no-option
 tracecmd-T-kernel-stacks-only tracecmd-R-defer-maps tracecmd-T-build-id
 tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
 tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
-tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-T-exec-old-image
+tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-exec-maps-without-T-warns
+tracecmd-T-exec-old-image
 tracecmd-T-system-wide"
 
 tc_require $TESTS
@@ -390,6 +391,15 @@ check "-T: fewer than one per 10 calls ($(vcs ns1))" test "$(vcs ns1)" -lt $((NS
 check "-T: the command's maps saved" maps "$D/ns1.opt" "$(readlink -f /usr/bin/python3)" &&
 rec ns2 -T --exec-maps -e syscalls:sys_enter_execve -F /usr/bin/python3 -c "$NVPY" $NS &&
 check "-T --exec-maps: at least 2 stops per call ($(vcs ns2))" test "$(vcs ns2)" -ge $((2 * NS)) &&
+check "-T --exec-maps: no warning" test "$(grep -c 'exec-maps is ignored' "$D/ns2.err")" = 0 &&
+t_pass
+
+# --exec-maps means nothing without -T: a warning says so (it was ignored
+# silently), and the command runs unstopped (no stops counted)
+t_begin tracecmd-exec-maps-without-T-warns
+rec nw --exec-maps --proc-map -e syscalls:sys_enter_execve -F /usr/bin/python3 -c "$NVPY" $NS &&
+check "the warning: $(head -c 200 "$D/nw.err" | tr '\n' ' ')" grep -q -- '--exec-maps is ignored: it needs -T and a command' "$D/nw.err" &&
+check "no stops ($(vcs nw))" test "$(vcs nw)" -lt $((NS / 10)) &&
 t_pass
 
 # --exec-maps: -T stops the command at each system call, saves the maps
