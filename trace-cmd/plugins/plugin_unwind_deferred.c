@@ -325,15 +325,14 @@ static void feed(struct ud_state *st, struct tep_record *record, int collect)
 	st->collect = 0;
 }
 
-/* The blocks of the events the last record completed; how many */
-static int put_blocks(struct ud_state *st, struct trace_seq *s)
+/* The blocks of the events the last record completed */
+static void put_blocks(struct ud_state *st, struct trace_seq *s)
 {
 	trace_seq_terminate(&st->blocks);
 	if (st->blocks.state != TRACE_SEQ__GOOD)
 		trace_seq_puts(s, " [unwind_deferred: out of memory]\n");
 	else
 		trace_seq_puts(s, st->blocks.buffer);
-	return st->nr_blocks;
 }
 
 static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)

@@ -148,7 +148,9 @@ char *ud_host_trace_file(struct ud_state *st)
  * The handlers can only be wrapped once the formats are parsed: at load
  * in a reader that parses them first, else (libtracecmd loads plugins
  * before it reads the formats) at the first call of one of the plugin's
- * own handlers; 4 covers the records before that.  A catch-all handler
+ * own handlers; 4 covers the records before that.  4 alone, for every
+ * cookie, is not enough: a cookie that starts its sub-buffer loses its
+ * event (one in tests/fixtures/option-T.dat).  A catch-all handler
  * registered at load is not a way out: libtraceevent gives each event the
  * last matching handler, so it would take the events of the plugins
  * loaded before this one and of trace-cmd's own handlers.  Removed by:
