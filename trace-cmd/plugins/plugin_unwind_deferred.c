@@ -19,38 +19,25 @@
  * (flags bit 0: truncated, bit 1: late, bit 2: frames by frame
  * pointers, bit 3: frames by SFrame; depth: the frames the unwinder
  * found).  Documentation/contract.md, section 2, is the reference.
- * The unwinder is shown only when SFrame took part (" [sframe]",
- * " [sframe+fp]"): no mark is frame pointers, or a kernel that does not
- * say.
  *
  * This plugin prints both records readably and, for a reader that goes
  * front to back (trace-cmd report), prints at each user_stack_deferred
- * the stacks of every event that asked for that cookie, in the layout of
- * trace-cmd report with our series: a line naming the event, its kernel
- * stack (from its cookie record), then its user stack, named from the
- * maps saved in the trace file (see get_syms()).
+ * the stacks of every event that asked for that cookie: a line naming
+ * the event, then its block as libustack's ustack_event_print() prints
+ * it (the series' report's layout), its user frames named from the maps
+ * saved in the trace file.  The join is libustack's (linked in
+ * statically, its symbols hidden); the plugin keeps no pending table.
  *
- * How the event before a cookie is seen: libtraceevent calls a plugin
- * only for the events it registered a handler for.  To learn the name of
- * the event that asked, the plugin wraps the print handler of every event
- * of the tep handle (the wrapper notes the record, then calls the handler
- * that was there before, or lets libtraceevent print the event as usual).
- * A reader that parses the formats before it loads plugins gets the
- * wrappers at once.  libtracecmd (trace-cmd, KernelShark) loads plugins
- * before it reads the formats, so the wrapping happens at the first call
- * of one of this plugin's own handlers: the records printed before that
- * are not seen.  For a cookie record whose CPU had no record seen before
- * it (those, or records after lost events), the plugin then looks at the
- * cookie's own ring-buffer sub-buffer, which libtracecmd keeps in memory
- * for each record it returns, for the event just before it.
- *
- * The join itself is libustack's (libustack/src/join.c, linked
- * in statically, its symbols hidden): every record this plugin sees goes
- * to ustack_join_add_record(), and the events it delivers while a record
- * is fed are printed with that record.  Matching is by (pid, cookie),
- * never by CPU order.  Memory is bounded by the join's limits: at most
- * max_pending cookies and max_events asking events wait; the oldest
- * cookies are evicted first and the eviction is printed.
+ * How it is written: as libtraceevent's own plugins (plugin_function.c):
+ * this file holds the options, a handler per record it prints,
+ * registered with tep_register_event_handler(), and the loader and
+ * unloader.  A print plugin sees one record at a time, of its own
+ * events, and is not told its file; the merged, named stacks that stock
+ * trace-cmd users get need more than that API gives, and every such
+ * workaround is in plugin_unwind_deferred_host.c, one commented section
+ * each, saying why and which host API would remove it.  The series'
+ * trace-cmd report prints the stacks itself and never calls these
+ * handlers (TEP_EVENT_FL_NOHANDLE).
  *
  * The pre-release unwind:user_stack_cookie and unwind:user_stack_deferred
  * records are not read: the first one says so in one line.
@@ -59,28 +46,21 @@
  *   merge        print merged stacks (default 1)
  *   max_pending  cookies kept while waiting for their user stack (4096)
  *   max_events   asking events kept for those cookies (65536)
+ *   file         the trace file whose maps name user frames
+ *   symdir       a directory searched for the traced binaries
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dlfcn.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
 #include <event-utils.h>
-#include <kbuffer.h>
 
-#include "ustack.h"
+#include "plugin_unwind_deferred.h"
 
-#define UD_ALIAS		"unwind_deferred"
 #define UD_MAX_EVENT_FRAMES	512	/* kernel frames printed per cookie */
 #define UD_MAX_CPUS		65536
-#define UD_MAX_SUBBUF_EVENTS	65536	/* bound of a sub-buffer walk */
 
 #define UD_PRERELEASE_MSG \
 	"[unwind_deferred: pre-release unwind:* record format: record the trace again]"
@@ -111,7 +91,7 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.name = "file",
 		.plugin_alias = UD_ALIAS,
 		.description =
-		"The trace.dat whose saved maps name the user frames (default: the one trace file this process has open)",
+		"The trace.dat whose saved maps name the user frames (default: the trace file opened last when the plugin was loaded)",
 		.value = "",	/* a value, not a boolean, for libtraceevent */
 	},
 	{
@@ -132,32 +112,6 @@ static struct tep_plugin_option *opt_max_events = &TEP_PLUGIN_OPTIONS[2];
 static struct tep_plugin_option *opt_file = &TEP_PLUGIN_OPTIONS[3];
 static struct tep_plugin_option *opt_symdir = &TEP_PLUGIN_OPTIONS[4];
 
-enum ud_role {
-	UD_OTHER,	/* an event that may ask */
-	UD_KSTACK,	/* ftrace:kernel_stack: never asks, may sit between */
-	UD_COOKIE,
-	UD_DEFERRED,
-	UD_PRERELEASE,	/* unwind:user_stack_cookie, unwind:user_stack_deferred */
-	UD_UNKNOWN,	/* a record of no known event */
-};
-
-/* An event the join delivered while one record was fed: a copy. */
-struct ud_del {
-	int			event_id;	/* -1: not seen */
-	int			cpu;
-	int			pid;
-	int			tgid;		/* -1: no user stack came */
-	unsigned long long	ts;
-	unsigned long long	cookie;
-	enum ustack_status	status;
-	unsigned int		flags;
-	unsigned int		depth;
-	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
-	int			nr_k;
-	int			nr_u;
-	unsigned long long	*frames;	/* nr_k kernel, then nr_u user */
-};
-
 /* What was last seen on one CPU. */
 struct ud_cpu {
 	unsigned long long	last_ts;
@@ -166,97 +120,13 @@ struct ud_cpu {
 	int			prev_known;
 };
 
-struct ud_state;
+struct ud_state *ud_states;
 
-/* The wrapper put around an event's handler. */
-struct ud_wrap {
-	struct ud_wrap		*next;
-	struct ud_state		*st;
-	struct tep_event	*event;
-	enum ud_role		role;
-	tep_event_handler_func	orig;
-	void			*orig_ctx;
-};
-
-/* libtracecmd's tracecmd_record_page(), when the process has it */
-typedef void *(*ud_record_page_func)(void *handle, struct tep_record *record);
-
-/* Per tep handle. */
-struct ud_state {
-	struct ud_state		*next;
-	struct tep_handle	*tep;
-	int			scanned;
-	/* loaded before the formats were parsed (libtracecmd) */
-	int			late;
-	ud_record_page_func	record_page;
-	int			prerelease_said;
-	struct ud_wrap		*wraps;
-	struct ud_cpu		**cpus;
-	int			nr_cpus;
-	/* libustack's join; join_failed: the formats are not its */
-	struct ustack_join	*join;
-	int			join_failed;
-	/* what the join delivered while the current record was fed */
-	struct ud_del		*dels;
-	int			nr_dels;
-	int			max_dels;
-	int			del_err;
-	unsigned long		evicted;
-	unsigned long		resets;
-	/* the last record seen, to ignore it when printed again */
-	int			have_last;
-	int			last_cpu;
-	unsigned long long	last_offset;
-	unsigned long long	last_ts;
-	/* the names of user frames: the trace file's maps, its binaries */
-	int			syms_tried;
-	struct ustack_file	*file;
-	struct ustack_syms	*syms;
-	/* the trace file opened last when this handle was made */
-	char			*own_file;
-	/* the report option that hides records (--cpu, -F, -I, -S), the
-	 * stack records shown, and whether they are counted (count_hidden()) */
-	const char		*hiding;
-	unsigned long long	stack_records;
-	int			hidden_counted;
-};
-
-static struct ud_state *states;
-
-static int ud_first(struct trace_seq *s, struct tep_record *record,
-		    struct tep_event *event, void *context);
-
-/*
- * Two copies of this plugin may be found (the system directory and
- * TRACEEVENT_PLUGIN_DIR).  libtraceevent loads plugins RTLD_GLOBAL, so a
- * copy finds the first one's claim function and asks it.  Only the first
- * copy loaded for a tep handle does any work.
- */
-int unwind_deferred_plugin_claim(struct tep_handle *tep, int claim);
-
-int unwind_deferred_plugin_claim(struct tep_handle *tep, int claim)
+struct ud_state *ud_find_state(struct tep_handle *tep)
 {
 	struct ud_state *st;
 
-	for (st = states; st; st = st->next)
-		if (st->tep == tep)
-			return 1;
-	if (!claim)
-		return 0;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -1;
-	st->tep = tep;
-	st->next = states;
-	states = st;
-	return 0;
-}
-
-static struct ud_state *find_state(struct tep_handle *tep)
-{
-	struct ud_state *st;
-
-	for (st = states; st; st = st->next)
+	for (st = ud_states; st; st = st->next)
 		if (st->tep == tep)
 			return st;
 	return NULL;
@@ -276,7 +146,7 @@ static unsigned long opt_ulong(struct tep_plugin_option *op,
 	return v < min ? min : v;
 }
 
-static enum ud_role event_role(struct tep_event *event)
+enum ud_role ud_event_role(struct tep_event *event)
 {
 	if (!event || !event->system || !event->name)
 		return UD_UNKNOWN;
@@ -295,69 +165,120 @@ static enum ud_role event_role(struct tep_event *event)
 	return UD_OTHER;
 }
 
+/*
+ * The symbols of the user frames: libustack's, from the maps saved
+ * in the trace file and the binaries next to it (or under symdir), the
+ * same lookup as the ustack tool and the series' trace-cmd report.  When
+ * they cannot be had, one line on stderr says why, and the user frames
+ * are printed as addresses.
+ */
+static struct ustack_syms *get_syms(struct ud_state *st)
+{
+	char *path = NULL;
+
+	if (st->syms_tried)
+		return st->syms;
+	st->syms_tried = 1;
+	if (opt_file->value && *opt_file->value)
+		path = strdup(opt_file->value);
+	else
+		path = ud_host_trace_file(st);
+	if (!path) {
+		fprintf(stderr,
+			"unwind_deferred: user frames not named: which trace file? use -O unwind_deferred:file=PATH\n");
+		return NULL;
+	}
+	st->file = ustack_file_open(path);
+	st->syms = ustack_syms_alloc();
+	if (!st->file || !st->syms || ustack_syms_set_file(st->syms, st->file) ||
+	    (opt_symdir->value && *opt_symdir->value &&
+	     ustack_syms_add_search_dir(st->syms, opt_symdir->value))) {
+		fprintf(stderr,
+			"unwind_deferred: user frames not named: cannot read the maps of %s\n",
+			path);
+		ustack_syms_free(st->syms);
+		ustack_file_close(st->file);
+		st->syms = NULL;
+		st->file = NULL;
+	}
+	free(path);
+	return st->syms;
+}
+
+/*
+ * A time stamp as report prints it on the event's own line: libtraceevent
+ * rounds to the microsecond ("%6.1000d"), or prints nanoseconds when
+ * report was asked for them (-t: TEP_NSEC_OUTPUT).
+ */
+static void print_ts(struct trace_seq *s, struct tep_handle *tep,
+		     unsigned long long ts)
+{
+	unsigned long long us;
+
+	if (tep_test_flag(tep, TEP_NSEC_OUTPUT)) {
+		trace_seq_printf(s, "%llu.%09llu", ts / 1000000000ULL,
+				 ts % 1000000000ULL);
+		return;
+	}
+	us = (ts + 500) / 1000;
+	trace_seq_printf(s, "%llu.%06llu", us / 1000000ULL, us % 1000000ULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* The join. */
 
-static void dels_clear(struct ud_state *st)
+/* A cookie the join evicted to stay within its limits: one note */
+static void note_eviction(struct ud_state *st, const struct ustack_event *ev)
 {
-	int i;
+	unsigned long max_pending = opt_ulong(opt_max_pending, 4096, 1);
+	unsigned long max_events = opt_ulong(opt_max_events, 65536, 1);
+	struct ustack_join_stats js;
+	int cookies;
 
-	for (i = 0; i < st->nr_dels; i++)
-		free(st->dels[i].frames);
-	st->nr_dels = 0;
-	st->del_err = 0;
+	if (st->noted_pid == ev->pid && st->noted_cookie == ev->cookie)
+		return;		/* the cookie's other events */
+	st->noted_pid = ev->pid;
+	st->noted_cookie = ev->cookie;
+	st->evicted++;
+	if (!st->collect || ustack_join_get_stats(st->join, &js))
+		return;
+	/* the cookie is out of the counts: at the limit if it was the one */
+	cookies = js.pending_cookies >= max_pending;
+	trace_seq_printf(&st->notes,
+		" [unwind_deferred: evicted cookie 0x%llx of pid %d: %s=%lu reached]",
+		ev->cookie, ev->pid, cookies ? "max_pending" : "max_events",
+		cookies ? max_pending : max_events);
 }
 
-/* The join's callback: keep a copy, printed with the record being fed. */
+/*
+ * The join's callback: an event whose stacks are complete (or lost) is
+ * printed at once into st->blocks, in the layout of trace-cmd report
+ * with the series: a line naming the event (it was printed before: the
+ * user stack comes after it), then its stacks as libustack prints them.
+ * The record being fed prints them after its own line.
+ */
 static int ud_deliver(const struct ustack_event *ev, void *data)
 {
 	struct ud_state *st = data;
-	struct ud_del *d;
-	int n;
+	struct trace_seq *s = &st->blocks;
 
 	/* a kernel_stack without cookie is not this plugin's to print */
 	if (ev->status == USTACK_NO_COOKIE)
 		return 0;
-	if (st->nr_dels == st->max_dels) {
-		n = st->max_dels ? 2 * st->max_dels : 16;
-		d = realloc(st->dels, n * sizeof(*d));
-		if (!d) {
-			st->del_err = 1;
-			return 0;
-		}
-		st->dels = d;
-		st->max_dels = n;
+	if (ev->flags & USTACK_EV_EVICTED) {
+		note_eviction(st, ev);
+		return 0;
 	}
-	d = &st->dels[st->nr_dels];
-	memset(d, 0, sizeof(*d));
-	n = ev->nr_kernel + ev->nr_user;
-	if (n) {
-		d->frames = malloc(n * sizeof(*d->frames));
-		if (!d->frames) {
-			st->del_err = 1;
-			return 0;
-		}
-		if (ev->nr_kernel)
-			memcpy(d->frames, ev->kernel,
-			       ev->nr_kernel * sizeof(*d->frames));
-		if (ev->nr_user)
-			memcpy(d->frames + ev->nr_kernel, ev->user,
-			       ev->nr_user * sizeof(*d->frames));
-	}
-	d->event_id = ev->event && !(ev->flags & USTACK_EV_UNSEEN) ?
-		ev->event->id : -1;
-	d->cpu = ev->cpu;
-	d->pid = ev->pid;
-	d->tgid = ev->tgid;
-	d->ts = ev->ts;
-	d->cookie = ev->cookie;
-	d->status = ev->status;
-	d->flags = ev->flags;
-	d->depth = ev->depth;
-	d->unwinder = ev->unwinder;
-	d->nr_k = ev->nr_kernel;
-	d->nr_u = ev->nr_user;
-	st->nr_dels++;
+	if (!st->collect)
+		return 0;
+	if (!st->nr_blocks++)
+		st->first_status = ev->status;
+	trace_seq_printf(s, " %s [%03d] ",
+			 ev->event && !(ev->flags & USTACK_EV_UNSEEN) ?
+			 ev->event->name : "(event not seen)", ev->cpu);
+	print_ts(s, st->tep, ev->ts);
+	trace_seq_putc(s, '\n');
+	ustack_event_print(s, ev, ev->nr_user ? get_syms(st) : NULL, 0);
 	return 0;
 }
 
@@ -386,14 +307,32 @@ static struct ustack_join *get_join(struct ud_state *st)
 	return st->join;
 }
 
-/* Feed one record; what it completes is in st->dels. */
-static void feed(struct ud_state *st, struct tep_record *record)
+/*
+ * Feed one record.  @collect: keep the blocks of what it completes and
+ * the notes of its evictions, printed with the record.
+ */
+static void feed(struct ud_state *st, struct tep_record *record, int collect)
 {
 	struct ustack_join *join = get_join(st);
 
-	dels_clear(st);
+	trace_seq_reset(&st->blocks);
+	trace_seq_reset(&st->notes);
+	st->nr_blocks = 0;
+	st->noted_pid = -1;
+	st->collect = collect;
 	if (join)
 		ustack_join_add_record(join, record);
+	st->collect = 0;
+}
+
+/* The blocks of the events the last record completed */
+static void put_blocks(struct ud_state *st, struct trace_seq *s)
+{
+	trace_seq_terminate(&st->blocks);
+	if (st->blocks.state != TRACE_SEQ__GOOD)
+		trace_seq_puts(s, " [unwind_deferred: out of memory]\n");
+	else
+		trace_seq_puts(s, st->blocks.buffer);
 }
 
 static struct ud_cpu *get_cpu(struct ud_state *st, int cpu)
@@ -427,91 +366,10 @@ static void reset_state(struct ud_state *st)
 
 	ustack_join_free(st->join);
 	st->join = NULL;
-	dels_clear(st);
 	for (i = 0; i < st->nr_cpus; i++) {
 		free(st->cpus[i]);
 		st->cpus[i] = NULL;
 	}
-	st->resets++;
-}
-
-/*
- * The event just before @record in its ring-buffer sub-buffer, for a
- * cookie record whose CPU had no record seen before it.  Only for the
- * records of libtracecmd, which loads plugins before it reads the formats
- * (st->late) and keeps the sub-buffer of each record it returns in memory
- * (tracecmd_record_page()).  The walk must reach @record's own data, or
- * nothing is taken from it.  When an event of @record's task is just
- * before it (kernel_stack records of that task may sit between), that
- * event is fed to the join first, so that the cookie finds it.
- */
-static void subbuf_asker(struct ud_state *st, struct tep_handle *tep,
-			 struct tep_record *record)
-{
-	unsigned long long t, rec_t = 0, ev_t = 0;
-	int cand = 0, cand_pid = 0, found = 0, n, pid;
-	struct tep_record r, ask;
-	void *page, *data, *cand_data = NULL;
-	int cand_size = 0;
-	struct tep_event *ev;
-	struct kbuffer *kbuf;
-
-	if (!st->late || !st->record_page || !record->priv || !record->data)
-		return;
-	page = st->record_page(NULL, record);
-	if (!page)
-		return;
-	kbuf = tep_kbuffer(tep);
-	if (!kbuf)
-		return;
-	if (tep_is_old_format(tep))
-		kbuffer_set_old_format(kbuf);
-	if (kbuffer_load_subbuffer(kbuf, page) < 0)
-		goto out;
-	memset(&r, 0, sizeof(r));
-	data = kbuffer_read_event(kbuf, &t);
-	for (n = 0; data && n < UD_MAX_SUBBUF_EVENTS; n++) {
-		if (data == record->data) {
-			found = 1;
-			rec_t = t;
-			break;
-		}
-		r.data = data;
-		r.size = kbuffer_event_size(kbuf);
-		ev = r.size >= 8 ? tep_find_event(tep, tep_data_type(tep, &r)) :
-			NULL;
-		switch (event_role(ev)) {
-		case UD_OTHER:
-			cand = 1;
-			cand_pid = tep_data_pid(tep, &r);
-			cand_data = data;
-			cand_size = r.size;
-			ev_t = t;
-			break;
-		case UD_KSTACK:
-			if (cand && tep_data_pid(tep, &r) != cand_pid)
-				cand = 0;
-			break;
-		default:
-			cand = 0;
-			break;
-		}
-		data = kbuffer_next_event(kbuf, &t);
-	}
-	pid = tep_data_pid(tep, record);
-	if (found && cand && cand_pid == pid) {
-		memset(&ask, 0, sizeof(ask));
-		ask.data = cand_data;
-		ask.size = cand_size;
-		ask.record_size = cand_size;
-		ask.cpu = record->cpu;
-		/* record->ts is the reader's time (offsets, clocks): keep the gap */
-		ask.ts = record->ts - (rec_t >= ev_t ? rec_t - ev_t : 0);
-		ask.ref_count = 1;
-		feed(st, &ask);
-	}
-out:
-	kbuffer_free(kbuf);
 }
 
 /*
@@ -532,14 +390,12 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 	st->last_cpu = record->cpu;
 	st->last_offset = record->offset;
 	st->last_ts = record->ts;
-	if (c->seen) {
-		if (record->ts < c->last_ts) {
-			/* not front to back (e.g. a GUI): start over */
-			reset_state(st);
-			c = get_cpu(st, record->cpu);
-			if (!c)
-				return NULL;
-		}
+	if (c->seen && record->ts < c->last_ts) {
+		/* not front to back (e.g. a GUI): start over */
+		reset_state(st);
+		c = get_cpu(st, record->cpu);
+		if (!c)
+			return NULL;
 	}
 	/* lost records before this one on this CPU: not known */
 	c->prev_known = c->seen && !record->missed_events;
@@ -548,8 +404,21 @@ static struct ud_cpu *track(struct ud_state *st, struct tep_record *record)
 	return c;
 }
 
+/* A record of another event (plugin_unwind_deferred_host.c, 3) */
+void ud_note_record(struct ud_state *st, struct tep_record *record)
+{
+	if (track(st, record))
+		feed(st, record, 0);
+}
+
+/* The event found just before a cookie (plugin_unwind_deferred_host.c, 4) */
+void ud_feed_asker(struct ud_state *st, struct tep_record *record)
+{
+	feed(st, record, 0);
+}
+
 /* ------------------------------------------------------------------ */
-/* Printing. */
+/* The handlers. */
 
 /* A kernel frame of a cookie record, as kernel_stack prints them */
 static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
@@ -566,357 +435,18 @@ static void print_kframe(struct trace_seq *s, struct tep_handle *tep,
 		trace_seq_printf(s, "=> %llx\n", addr);
 }
 
-/*
- * The one trace file this process has open (trace-cmd report keeps the
- * file it reads open), found by trace-cmd's magic at its start.  NULL
- * when there is none, or more than one (report -i A -i B).
- */
-static char *find_trace_file(void)
-{
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
-				      'i', 'n', 'g' };
-	char link[64], path[PATH_MAX], head[sizeof(magic)];
-	char *found = NULL;
-	struct dirent *de;
-	struct stat st;
-	ssize_t n;
-	DIR *dir;
-	int fd;
-
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return NULL;
-	while ((de = readdir(dir))) {
-		fd = atoi(de->d_name);
-		if (de->d_name[0] == '.' || fd == dirfd(dir))
-			continue;
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-		    pread(fd, head, sizeof(head), 0) != sizeof(head) ||
-		    memcmp(head, magic, sizeof(magic)))
-			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		if (n <= 0)
-			continue;
-		path[n] = '\0';
-		if (found && strcmp(found, path)) {
-			free(found);	/* two trace files: which one? */
-			found = NULL;
-			break;
-		}
-		if (!found)
-			found = strdup(path);
-	}
-	closedir(dir);
-	return found;
-}
-
-/*
- * The trace file with the highest descriptor: when libtracecmd loads the
- * plugins for a handle, the file it has just opened (report -i A -i B
- * opens A, loads the plugins for it, then B).
- */
-static char *newest_trace_file(void)
-{
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
-				      'i', 'n', 'g' };
-	char link[64], path[PATH_MAX], head[sizeof(magic)];
-	char *found = NULL;
-	struct dirent *de;
-	struct stat st;
-	int best = -1;
-	ssize_t n;
-	DIR *dir;
-	int fd;
-
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return NULL;
-	while ((de = readdir(dir))) {
-		fd = atoi(de->d_name);
-		if (de->d_name[0] == '.' || fd == dirfd(dir) || fd <= best)
-			continue;
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-		    pread(fd, head, sizeof(head), 0) != sizeof(head) ||
-		    memcmp(head, magic, sizeof(magic)))
-			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		if (n <= 0)
-			continue;
-		path[n] = '\0';
-		free(found);
-		found = strdup(path);
-		best = fd;
-	}
-	closedir(dir);
-	return found;
-}
-
-/*
- * trace-cmd report --cpu, -F, -I and -S show only some records, and a
- * plugin is called only for the records shown: the ones that complete a
- * stack (its cookie record, the user stack on another CPU) may not be.
- * The option, when this process is such a report; NULL otherwise.
- */
-static const char *report_hiding_option(void)
-{
-	static const char *const opts[] = { "--cpu", "-F", "-I", "-S" };
-	char buf[8192];
-	const char *arg, *found = NULL;
-	ssize_t n;
-	int fd, i, report = 0;
-
-	fd = open("/proc/self/cmdline", O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	for (arg = buf; arg < buf + n; arg += strlen(arg) + 1) {
-		if (!strcmp(arg, "report"))
-			report = 1;
-		for (i = 0; report && !found && i < 4; i++) {
-			size_t len = strlen(opts[i]);
-
-			/* --cpu 0, --cpu=0, -F filter, -Ffilter */
-			if (!strncmp(arg, opts[i], len) &&
-			    (!arg[len] || arg[len] == '=' || i == 1))
-				found = opts[i];
-		}
-	}
-	return found;
-}
-
-/*
- * What a report option that hides records (--cpu, -F, -I, -S) kept from
- * this report, said once on stderr at the end, when it is known (issue 20
- * item 6).  The plugin does not read the hidden records itself (that
- * would be a second look-ahead beside the series' report: decisions.md),
- * so it says what it could not show and what shows it:
- * - no stack record was shown (-F without the stack records): the filter
- *   took them out, and adding them to -F shows the stacks, at the user
- *   stack records, as without -F;
- * - else the events shown that asked for a user stack and are still
- *   waiting for it when the report ends: their user stack record was
- *   hidden (--cpu: it landed on another CPU), or never recorded (a task
- *   that never went back to user space), which the plugin cannot tell.
- * Each handle adds its counts at unload; the line is printed at exit
- * (report -F may exit without unloading).
- */
-static struct {
-	const char		*option;
-	unsigned long long	stack_records;
-	unsigned long long	waiting;
-	int			said;
-} hidden;
-
-static void count_hidden(struct ud_state *st)
-{
-	struct ustack_join_stats js;
-
-	if (!st->hiding || st->hidden_counted ||
-	    !tep_find_event_by_name(st->tep, USTACK_RECORD_SYSTEM,
-				    USTACK_RECORD_COOKIE))
-		return;
-	st->hidden_counted = 1;
-	hidden.option = st->hiding;
-	hidden.stack_records += st->stack_records;
-	if (st->join && !ustack_join_get_stats(st->join, &js))
-		hidden.waiting += js.pending_events;
-}
-
-static void say_hidden_at_exit(void)
-{
-	struct ud_state *st;
-
-	for (st = states; st; st = st->next)
-		count_hidden(st);
-	if (!hidden.option || hidden.said)
-		return;
-	hidden.said = 1;
-	if (!hidden.stack_records && !strcmp(hidden.option, "-F"))
-		fprintf(stderr,
-			"unwind_deferred: report -F filtered out the stack records (%s, %s): add -F %s -F %s to see them, or use ustack or the series' trace-cmd report\n",
-			USTACK_RECORD_COOKIE, USTACK_RECORD_STACK,
-			USTACK_RECORD_COOKIE, USTACK_RECORD_STACK);
-	else if (hidden.waiting)
-		fprintf(stderr,
-			"unwind_deferred: report %s: %llu events shown here asked for a user stack that this report does not show (filtered out by %s, or never recorded); ustack or the series' trace-cmd report shows them\n",
-			hidden.option, hidden.waiting, hidden.option);
-}
-
-/*
- * The symbols of the user frames: libustack's, from the maps saved
- * in the trace file and the binaries next to it (or under symdir), the
- * same lookup as the ustack tool and the series' trace-cmd report.  When
- * they cannot be had, one line on stderr says why, and the user frames
- * are printed as addresses.
- */
-static struct ustack_syms *get_syms(struct ud_state *st)
-{
-	char *path = NULL;
-
-	if (st->syms_tried)
-		return st->syms;
-	st->syms_tried = 1;
-	if (opt_file->value && *opt_file->value)
-		path = strdup(opt_file->value);
-	else if (st->own_file)
-		path = strdup(st->own_file);
-	else
-		path = find_trace_file();
-	if (!path) {
-		fprintf(stderr,
-			"unwind_deferred: user frames not named: which trace file? use -O unwind_deferred:file=PATH\n");
-		return NULL;
-	}
-	st->file = ustack_file_open(path);
-	st->syms = ustack_syms_alloc();
-	if (!st->file || !st->syms || ustack_syms_set_file(st->syms, st->file) ||
-	    (opt_symdir->value && *opt_symdir->value &&
-	     ustack_syms_add_search_dir(st->syms, opt_symdir->value))) {
-		fprintf(stderr,
-			"unwind_deferred: user frames not named: cannot read the maps of %s\n",
-			path);
-		ustack_syms_free(st->syms);
-		ustack_file_close(st->file);
-		st->syms = NULL;
-		st->file = NULL;
-	}
-	free(path);
-	return st->syms;
-}
-
-/*
- * Which user unwinder took the stack, only when SFrame took part: no mark
- * is frame pointers, or a kernel that does not say.
- */
-static void put_unwinder(struct trace_seq *s, unsigned int unwinder)
-{
-	if (unwinder & USTACK_UNWINDER_SFRAME)
-		trace_seq_printf(s, " [%s]", ustack_unwinder_name(unwinder));
-}
-
-/*
- * A time stamp as report prints it on the event's own line: libtraceevent
- * rounds to the microsecond ("%6.1000d"), or prints nanoseconds when
- * report was asked for them (-t: TEP_NSEC_OUTPUT).
- */
-static void print_ts(struct trace_seq *s, struct tep_handle *tep,
-		     unsigned long long ts)
-{
-	unsigned long long us;
-
-	if (tep_test_flag(tep, TEP_NSEC_OUTPUT)) {
-		trace_seq_printf(s, "%llu.%09llu", ts / 1000000000ULL,
-				 ts % 1000000000ULL);
-		return;
-	}
-	us = (ts + 500) / 1000;
-	trace_seq_printf(s, "%llu.%06llu", us / 1000000ULL, us % 1000000ULL);
-}
-
-/*
- * One delivered event, in the layout of trace-cmd report with the
- * series: a line naming the event (it was printed before: the user stack
- * comes after it), then its stacks, as libustack prints them.
- */
-static void print_del(struct ud_state *st, struct trace_seq *s,
-		      const struct ud_del *d, struct ustack_syms *syms)
-{
-	struct tep_handle *tep = st->tep;
-	struct ustack_event ev = {
-		.tep		= tep,
-		.ts		= d->ts,	/* the maps of that time */
-		.tgid		= d->tgid,
-		.status		= d->status,
-		.nr_kernel	= d->nr_k,
-		.kernel		= d->frames,
-		.nr_user	= d->nr_u,
-		.user		= d->frames + d->nr_k,
-		.depth		= d->depth,
-		.unwinder	= d->unwinder,
-	};
-	struct tep_event *event;
-
-	event = d->event_id < 0 ? NULL : tep_find_event(tep, d->event_id);
-	trace_seq_printf(s, " %s [%03d] ",
-			 event ? event->name : "(event not seen)", d->cpu);
-	print_ts(s, tep, d->ts);
-	trace_seq_putc(s, '\n');
-	ustack_event_print(s, &ev, syms, 0);
-}
-
-/* The events the join delivered, but for evictions; how many printed. */
-static int print_dels(struct ud_state *st, struct trace_seq *s)
-{
-	struct ustack_syms *syms = NULL;
-	int i, n = 0;
-
-	for (i = 0; i < st->nr_dels && !syms; i++)
-		if (st->dels[i].nr_u)
-			syms = get_syms(st);
-	for (i = 0; i < st->nr_dels; i++) {
-		if (st->dels[i].flags & USTACK_EV_EVICTED)
-			continue;
-		print_del(st, s, &st->dels[i], syms);
-		n++;
-	}
-	if (st->del_err)
-		trace_seq_puts(s, " [unwind_deferred: out of memory]\n");
-	return n;
-}
-
-static int count_dels(struct ud_state *st)
-{
-	int i, n = 0;
-
-	for (i = 0; i < st->nr_dels; i++)
-		if (!(st->dels[i].flags & USTACK_EV_EVICTED))
-			n++;
-	return n;
-}
-
-/* The cookies the join evicted to stay within its limits, one note each */
-static void print_evictions(struct ud_state *st, struct trace_seq *s)
-{
-	unsigned long max_pending = opt_ulong(opt_max_pending, 4096, 1);
-	unsigned long max_events = opt_ulong(opt_max_events, 65536, 1);
-	struct ustack_join_stats js;
-	const struct ud_del *d, *prev = NULL;
-	int i, cookies;
-
-	if (!st->join || ustack_join_get_stats(st->join, &js))
-		return;
-	cookies = js.pending_cookies >= max_pending;
-	for (i = 0; i < st->nr_dels; i++) {
-		d = &st->dels[i];
-		if (!(d->flags & USTACK_EV_EVICTED))
-			continue;
-		if (prev && prev->pid == d->pid && prev->cookie == d->cookie)
-			continue;
-		prev = d;
-		st->evicted++;
-		trace_seq_printf(s,
-			" [unwind_deferred: evicted cookie 0x%llx of pid %d: %s=%lu reached]",
-			d->cookie, d->pid,
-			cookies ? "max_pending" : "max_events",
-			cookies ? max_pending : max_events);
-	}
-}
-
-static int print_cookie(struct ud_state *st, struct trace_seq *s,
-			struct tep_record *record, struct tep_event *event,
-			struct ud_cpu *c)
+static int cookie_handler(struct trace_seq *s, struct tep_record *record,
+			  struct tep_event *event, void *context)
 {
 	unsigned long long frames[UD_MAX_EVENT_FRAMES];
-	struct tep_handle *tep = event->tep;
+	struct ud_state *st = context;
 	struct ustack_record rec;
-	int i, nr, n;
+	struct ud_cpu *c;
+	int i, nr;
 
+	ud_host_seen(st);
+	c = track(st, record);
+	st->stack_records++;
 	nr = ustack_record_parse(event, record, &rec, frames,
 				 UD_MAX_EVENT_FRAMES);
 	if (nr < 0) {
@@ -929,57 +459,57 @@ static int print_cookie(struct ud_state *st, struct trace_seq *s,
 		trace_seq_puts(s, " [unwind_deferred: bad or missing kernel array]");
 	if (rec.flags & USTACK_COOKIE_NO_USER_STACK)
 		trace_seq_puts(s, " (no user stack)");
-	if (!c)
-		goto frames;
-
-	if (!c->prev_known)
-		subbuf_asker(st, tep, record);
-	feed(st, record);
-	print_evictions(st, s);
-	n = count_dels(st);
-	if (n && opt_merge->set) {
+	if (c) {
+		if (!c->prev_known)
+			ud_host_asker(st, record);
+		feed(st, record, 1);
+		trace_seq_terminate(&st->notes);
+		trace_seq_puts(s, st->notes.buffer);
+	}
+	if (c && st->nr_blocks && opt_merge->set) {
 		/*
 		 * Complete at once: no user stack will come, or it came
 		 * already (a late request in the same kernel entry)
 		 */
 		if (!(rec.flags & USTACK_COOKIE_NO_USER_STACK) &&
-		    st->dels[0].status != USTACK_LOST)
+		    st->first_status != USTACK_LOST)
 			trace_seq_puts(s, " (after its user stack)");
-		trace_seq_printf(s, " events=%d\n", n);
-		print_dels(st, s);
-		dels_clear(st);
+		trace_seq_printf(s, " events=%d\n", st->nr_blocks);
+		put_blocks(st, s);
 		return 0;
 	}
-	dels_clear(st);
-frames:
 	trace_seq_putc(s, '\n');
 	for (i = 0; i < nr; i++)
-		print_kframe(s, tep, frames[i]);
+		print_kframe(s, event->tep, frames[i]);
 	return 0;
 }
 
-static int print_deferred(struct ud_state *st, struct trace_seq *s,
-			  struct tep_record *record, struct tep_event *event,
-			  struct ud_cpu *c)
+static int deferred_handler(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context)
 {
-	struct tep_handle *tep = event->tep;
-	struct ustack_event ev = { .tep = tep };
+	struct ud_state *st = context;
+	struct ustack_event ev = { .tep = event->tep };
 	unsigned long long *ufr = NULL;
 	struct ustack_record rec;
 	int nr, n = 0, truncated;
+	struct ud_cpu *c;
 
+	ud_host_seen(st);
+	c = track(st, record);
+	st->stack_records++;
 	if (ustack_record_parse(event, record, &rec, NULL, 0) < 0) {
 		trace_seq_puts(s, "[unwind_deferred: no cookie field] ");
 		return 1;
 	}
-	if (c)
-		feed(st, record);
+	if (c) {
+		feed(st, record, 1);
+		n = st->nr_blocks;
+	}
 	if (rec.nr < 0) {
 		/* the join skipped it: what waited for it stays pending */
 		trace_seq_printf(s,
 			"cookie=0x%llx tgid=%d [unwind_deferred: bad or missing frames array]",
 			rec.cookie, rec.tgid);
-		dels_clear(st);
 		return 0;
 	}
 	nr = rec.nr;
@@ -988,7 +518,6 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		if (!ufr) {
 			trace_seq_printf(s, "cookie=0x%llx [unwind_deferred: out of memory]",
 					 rec.cookie);
-			dels_clear(st);
 			return 0;
 		}
 		ustack_record_parse(event, record, &rec, ufr, nr);
@@ -1005,19 +534,19 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 		trace_seq_puts(s, " (late)");
 	if (!nr)
 		trace_seq_puts(s, " empty (user unwind failed)");
-	put_unwinder(s, rec.unwinder);
+	/* no mark: frame pointers, or a kernel that does not say */
+	if (rec.unwinder & USTACK_UNWINDER_SFRAME)
+		trace_seq_printf(s, " [%s]", ustack_unwinder_name(rec.unwinder));
 
-	if (c)
-		n = count_dels(st);
 	if (n && opt_merge->set) {
 		trace_seq_printf(s, " events=%d\n", n);
-		print_dels(st, s);
+		put_blocks(st, s);
 	} else {
 		trace_seq_putc(s, '\n');
-		if (opt_merge->set && c && !st->join_failed && st->hiding)
+		if (opt_merge->set && c && !st->join_failed && ud_host_hiding(st))
 			trace_seq_printf(s,
 				" (no event shown for this cookie: report %s may hide its cookie record)\n",
-				st->hiding);
+				ud_host_hiding(st));
 		else if (opt_merge->set && c && !st->join_failed)
 			trace_seq_printf(s,
 				" (no pending event for this cookie: its cookie record was not seen%s)\n",
@@ -1034,14 +563,18 @@ static int print_deferred(struct ud_state *st, struct trace_seq *s,
 			ustack_event_print(s, &ev, get_syms(st),
 					   USTACK_PRINT_FRAMES);
 	}
-	dels_clear(st);
 	free(ufr);
 	return 0;
 }
 
 /* unwind:* records of the pre-release format: say so, once */
-static int print_prerelease(struct ud_state *st, struct trace_seq *s)
+static int prerelease_handler(struct trace_seq *s,
+			      struct tep_record *record __maybe_unused,
+			      struct tep_event *event __maybe_unused,
+			      void *context)
 {
+	struct ud_state *st = context;
+
 	if (st->prerelease_said)
 		return 1;	/* the event's own print format */
 	st->prerelease_said = 1;
@@ -1049,149 +582,60 @@ static int print_prerelease(struct ud_state *st, struct trace_seq *s)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Wrapping the handlers of all events. */
-
-static int ud_wrap(struct trace_seq *s, struct tep_record *record,
-		   struct tep_event *event, void *context)
-{
-	struct ud_wrap *w = context;
-	struct ud_state *st = w->st;
-	struct ud_cpu *c = track(st, record);
-
-	switch (w->role) {
-	case UD_OTHER:
-	case UD_UNKNOWN:
-	case UD_KSTACK:
-		/* an event that may ask, or the stacktrace option's stack */
-		if (c) {
-			feed(st, record);
-			dels_clear(st);
-		}
-		break;
-	case UD_COOKIE:
-		st->stack_records++;
-		return print_cookie(st, s, record, event, c);
-	case UD_DEFERRED:
-		st->stack_records++;
-		return print_deferred(st, s, record, event, c);
-	case UD_PRERELEASE:
-		return print_prerelease(st, s);
-	}
-	if (w->orig && w->orig != ud_first)
-		return w->orig(s, record, event, w->orig_ctx);
-	return 1;	/* libtraceevent prints it as usual */
-}
-
-/* Put the wrapper around every event's handler (once per handle). */
-static void wrap_all(struct ud_state *st)
-{
-	struct tep_event *event;
-	struct ud_wrap *w;
-	int i, n;
-
-	n = tep_get_events_count(st->tep);
-	for (i = 0; i < n; i++) {
-		event = tep_get_event(st->tep, i);
-		if (!event || event->handler == ud_wrap)
-			continue;
-		w = calloc(1, sizeof(*w));
-		if (!w)
-			return;
-		w->st = st;
-		w->event = event;
-		w->role = event_role(event);
-		w->orig = event->handler;
-		w->orig_ctx = event->context;
-		w->next = st->wraps;
-		st->wraps = w;
-		event->handler = ud_wrap;
-		event->context = w;
-	}
-	st->scanned = 1;
-}
-
-static void unwrap_all(struct ud_state *st)
-{
-	struct ud_wrap *w;
-
-	while ((w = st->wraps)) {
-		st->wraps = w->next;
-		if (w->event->handler == ud_wrap && w->event->context == w) {
-			w->event->handler = w->orig;
-			w->event->context = w->orig_ctx;
-		}
-		free(w);
-	}
-}
-
-/*
- * The handler registered for the events this plugin knows.  Its first
- * call wraps every event; then the record goes to the wrapper.
- */
-static int ud_first(struct trace_seq *s, struct tep_record *record,
-		    struct tep_event *event, void *context)
-{
-	struct ud_state *st = context;
-
-	if (!st->scanned)
-		wrap_all(st);
-	if (event->handler == ud_wrap)
-		return ud_wrap(s, record, event, event->context);
-	return 1;
-}
-
-static const char *const ud_events[][2] = {
-	{ "ftrace", "user_stack_cookie" },
-	{ "ftrace", "user_stack_deferred" },
-	{ "unwind", "user_stack_cookie" },	/* pre-release */
-	{ "unwind", "user_stack_deferred" },	/* pre-release */
+static const struct {
+	const char		*system;
+	const char		*name;
+	tep_event_handler_func	handler;
+} ud_events[] = {
+	{ "ftrace", "user_stack_cookie", cookie_handler },
+	{ "ftrace", "user_stack_deferred", deferred_handler },
+	{ "unwind", "user_stack_cookie", prerelease_handler },
+	{ "unwind", "user_stack_deferred", prerelease_handler },
 };
 
-typedef int (*ud_claim_func)(struct tep_handle *tep, int claim);
+#define UD_NR_EVENTS	(sizeof(ud_events) / sizeof(ud_events[0]))
+
+static void free_state(struct ud_state *st)
+{
+	int c;
+
+	ud_host_unload(st);
+	ustack_join_free(st->join);
+	ustack_syms_free(st->syms);
+	ustack_file_close(st->file);
+	trace_seq_destroy(&st->blocks);
+	trace_seq_destroy(&st->notes);
+	for (c = 0; c < st->nr_cpus; c++)
+		free(st->cpus[c]);
+	free(st->cpus);
+	free(st);
+}
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 {
-	ud_claim_func claim;
 	struct ud_state *st;
 	unsigned int i;
 
-	/* the first copy of this plugin loaded owns the handle */
-	claim = (ud_claim_func)dlsym(RTLD_DEFAULT,
-				     "unwind_deferred_plugin_claim");
-	if (claim && claim != unwind_deferred_plugin_claim) {
-		if (claim(tep, 0)) {
-			tep_warning("unwind_deferred: another copy of the plugin is loaded; this one is not used\n");
-			return 0;
-		}
-	}
-	if (unwind_deferred_plugin_claim(tep, 1))
+	if (ud_find_state(tep) || ud_host_other_copy(tep))
 		return 0;
-	st = find_state(tep);
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -1;
-	st->own_file = newest_trace_file();
-	st->hiding = report_hiding_option();
-	if (st->hiding) {
-		static int registered;
-
-		if (!registered++)
-			atexit(say_hidden_at_exit);
+	st->tep = tep;
+	trace_seq_init(&st->blocks);
+	trace_seq_init(&st->notes);
+	if (ud_host_load(st)) {
+		free_state(st);
+		return -1;
 	}
+	st->next = ud_states;
+	ud_states = st;
 
-	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
-		tep_register_event_handler(tep, -1, ud_events[i][0],
-					   ud_events[i][1], ud_first, st);
+	for (i = 0; i < UD_NR_EVENTS; i++)
+		tep_register_event_handler(tep, -1, ud_events[i].system,
+					   ud_events[i].name,
+					   ud_events[i].handler, st);
 	tep_plugin_add_options(UD_ALIAS, TEP_PLUGIN_OPTIONS);
-
-	/* formats already parsed (not libtracecmd): wrap now */
-	if (tep_get_events_count(tep) > 0) {
-		wrap_all(st);
-	} else {
-		st->late = 1;
-		st->record_page = (ud_record_page_func)
-			dlsym(RTLD_DEFAULT, "tracecmd_record_page");
-	}
 	return 0;
 }
 
@@ -1199,9 +643,8 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 {
 	struct ud_state **p, *st;
 	unsigned int i;
-	int c;
 
-	for (p = &states; *p; p = &(*p)->next)
+	for (p = &ud_states; *p; p = &(*p)->next)
 		if ((*p)->tep == tep)
 			break;
 	st = *p;
@@ -1209,21 +652,10 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 		return;
 	*p = st->next;
 
-	count_hidden(st);
-	unwrap_all(st);
-	for (i = 0; i < sizeof(ud_events) / sizeof(ud_events[0]); i++)
-		tep_unregister_event_handler(tep, -1, ud_events[i][0],
-					     ud_events[i][1], ud_first, st);
+	for (i = 0; i < UD_NR_EVENTS; i++)
+		tep_unregister_event_handler(tep, -1, ud_events[i].system,
+					     ud_events[i].name,
+					     ud_events[i].handler, st);
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
-
-	ustack_join_free(st->join);
-	ustack_syms_free(st->syms);
-	ustack_file_close(st->file);
-	free(st->own_file);
-	dels_clear(st);
-	free(st->dels);
-	for (c = 0; c < st->nr_cpus; c++)
-		free(st->cpus[c]);
-	free(st->cpus);
-	free(st);
+	free_state(st);
 }

@@ -261,6 +261,15 @@ check "two copies of the plugin on the path: one is used, output unchanged" \
 	       report '$WORK/basic.dat'; rc=\$?;
 	       rm -rf '$HOME/.local/lib/traceevent';
 	       [ \$rc = 0 ] && cmp -s '$WORK/merge1.out' '$WORK/r.out'"
+# the copy that is not used says nothing at exit either (it saw no stack
+# record: a copy that did not stay idle said -F had hidden them all)
+check "two copies of the plugin, report -F with the stack records: stacks shown, no line on stderr" \
+	bash -c "mkdir -p '$HOME/.local/lib/traceevent/plugins' &&
+	       cp '$PLUGDIR/plugin_unwind_deferred.so' '$HOME/.local/lib/traceevent/plugins/' &&
+	       report_f '$WORK/crosscpu.dat' -F sys_exit_getppid -F user_stack_cookie -F user_stack_deferred; rc=\$?;
+	       rm -rf '$HOME/.local/lib/traceevent';
+	       [ \$rc = 0 ] && grep -q ' <user stack>' '$WORK/r.out' &&
+	       ! grep -q '^unwind_deferred:' '$WORK/r.err'"
 
 # ------------------------------------------------------------ harness
 if [ -x "$WORK/tep_harness" ]; then
