@@ -79,11 +79,12 @@ int main(int argc, char **argv)
 	}
 	exec_argv[0] = argv[1];
 	if (n) {
+		int cpu = sched_getcpu();
 		cpu_set_t one;
 
 		/* threads inherit it: they can only run when the execer sleeps */
 		CPU_ZERO(&one);
-		CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+		CPU_SET(cpu < 0 ? 0 : cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one)) {
 			perror("thread_exec: sched_setaffinity");
 			return 1;
