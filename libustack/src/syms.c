@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include "ustack-local.h"
 
@@ -930,6 +932,138 @@ static bool try_dirs(struct ustack_syms *syms, struct elf_file *f,
 	return false;
 }
 
+/* ---- the vDSO ---- */
+
+/*
+ * No file is mapped at "[vdso]": the kernel maps its own image there.
+ * That image is a file only where the kernel's build left one (vdso64.so
+ * and vdso64.so.dbg, with its symbols and lines, in the build directory;
+ * /lib/modules/RELEASE/vdso/ after "make vdso_install"), and a reader
+ * that runs on the traced kernel has it in its own memory.  Which
+ * kernel's image a trace needs only the recorded build ID says, so the
+ * vDSO is named only with one (trace-cmd record with the series saves
+ * it), from the first of these of that build: the search directories,
+ * /lib/modules/\*\/vdso/, the reader's own vDSO, the trace's directory.
+ */
+#define VDSO_NAME	"[vdso]"
+
+static const char *const vdso_files[] = {
+	"vdso64.so.dbg", "vdso64.so", "vdso.so.dbg", "vdso.so",
+};
+
+static bool try_vdso_dir(struct ustack_syms *syms, struct elf_file *f,
+			 const char *dir, int pid, unsigned long long lowest,
+			 int *err)
+{
+	char path[8192];
+	size_t i;
+
+	for (i = 0; i < sizeof(vdso_files) / sizeof(vdso_files[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir,
+			     vdso_files[i]) >= (int)sizeof(path))
+			return false;
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+	}
+	return false;
+}
+
+static bool try_vdso_dirs(struct ustack_syms *syms, struct elf_file *f,
+			  char **dirs, int nr, int pid,
+			  unsigned long long lowest, int *err)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (try_vdso_dir(syms, f, dirs[i], pid, lowest, err))
+			return true;
+	return false;
+}
+
+/* The images of the kernels installed here */
+static bool try_vdso_modules(struct ustack_syms *syms, struct elf_file *f,
+			     int pid, unsigned long long lowest, int *err)
+{
+	char dir[512];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp;
+
+	dp = opendir("/lib/modules");
+	if (!dp)
+		return false;
+	while (!found && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "/lib/modules/%s/vdso", d->d_name);
+		found = try_vdso_dir(syms, f, dir, pid, lowest, err);
+	}
+	closedir(dp);
+	return found;
+}
+
+/*
+ * The reader's own vDSO (its range from /proc/self/maps), copied into a
+ * memory file so that libdwfl opens it as it opens any other
+ */
+static bool try_vdso_own(struct ustack_syms *syms, struct elf_file *f,
+			 int pid, unsigned long long lowest, int *err)
+{
+	unsigned long long start = 0, end = 0, s, e;
+	char line[512], name[64], path[64];
+	bool found = false;
+	FILE *fp;
+	int fd;
+
+	fp = fopen("/proc/self/maps", "r");
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
+		name[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %*x %*s %*d %63s",
+			   &s, &e, name) == 3 && !strcmp(name, VDSO_NAME)) {
+			start = s;
+			end = e;
+			break;
+		}
+	}
+	fclose(fp);
+	if (!start || end - start > (1 << 20))
+		return false;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (write(fd, (void *)(uintptr_t)start, end - start) ==
+	    (ssize_t)(end - start)) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		found = try_elf(syms, f, path, pid, lowest, err);
+	}
+	close(fd);
+	if (found) {
+		free(f->path);
+		f->path = strdup("[vdso] of the running kernel");
+	}
+	return found;
+}
+
+static bool vdso_get(struct ustack_syms *syms, struct elf_file *f, int pid,
+		     unsigned long long lowest, int *err)
+{
+	static bool said;
+
+	if (!f->build_id) {
+		if (!said)
+			ustack_warn("%s: no build ID recorded (trace-cmd record with the series saves one), its frames stay unresolved",
+				    VDSO_NAME);
+		said = true;
+		return false;
+	}
+	return try_vdso_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, err) ||
+	       try_vdso_modules(syms, f, pid, lowest, err) ||
+	       try_vdso_own(syms, f, pid, lowest, err) ||
+	       try_vdso_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, err);
+}
+
 /*
  * The ELF file of a mapping: looked for in the search directories, then
  * at its own path, then in the trace file's directory (a copy next to
@@ -965,6 +1099,14 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
 	f->next = syms->files;
 	syms->files = f;
 
+	if (!strcmp(name, VDSO_NAME)) {
+		if (vdso_get(syms, f, pid, lowest, &err))
+			return f;
+		if (f->build_id)
+			ustack_warn("%s: no image of build %s found (the kernel build's vdso64.so.dbg in a search directory names it), frames in it stay unresolved",
+				    name, build_id);
+		return f;
+	}
 	if (try_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, &err) ||
 	    try_elf(syms, f, name, pid, lowest, &err) ||
 	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err))

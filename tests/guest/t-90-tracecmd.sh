@@ -25,7 +25,7 @@ tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
 tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
 tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-exec-maps-without-T-warns
 tracecmd-T-exec-old-image
-tracecmd-T-system-wide"
+tracecmd-T-system-wide tracecmd-T-vdso-named"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -461,6 +461,57 @@ else
 		t_pass
 	fi
 fi
+
+# vdsoframes REPORT IMAGE EVENT MIN: at least MIN EVENT events, and each
+# has a user stack whose first frame is "NAME+0xOFF ([vdso])", NAME a
+# symbol nm -D gives IMAGE (the vDSO as a process maps it) with OFF
+# inside it
+vdsoframes() {
+	python3 - "$@" <<'EOF2'
+import re, subprocess, sys
+rep, image, event, least = sys.argv[1:5]
+syms = {}
+for l in subprocess.run(['nm', '-D', '-S', image], capture_output=True,
+                        text=True, check=True).stdout.split('\n'):
+    f = l.split()
+    if len(f) == 4 and f[2] in 'TtWw':
+        syms.setdefault(f[3].split('@')[0], []).append((int(f[0], 16), int(f[1], 16)))
+ev = re.compile(r'^\s*\S.*-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+lines = open(rep, errors='replace').read().split('\n')
+n = 0
+for i, l in enumerate(lines):
+    m = ev.match(l)
+    if not m or m.group(1) != event:
+        continue
+    j = i + 1
+    while j < len(lines) and not lines[j].startswith(' <user stack>'):
+        j += 1
+    top = lines[j + 1] if j + 1 < len(lines) else ''
+    fm = re.match(r'^ => (\S+)\+0x([0-9a-f]+) \(\[vdso\]\)', top)
+    if not fm:
+        sys.exit('%s event at line %d: first user frame %r' % (event, i + 1, top))
+    name, off = fm.group(1), int(fm.group(2), 16)
+    if not any(off < size for _, size in syms.get(name, [])):
+        sys.exit('%s+0x%x: nm -D gives no %s of that size (%s)' % (name, off, name, syms.get(name)))
+    n += 1
+if n < int(least):
+    sys.exit('%d %s events, not %s' % (n, event, least))
+print('%d named, the first %s' % (n, re.search(r' => \S+ \(\[vdso\]\)', open(rep).read()).group(0)))
+EOF2
+}
+
+# A user frame in the vDSO: clock_gettime() of a clock the vDSO has no
+# fast path for makes the system call from the vDSO.  -T saves the
+# vDSO's build ID after "[vdso]" (readelf -n of the image as a process
+# maps it, the oracle), and report names the frame from the image of
+# that build, here its own vDSO (the same kernel), as nm -D names it.
+t_begin tracecmd-T-vdso-named
+check "the vDSO image dumped" "$WL"/callchain vdso-dump "$D/vdso.so" &&
+vid=$(readelf -n "$D/vdso.so" | awk '/Build ID:/ { print $3; exit }') &&
+rec vdso -T -e syscalls:sys_enter_clock_gettime -F "$WL"/callchain vdso 3 &&
+check "the vDSO's build ID $vid saved" grep -q " \[vdso\] $vid\$" "$D/vdso.opt" &&
+check "frames in [vdso] named as nm -D names them" vdsoframes "$D/vdso.txt" "$D/vdso.so" sys_enter_clock_gettime 3 &&
+t_pass
 
 reset_tracing
 t_summary

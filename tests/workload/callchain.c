@@ -32,6 +32,12 @@
  *   deep N      recurse N levels below work_inner (work_deep), then getppid
  *   kill        send SIGUSR1 to itself with kill(): the signal is handled
  *               on the way out of that same syscall
+ *   vdso N      N clock_gettime(CLOCK_PROCESS_CPUTIME_ID) through libc:
+ *               the vDSO has no fast path for that clock and makes the
+ *               system call itself, so the user stack starts in [vdso]
+ *   vdso-dump FILE
+ *               write this process's vDSO image to FILE (the kernel's;
+ *               every 64-bit process has the same), for nm(1)
  *   bench N [DEPTH]
  *               N getppid calls, DEPTH frames below work_inner (default
  *               0: a user stack of 6 frames, main's callers included);
@@ -160,6 +166,11 @@ NOINLINE void work_inner(void)
 				     SIGUSR1, 0);
 		if (got_signal != SIGUSR1)
 			fprintf(stderr, "no signal\n");
+	} else if (!strcmp(mode, "vdso")) {
+		for (i = 0; i < count; i++) {
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+			sink += ts.tv_nsec;
+		}
 	} else if (!strcmp(mode, "bench")) {
 		start = now_ns();
 		bench_deep(bench_depth);
@@ -219,6 +230,34 @@ static NOINLINE void spin(long ms)
 		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
 }
 
+/* The vDSO as /proc/self/maps places it, written to path */
+static int vdso_dump(const char *path)
+{
+	unsigned long start, end;
+	char line[256], name[64];
+	FILE *in, *out;
+	int ret = 1;
+
+	in = fopen("/proc/self/maps", "r");
+	if (!in)
+		return 1;
+	while (fgets(line, sizeof(line), in)) {
+		name[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %*x %*s %*d %63s", &start, &end,
+			   name) != 3 || strcmp(name, "[vdso]"))
+			continue;
+		out = fopen(path, "w");
+		if (out && fwrite((void *)start, 1, end - start, out) ==
+		    end - start)
+			ret = 0;
+		if (out && fclose(out))
+			ret = 1;
+		break;
+	}
+	fclose(in);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static char *args[4];
@@ -229,6 +268,8 @@ int main(int argc, char **argv)
 		count = strtol(argv[2], NULL, 0);
 	if (argc > 3 && !strcmp(mode, "bench"))
 		bench_depth = strtol(argv[3], NULL, 0);
+	if (!strcmp(mode, "vdso-dump"))
+		return argc < 3 ? 2 : vdso_dump(argv[2]);
 	if (!strcmp(mode, "exec")) {
 		if (argc < 3) {
 			fprintf(stderr, "usage: %s exec PATH\n", argv[0]);
