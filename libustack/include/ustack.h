@@ -314,6 +314,9 @@ struct ustack_map {
 	 * (the library clears the struct before the call) */
 	unsigned long long	start;
 	unsigned long long	end;
+	/* where that mapping starts in the file, if has_pgoff */
+	unsigned long long	pgoff;
+	bool			has_pgoff;
 };
 typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
 			       struct ustack_map *map);

@@ -473,6 +473,7 @@ static int tracecmd_map_at(struct tracecmd_input *h, int pid, int execs,
 	out->build_id = tracecmd_proc_addr_map_build_id(m);
 	out->start = tracecmd_proc_addr_map_start(m);
 	out->end = tracecmd_proc_addr_map_end(m);
+	out->has_pgoff = !tracecmd_proc_addr_map_pgoff(m, &out->pgoff);
 	start = out->start;
 	while (start > 0) {
 		prev = tracecmd_search_task_map_execs(h, pid, execs, start - 1);

@@ -8,10 +8,12 @@
  * Each ELF file is opened once and reported to its own Dwfl so that
  * module addresses are the file's own virtual addresses (bias 0).  A
  * runtime address is turned into a file address with the start of the
- * lowest mapping of that file in the process, which is where its first
- * PT_LOAD segment sits: file_addr = addr - lowest_start + first_load_vaddr.
- * That holds for PIE executables and shared libraries (loaded anywhere)
- * and for fixed-address executables (lowest_start == first_load_vaddr).
+ * lowest mapping of that file in the process: file_addr = addr -
+ * lowest_start + the file address of the lowest mapping's page offset
+ * (where the maps give it: the first segment holding that offset), else
+ * + first_load_vaddr.  The two agree on what the dynamic loader maps
+ * (PIE executables and shared libraries loaded anywhere, fixed-address
+ * executables); only the first is right for a file mapped in pieces.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -682,6 +684,8 @@ static bool map_at_take(struct map_at *out, const struct ustack_map *um,
 	if (um->start <= addr && addr < um->end) {
 		out->start = um->start;
 		out->end = um->end;
+		out->pgoff = um->pgoff;
+		out->has_pgoff = um->has_pgoff;
 	}
 	return true;
 }
@@ -821,6 +825,86 @@ static bool same_mapping(const struct map_at *m, const char *name,
 }
 
 /*
+ * The file address of file offset off: in the first PT_LOAD segment of
+ * elf (n program headers) whose file bytes hold it, its page included
+ */
+static bool offset_vaddr(Elf *elf, size_t n, unsigned long long off,
+			 unsigned long long *vaddr)
+{
+	GElf_Phdr ph;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= (ph.p_offset & ~(LAYOUT_PAGE - 1)) &&
+		    off < ph.p_offset + ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Where the maps say where the file's lowest mapping starts in the file:
+ * the file address there.  Everything the loader maps has the first
+ * segment there; a file mapped in pieces (a segment mapped on its own by
+ * a JIT or a loader of its own, the first one unmapped) does not.
+ */
+static bool lowest_vaddr(struct ustack_syms *syms, struct elf_file *f,
+			 int pid, unsigned long long lowest,
+			 unsigned long long *vaddr)
+{
+	struct map_at m;
+	GElf_Addr bias;
+	size_t n;
+	Elf *elf;
+
+	if (!find_map(syms, pid, lowest, &m) || !m.has_pgoff ||
+	    m.start != lowest)
+		return false;
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &n))
+		return false;
+	return offset_vaddr(elf, n, m.pgoff, vaddr);
+}
+
+/*
+ * A file mapped in pieces: each mapping of it, from the lowest on while
+ * they follow each other, at the load bias of the lowest, must hold the
+ * part of a loadable segment that the file has at its page offset.
+ */
+static bool pieces_fit(struct ustack_syms *syms, struct elf_file *f,
+		       Elf *elf, size_t n, int pid, unsigned long long lowest,
+		       unsigned long long low_vaddr)
+{
+	unsigned long long a = lowest, v;
+	struct map_at m;
+	GElf_Phdr ph;
+	int nr = 0;
+	size_t i;
+
+	while (nr < 64 && find_map(syms, pid, a, &m) &&
+	       same_mapping(&m, f->name, lowest) && m.has_pgoff && m.end > a) {
+		v = m.start - lowest + low_vaddr;
+		for (i = 0; i < n; i++) {
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (v >= (ph.p_vaddr & ~(LAYOUT_PAGE - 1)) &&
+			    v < ph.p_vaddr + ph.p_memsz)
+				break;
+		}
+		if (i == n ||
+		    m.pgoff != ((v - ph.p_vaddr + ph.p_offset) & ~(LAYOUT_PAGE - 1)))
+			return false;
+		nr++;
+		a = m.end;
+	}
+	return nr > 0;
+}
+
+/*
  * Without a build ID, what can be checked: the file opened in f was
  * mapped where the process had the file of that name.  The loader maps
  * each PT_LOAD segment on its own, page-aligned, relative to the first:
@@ -848,6 +932,9 @@ static bool layout_fits(struct ustack_syms *syms, struct elf_file *f,
 	elf = dwfl_module_getelf(f->mod, &bias);
 	if (!elf || elf_getphdrnum(elf, &n))
 		return true;	/* nothing to check against */
+	if (find_map(syms, pid, lowest, &m) && m.has_pgoff && m.pgoff &&
+	    lowest_vaddr(syms, f, pid, lowest, &a))
+		return pieces_fit(syms, f, elf, n, pid, lowest, a);
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
@@ -1188,7 +1275,10 @@ static int resolve(struct ustack_syms *syms, int pid,
 			f->misplaced ? MISMATCH_LAYOUT : MISMATCH_UNREAD;
 	if (!f->mod)
 		return 0;
-	faddr = addr - lowest + f->low;
+	if (lowest_vaddr(syms, f, pid, lowest, &faddr))
+		faddr += addr - lowest;
+	else
+		faddr = addr - lowest + f->low;
 	sym->file_addr = faddr;
 	sym->offset = faddr;
 	if (faddr < f->low || faddr >= f->high)

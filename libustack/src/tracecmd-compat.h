@@ -86,4 +86,19 @@ static inline bool tracecmd_task_map_saved(struct tracecmd_input *handle,
 }
 #endif
 
+#ifndef USTACK_TRACECMD_MAP_PGOFF
+/*
+ * A libtracecmd that does not read where a mapping starts in its file
+ * (3.1.6, or 3.4 before patch 0025 of our series)
+ */
+static inline int
+tracecmd_proc_addr_map_pgoff(struct tracecmd_proc_addr_map *map,
+			     unsigned long long *pgoff)
+{
+	(void)map;
+	(void)pgoff;
+	return -1;
+}
+#endif
+
 #endif /* _USTACK_TRACECMD_COMPAT_H */

@@ -25,7 +25,7 @@ tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
 tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
 tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-exec-maps-without-T-warns
 tracecmd-T-exec-old-image
-tracecmd-T-system-wide tracecmd-T-vdso-named"
+tracecmd-T-system-wide tracecmd-T-vdso-named tracecmd-T-pgoff-saved"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -101,7 +101,7 @@ EOF
 # maps OPT BINARY: the dump of the options has a PROCMAPS option for BINARY
 maps() {
 	grep -q 'Option PROCMAPS' "$1" || { echo "no PROCMAPS option in $(basename "$1")"; return 1; }
-	grep -Eq " $2( [0-9a-f]+)?\$" "$1" || { echo "PROCMAPS does not name $2"; return 1; }
+	grep -Eq " $2( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$1" || { echo "PROCMAPS does not name $2"; return 1; }
 	echo "PROCMAPS saved for $2"
 }
 nomaps() { ! grep -q 'Option PROCMAPS' "$1" || { echo "PROCMAPS in $(basename "$1")"; return 1; }; }
@@ -193,7 +193,7 @@ buildid() {
 	local id
 	id=$(readelf -n "$2" | awk '/Build ID:/ { print $3; exit }')
 	[ -n "$id" ] || { echo "$2 has no build ID"; return 1; }
-	grep -q " $2 $id\$" "$1" || { echo "no ' $2 $id' line in $(basename "$1")"; return 1; }
+	grep -Eq " $2 $id( pgoff=[0-9a-f]+)?\$" "$1" || { echo "no ' $2 $id' line in $(basename "$1")"; return 1; }
 	echo "build ID $id saved for $2"
 }
 
@@ -456,7 +456,7 @@ else
 		check "the exited one's unnamed: $(grep -m1 '^callchain|' "$D/sw.stacks" | cut -c1-200)" \
 			test "$(grep -c '^callchain|0x[0-9a-f]*;' "$D/sw.stacks")" = 2 &&
 		check "maps saved for the live one" maps "$D/sw.opt" "$WL"/callchain-pie &&
-		check "none for the exited one" test "$(grep -c " $WL/callchain\$" "$D/sw.opt")" = 0 &&
+		check "none for the exited one" test "$(grep -Ec " $WL/callchain( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
 		check "ustack says why: $(cat "$D/sw.uerr")" grep -q 'user frames of processes whose maps were not saved' "$D/sw.uerr" &&
 		t_pass
 	fi
@@ -509,8 +509,48 @@ t_begin tracecmd-T-vdso-named
 check "the vDSO image dumped" "$WL"/callchain vdso-dump "$D/vdso.so" &&
 vid=$(readelf -n "$D/vdso.so" | awk '/Build ID:/ { print $3; exit }') &&
 rec vdso -T -e syscalls:sys_enter_clock_gettime -F "$WL"/callchain vdso 3 &&
-check "the vDSO's build ID $vid saved" grep -q " \[vdso\] $vid\$" "$D/vdso.opt" &&
+check "the vDSO's build ID $vid saved" grep -Eq " \[vdso\] $vid( pgoff=[0-9a-f]+)?\$" "$D/vdso.opt" &&
 check "frames in [vdso] named as nm -D names them" vdsoframes "$D/vdso.txt" "$D/vdso.so" sys_enter_clock_gettime 3 &&
+t_pass
+
+# Each map line says where the mapping starts in its file (pgoff=HEX):
+# the workload's lines, placed against its lowest, hold its PT_LOAD
+# segments as readelf -l gives them, each line's pgoff the file offset
+# of its first address in its segment, every segment's first page mapped.
+t_begin tracecmd-T-pgoff-saved
+rec pgoff -T -e syscalls:sys_enter_getppid -F "$WL"/callchain getppid 1 &&
+check "the workload's mappings with their segments' offsets" python3 - "$D/pgoff.opt" "$WL"/callchain <<'EOF2' &&
+import re, subprocess, sys
+opt, binary = sys.argv[1:3]
+# the map lines, not the "pid count exe" line after each option's header
+lines, prev = [], ''
+for l in open(opt):
+    if 'Option PROCMAPS' not in prev and re.match(r'^[0-9a-f]+ [0-9a-f]+ %s( |$)' % re.escape(binary), l):
+        lines.append(l.split())
+    prev = l
+if not lines:
+    sys.exit('no map line of %s' % binary)
+got = []
+for l in lines:
+    pg = [f for f in l[3:] if f.startswith('pgoff=')]
+    if not pg:
+        sys.exit('no pgoff on: %s' % ' '.join(l))
+    got.append((int(l[0], 16), int(pg[0][6:], 16)))
+segs = []
+for l in subprocess.run(['readelf', '-lW', binary], capture_output=True, text=True).stdout.split('\n'):
+    f = l.split()
+    if f and f[0] == 'LOAD':
+        segs.append((int(f[2], 16), int(f[5], 16), int(f[1], 16)))
+low, first = min(a for a, _ in got), segs[0][0] & ~0xfff
+for a, o in got:
+    v = a - low + first
+    if not any(vs & ~0xfff <= v < vs + ms and o == ((v - vs + off) & ~0xfff) for vs, ms, off in segs):
+        sys.exit('+%x pgoff=%x: no segment of readelf %s there' % (a - low, o, segs))
+for vs, ms, off in segs:
+    if not any(a - low + first == vs & ~0xfff for a, _ in got):
+        sys.exit('segment at %x: no mapping starts at its page' % vs)
+print('%d mappings: %s' % (len(got), ' '.join('+%x@%x' % (a - low, o) for a, o in sorted(got))))
+EOF2
 t_pass
 
 reset_tracing

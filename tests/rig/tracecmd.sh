@@ -217,6 +217,61 @@ nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
 [ -z "$bad" ] && pass tracecmd-exec-maps-older-readers ||
 	fail tracecmd-exec-maps-older-readers "$bad"
 
+# Where each mapping starts in its file (issue 20 item 10, series
+# 0025-0026): mktrace.py's trigger trace with pgoff=HEX on the map lines,
+# the binary mapped as the loader maps it, and in pieces (no mapping of
+# its first segment: the lowest mapping is the text, 0x1000 into the
+# file).  The series' report and ustack name the pieces' frames as nm -S
+# gives the functions (before: none named, [not the file mapped]); with
+# the loader's maps pgoff changes nothing (the reports with and without
+# it the same); 3.1.6, stock 3.4 and bookworm's ustack read the file.
+mkdir -p "$T/pgoff"
+mkp() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	--binary "$REPO/tests/fixtures/callchain-pie" --count 3 trigger "$@"; }
+mkp "$T/pgoff/pieces.dat" --pieces && mkp "$T/pgoff/loader.dat" --pgoff &&
+mkp "$T/pgoff/none.dat" || fail tracecmd-maps-pgoff "mktrace.py failed"
+# each chain of names+offsets is the workload's, each offset inside its function (nm -S)
+pgoff_named() {
+	python3 - "$REPO/tests/fixtures/callchain-pie" "$1" <<'EOF2'
+import re, subprocess, sys
+nm = {}
+for l in subprocess.run(['nm', '-S', sys.argv[1]], capture_output=True, text=True).stdout.split('\n'):
+    f = l.split()
+    if len(f) == 4 and f[2] in 'Tt':
+        nm[f[3]] = int(f[1], 16)
+n = 0
+for fr in re.findall(r'(?:=>|  u) (\S+)\+0x([0-9a-f]+) \(\S*callchain-pie\)', open(sys.argv[2]).read()):
+    if fr[0] not in ('work_inner', 'work_middle', 'work_outer', 'main') or int(fr[1], 16) >= nm.get(fr[0], 0):
+        sys.exit('%s+0x%s: not in the function nm -S gives' % fr)
+    n += 1
+print(n)
+EOF2
+}
+bad=
+"$tc" report "$T/pgoff/pieces.dat" > "$T/pgoff/pieces.rep" 2> "$T/pgoff/pieces.err" || bad+=" report: exit $?;"
+"$useries" -q "$T/pgoff/pieces.dat" > "$T/pgoff/pieces.ust" 2>&1 || bad+=" ustack: exit $?;"
+for r in rep ust; do
+	n=$(pgoff_named "$T/pgoff/pieces.$r" 2>&1) && [ "$n" = 24 ] || bad+=" pieces.$r: $n (want 24 frames named, 4 a stack);"
+done
+[ -z "$bad" ] && pass tracecmd-maps-pgoff-pieces ||
+	fail tracecmd-maps-pgoff-pieces "$bad"
+bad=
+for t in loader none; do
+	"$tc" report "$T/pgoff/$t.dat" > "$T/pgoff/$t.rep" 2>&1 || bad+=" report $t: exit $?;"
+	"$useries" -q "$T/pgoff/$t.dat" > "$T/pgoff/$t.ust" 2>&1 || bad+=" ustack $t: exit $?;"
+done
+cmp -s "$T/pgoff/loader.rep" "$T/pgoff/none.rep" || bad+=" report differs with pgoff;"
+cmp -s "$T/pgoff/loader.ust" "$T/pgoff/none.ust" || bad+=" ustack differs with pgoff;"
+n=$(pgoff_named "$T/pgoff/loader.rep" 2>&1) && [ "$n" = 24 ] || bad+=" loader.rep: $n named;"
+for r in "$old" "$stock"; do
+	"$r" report "$T/pgoff/loader.dat" > "$T/pgoff/old.rep" 2>&1 || bad+=" $r: exit $?;"
+	[ "$(grep -c 'sys_e[a-z]*_getppid' "$T/pgoff/old.rep")" = 6 ] || bad+=" $r: $(grep -c 'sys_e[a-z]*_getppid' "$T/pgoff/old.rep") getppid events;"
+done
+"$ubook" -q "$T/pgoff/loader.dat" > "$T/pgoff/book.ust" 2>&1 &&
+	cmp -s <("$ubook" -q "$T/pgoff/none.dat" 2>&1) "$T/pgoff/book.ust" || bad+=" bookworm's ustack reads pgoff's file otherwise;"
+[ -z "$bad" ] && pass tracecmd-maps-pgoff-loader-unchanged ||
+	fail tracecmd-maps-pgoff-loader-unchanged "$bad"
+
 # The libtraceevent plugin, built outside the tree.
 mkdir -p "$T/plugin" "$T/noplugin" "$T/home"
 export HOME=$T/home		# no user plugins
@@ -697,7 +752,7 @@ if command -v clang-14 > /dev/null; then
 		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libustack/include" \
-		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS -DUSTACK_TRACECMD_MAP_EXECS \
+		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS -DUSTACK_TRACECMD_MAP_EXECS -DUSTACK_TRACECMD_MAP_PGOFF \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \

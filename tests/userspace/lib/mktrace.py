@@ -464,44 +464,51 @@ def dyn_funcs(lib):
     return funcs
 
 
-def load_segments(binary):
-    """(vaddr, memsz) of PT_LOAD, from readelf, for the saved maps."""
+def load_segments(binary, offsets=False):
+    """(vaddr, memsz) of PT_LOAD, from readelf, for the saved maps;
+    (vaddr, memsz, offset) with offsets."""
     out = subprocess.run(["readelf", "-lW", binary], capture_output=True,
                          text=True).stdout
     segs = []
     for line in out.splitlines():
         p = line.split()
         if p and p[0] == "LOAD":
-            segs.append((int(p[2], 16), int(p[5], 16)))
+            seg = (int(p[2], 16), int(p[5], 16))
+            segs.append(seg + (int(p[1], 16),) if offsets else seg)
     return segs
 
 
 def maps_lines(binary, name, base):
-    """Mappings of binary at base, one line per segment, like trace-cmd."""
+    """Mappings of binary at base, one line per segment, like trace-cmd:
+    (start, end, name, pgoff)."""
     lines = []
-    segs = load_segments(binary)
+    segs = load_segments(binary, offsets=True)
     first = segs[0][0] & ~(PAGE - 1)
-    for vaddr, memsz in segs:
+    for vaddr, memsz, offset in segs:
         start = base + (vaddr & ~(PAGE - 1)) - first
         end = base + ((vaddr + memsz + PAGE - 1) & ~(PAGE - 1)) - first
+        pgoff = offset & ~(PAGE - 1)
         if lines and start < lines[-1][1]:
+            pgoff += lines[-1][1] - start
             start = lines[-1][1]
         if end > start:
-            lines.append((start, end, name))
+            lines.append((start, end, name, pgoff))
     return lines
 
 
-def procmap_option(pid, exe_name, lines, build_id=None, execs=0):
+def procmap_option(pid, exe_name, lines, build_id=None, execs=0,
+                   pgoff=False):
     """The PROCMAPS option; with build_id, trace-cmd 3.4 with our series'
     4th field on the lines of exe_name; with execs, the maps of an image
-    that many execs before the last (series 0021)."""
+    that many execs before the last (series 0021); with pgoff, where each
+    mapping starts in its file (series 0026)."""
     s = "%x %x %s%s\n" % (pid, len(lines), exe_name,
                           " execs=%d" % execs if execs else "")
-    for a, b, n in lines:
+    for a, b, n, off in lines:
+        s += "%x %x %s" % (a, b, n)
         if build_id and n == exe_name:
-            s += "%x %x %s %s\n" % (a, b, n, build_id)
-        else:
-            s += "%x %x %s\n" % (a, b, n)
+            s += " " + build_id
+        s += " pgoff=%x\n" % off if pgoff else "\n"
     return s
 
 
@@ -715,7 +722,12 @@ def binary_scenario(a, fmts):
                                       a.build_id, execs=1))
         pms.append(procmap_option(pid, new.binname, new.lines, a.build_id))
         return buffers, [(pid, "callchain"), (33, "kworker/0:1")], pms
-    pm = procmap_option(pid, sc.binname, sc.lines, a.build_id)
+    lines = sc.lines
+    if a.pieces:
+        # the binary's first segment not mapped: its maps start at the next
+        lines = [l for l in lines if l[2] != sc.binname or l[3] != 0]
+    pm = procmap_option(pid, sc.binname, lines, a.build_id,
+                        pgoff=a.pgoff or a.pieces)
     return buffers, [(pid, "callchain"), (33, "kworker/0:1")], [pm]
 
 
@@ -1016,6 +1028,12 @@ def main():
                     help="exec: save the maps of the last image only")
     ap.add_argument("--build-id", help="hex build ID saved after the binary's "
                     "map lines, as trace-cmd record with our series saves it")
+    ap.add_argument("--pgoff", action="store_true",
+                    help="save where each mapping starts in its file "
+                    "(pgoff=HEX, as trace-cmd record with our series)")
+    ap.add_argument("--pieces", action="store_true",
+                    help="the binary mapped in pieces: no mapping of its "
+                    "first segment (implies --pgoff; trigger, option, ...)")
     a = ap.parse_args()
 
     fmts = Formats(a.formats)
