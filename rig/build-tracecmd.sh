@@ -21,7 +21,7 @@
 #   - libustack (the join and the symbol lookup that report uses
 #     with the series) is this repo's, as the static libustack.a,
 #     named by a libustack.pc of the prefix: trace-cmd finds it with
-#     pkg-config like its other optional libraries.
+#     pkg-config like its other libraries.
 # Each build starts from a fresh copy of the pristine trees in
 # $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
 # applied in order (patch -p1): the later trace-cmd series plugs in there.
@@ -39,7 +39,7 @@
 #             $CACHE/tracecmd/asan/prefix: for damaged-file tests
 # With the series, libustack's ustack tool is built against the
 # series' libtracecmd too ($P/bin/ustack): it reads the saved build IDs
-# through the public API of patch 0008, where bookworm's libtracecmd
+# through the public API of patch 0007, where bookworm's libtracecmd
 # 3.1.6 gives neither.
 # trace-cmd's unit tests (utest, `make test`, CUnit) are built too, as
 # $D/work/trace-cmd/utest/trace-utest next to the tree's trace-cmd (where
@@ -122,7 +122,7 @@ key=$( {
 } | sha256sum | cut -c1-16)
 
 # The SFrame registrar that the series' record -T runs a command with
-# (trace-cmd patch 0010): $P/lib/sframe, with the generator beside it.
+# (trace-cmd patch 0013): $P/lib/sframe, with the generator beside it.
 # Installed on every run, not part of the key: it is this checkout's.
 install_sframe_register() {
 	[ $stock = 0 ] || return 0
@@ -209,14 +209,15 @@ rm -f "$D/compat/libtccompat.a"
 run "libtccompat.a" ar rcs "$D/compat/libtccompat.a" "$D/compat/tc-compat.o"
 
 # 3. libustack's join and symbols, static, for report (the series'
-# optional libustack; without it report prints stack records as is)
+# libustack, required since patch 0002; NO_USTACK=1 would print the stack
+# records as they are)
 U=$D/ustack
 # from scratch: objects made from another checkout (another clone using
 # the same cache) may be newer than this one's sources, and make would
 # keep them
 rm -rf "$U"
 # Against the series' trace-cmd.h (its public API for the saved maps,
-# patch 0008): report names frames through libustack's walk of the maps
+# patch 0007): report names frames through libustack's walk of the maps
 # (ustack_syms_set_tracecmd()), which then reads their build IDs.
 if [ $stock = 0 ]; then
 	run "libustack: libustack.a" \
@@ -255,7 +256,7 @@ run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$bin" ] || die "the build left no $bin"
 
 # 5. libustack and its ustack tool against this libtracecmd: with the
-# series' public API for the saved maps (patch 0008) the library reads the
+# series' public API for the saved maps (patch 0007) the library reads the
 # build IDs and needs none of src/tracecmd-compat.h.  $P/bin/ustack.
 if [ $stock = 0 ]; then
 	rm -rf "$D/ext"

@@ -202,7 +202,7 @@ buildid() {
 # mark and no names, the right one under --symdir names them again.  The
 # same for libustack's ustack built against the series' libtracecmd
 # (next to $TCMD, rig/build-tracecmd.sh), which reads the build IDs
-# through the public API of trace-cmd patch 0008.
+# through the public API of trace-cmd patch 0007.
 t_begin tracecmd-T-build-id
 mkdir -p "$D/prog" "$D/good" &&
 cp "$WL"/callchain "$D/prog/callchain" && cp "$WL"/callchain "$D/good/callchain" &&

@@ -129,7 +129,7 @@ done | grep -E "$stubs" | sort -u)
 
 # libustack's ustack against the series' libtracecmd ($prefix/bin/ustack,
 # rig/build-tracecmd.sh): the saved maps through the public API of patch
-# 0008, so build IDs are checked, and no workaround of tracecmd-compat.h
+# 0007, so build IDs are checked, and no workaround of tracecmd-compat.h
 # (no probe of the file in a child).  Bookworm's libtracecmd 3.1.6, for
 # comparison, drops the build IDs.  The traces are mktrace.py's, with the
 # build ID trace-cmd record -T (patch 0005) saves after the binary's maps.
@@ -161,7 +161,7 @@ nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/
 [ "$nseries" = 0 ] && [ "$nbook" -ge 1 ] && pass tracecmd-ustack-no-probe ||
 	fail tracecmd-ustack-no-probe "processes made: series $nseries, bookworm $nbook (the probe makes 1)"
 
-# Maps across an exec (issue 20 item 10, series 0021-0023): mktrace.py's
+# Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
 # image's with execs=1) or the new image's only.  The series' report and
@@ -218,7 +218,7 @@ nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
 	fail tracecmd-exec-maps-older-readers "$bad"
 
 # Where each mapping starts in its file (issue 20 item 10, series
-# 0025-0026): mktrace.py's trigger trace with pgoff=HEX on the map lines,
+# 0020-0021): mktrace.py's trigger trace with pgoff=HEX on the map lines,
 # the binary mapped as the loader maps it, and in pieces (no mapping of
 # its first segment: the lowest mapping is the text, 0x1000 into the
 # file).  The series' report and ustack name the pieces' frames as nm -S
@@ -340,13 +340,13 @@ for dat in "$F"/*.dat; do
 done
 
 # A trace without deferred stack records reads as stock 3.4 reads it,
-# byte for byte (issue 20 item 8; series 0014): every fixture with no
+# byte for byte (issue 20 item 8; series 0012): every fixture with no
 # ftrace:user_stack_cookie record, and the recordings of
 # tests/fixtures/nodefer/ (on the kernel that has deferred stacks, so
 # with their formats in the file, but recorded with the stacktrace
 # option or trigger: ftrace:kernel_stack records).  Standard output,
 # standard error and exit status; default, -N (no plugins) and
-# --profile.  Before 0014 the kernel_stack records were hidden and
+# --profile.  Before 0012 the kernel_stack records were hidden and
 # printed as " <kernel stack>" blocks under the events.
 nstock=0
 for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
@@ -402,7 +402,7 @@ done
 [ -n "$(ls "$F"/nodefer/*.dat 2>/dev/null)" ] && [ $nstock -ge 2 ] ||
 	fail tracecmd-as-stock "$nstock traces without deferred stack records; tests/fixtures/nodefer/ has none"
 
-# Stacks unwound with SFrame are marked (patch 0009); frame-pointer ones not
+# Stacks unwound with SFrame are marked (patch 0002); frame-pointer ones not
 sf=$F/sframe.dat
 if [ -f "$sf" ]; then
 	"$tc" report "$sf" > "$T/sf.out" 2>/dev/null
@@ -680,7 +680,7 @@ else
 	fail tracecmd-profile-as-stock "$(diff "$T/ks.stock" "$T/ks.series" | head -4 | tr '\n' ' ')"
 fi
 # The same trace without and with --stack-records: stock's output, byte
-# for byte (series 0014: before, the kernel_stack records were hidden for
+# for byte (series 0012: before, the kernel_stack records were hidden for
 # " <kernel stack>" blocks under the events, and with --stack-records
 # printed their format's eight slots, "=> 0x0" for the unused ones)
 "$tc" report --stack-records "$T/ks.dat" > "$T/ks.recs" 2>&1
