@@ -82,12 +82,22 @@ KSYMS = [
     (0xffffffff81500000, "_etext"),
 ]
 
-# flags of the records (contract.md)
-NO_USER_STACK = 1      # user_stack_cookie
-TRUNCATED = 1          # user_stack_deferred
-LATE = 2               # user_stack_deferred
-UNWIND_FP = 4          # user_stack_deferred: frames by frame pointers
-UNWIND_SFRAME = 8      # user_stack_deferred: frames by SFrame
+# flags of the records (contract.md), as libustack's header names them:
+# written once, there
+def _record_flags():
+    h = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "..", "..", "..", "libustack", "include", "ustack.h")
+    with open(h) as f:
+        return {k: 1 << int(v) for k, v in re.findall(
+            r"#define (USTACK_\w+)\s+\(1U << (\d+)\)", f.read())}
+
+
+_FLAGS = _record_flags()
+NO_USER_STACK = _FLAGS["USTACK_COOKIE_NO_USER_STACK"]   # user_stack_cookie
+TRUNCATED = _FLAGS["USTACK_STACK_TRUNCATED"]            # user_stack_deferred
+LATE = _FLAGS["USTACK_STACK_LATE"]
+UNWIND_FP = _FLAGS["USTACK_STACK_UNWIND_FP"]
+UNWIND_SFRAME = _FLAGS["USTACK_STACK_UNWIND_SFRAME"]
 
 HEADER_PAGE = (
     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
