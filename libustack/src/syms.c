@@ -120,6 +120,7 @@ struct ustack_syms {
 	void			*execs_data;
 	/* the execs still to come of the frame being resolved */
 	int			cur_execs;
+	bool			vdso_said;	/* "no build ID" warned */
 };
 
 static void cached_reset(struct cached *c)
@@ -1136,13 +1137,11 @@ static bool try_vdso_own(struct ustack_syms *syms, struct elf_file *f,
 static bool vdso_get(struct ustack_syms *syms, struct elf_file *f, int pid,
 		     unsigned long long lowest, int *err)
 {
-	static bool said;
-
 	if (!f->build_id) {
-		if (!said)
+		if (!syms->vdso_said)
 			ustack_warn("%s: no build ID recorded (trace-cmd record with the series saves one), its frames stay unresolved",
 				    VDSO_NAME);
-		said = true;
+		syms->vdso_said = true;
 		return false;
 	}
 	return try_vdso_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, err) ||
