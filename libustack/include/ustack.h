@@ -307,7 +307,8 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
 struct ustack_map {
 	const char		*file;		/* the file's name */
 	unsigned long long	lowest;		/* start of its lowest mapping
-						 * in the process */
+						 * in the process; 0: found
+						 * from start and end */
 	const char		*build_id;	/* hex, as recorded; NULL if
 						 * unknown */
 	/* the mapping that holds the address, 0 if not said

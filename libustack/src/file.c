@@ -454,37 +454,23 @@ int ustack_file_iterate(struct ustack_file *file, int index,
 
 /*
  * The mapping of a saved process map that holds @addr, in the maps that
- * applied with @execs execs of the process still to come, and the start
- * of that file's lowest mapping in the process (its first loadable
- * segment): trace-cmd saves each map line on its own, so walk down while
- * the name stays the same.
+ * applied with @execs execs of the process still to come; the start of
+ * the file's lowest mapping is left to the symbols (syms.c walks down
+ * the mappings, as for any maps).
  */
 static int tracecmd_map_at(struct tracecmd_input *h, int pid, int execs,
 			   unsigned long long addr, struct ustack_map *out)
 {
-	struct tracecmd_proc_addr_map *m, *prev;
-	unsigned long long start;
-	const char *name;
+	struct tracecmd_proc_addr_map *m;
 
 	m = tracecmd_search_task_map_execs(h, pid, execs, addr);
-	name = tracecmd_proc_addr_map_name(m);
-	if (!name)
+	out->file = tracecmd_proc_addr_map_name(m);
+	if (!out->file)
 		return 0;
 	out->build_id = tracecmd_proc_addr_map_build_id(m);
 	out->start = tracecmd_proc_addr_map_start(m);
 	out->end = tracecmd_proc_addr_map_end(m);
 	out->has_pgoff = !tracecmd_proc_addr_map_pgoff(m, &out->pgoff);
-	start = out->start;
-	while (start > 0) {
-		prev = tracecmd_search_task_map_execs(h, pid, execs, start - 1);
-		if (!tracecmd_proc_addr_map_name(prev) ||
-		    strcmp(tracecmd_proc_addr_map_name(prev), name) ||
-		    tracecmd_proc_addr_map_start(prev) >= start)
-			break;
-		start = tracecmd_proc_addr_map_start(prev);
-	}
-	out->file = name;
-	out->lowest = start;
 	return 1;
 }
 

@@ -692,14 +692,14 @@ static bool map_at_take(struct map_at *out, const struct ustack_map *um,
 }
 
 /*
- * The mapping holding addr, the start of the file's lowest mapping and
- * the file's build ID if the maps have it, in the maps that applied
- * with syms->cur_execs execs of the process still to come.  False when
+ * The mapping holding addr and the file's build ID if the maps have it,
+ * in the maps that applied with syms->cur_execs execs of the process
+ * still to come; out->lowest only as a map function gave it.  False when
  * no file is mapped there; out->before_exec then says that no maps of
  * that time are known.
  */
-static bool find_map(struct ustack_syms *syms, int pid,
-		     unsigned long long addr, struct map_at *out)
+static bool map_lookup(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, struct map_at *out)
 {
 	struct pid_maps *p = pid_maps_get(syms, pid, false);
 	int execs = syms->cur_execs;
@@ -726,22 +726,14 @@ static bool find_map(struct ustack_syms *syms, int pid,
 	if (p) {
 		for (i = 0; i < p->nr; i++) {
 			struct map *m = &p->maps[i];
-			int j;
 
 			if (addr < m->start || addr >= m->end)
 				continue;
 			out->file = m->name;
-			out->lowest = m->start;
 			out->start = m->start;
 			out->end = m->end;
 			out->pgoff = m->pgoff;
 			out->has_pgoff = true;
-			for (j = 0; j < i; j++) {
-				if (!strcmp(p->maps[j].name, m->name)) {
-					out->lowest = p->maps[j].start;
-					break;
-				}
-			}
 			return true;
 		}
 	}
@@ -751,6 +743,35 @@ static bool find_map(struct ustack_syms *syms, int pid,
 	if (syms->map_func(syms->map_data, pid, addr, &um) <= 0 || !um.file)
 		return false;
 	return map_at_take(out, &um, addr);
+}
+
+/*
+ * As map_lookup(), with the start of the file's lowest mapping where the
+ * maps did not give it: the loader maps a file's segments next to each
+ * other (the gaps between them as mappings of the file too, and
+ * /proc/PID/maps and trace-cmd keep each mapping on its own line), so
+ * walk down while the mapping just below is the same file's.
+ */
+static bool find_map(struct ustack_syms *syms, int pid,
+		     unsigned long long addr, struct map_at *out)
+{
+	unsigned long long start;
+	struct map_at below;
+	int n = 0;
+
+	if (!map_lookup(syms, pid, addr, out))
+		return false;
+	if (out->lowest || !out->end)
+		return true;
+	start = out->start;
+	while (start > 0 && n++ < 4096) {
+		if (!map_lookup(syms, pid, start - 1, &below) || !below.end ||
+		    strcmp(below.file, out->file) || below.start >= start)
+			break;
+		start = below.start;
+	}
+	out->lowest = start;
+	return true;
 }
 
 /* ---- ELF files ---- */

@@ -242,6 +242,72 @@ static void test_search_dir(const char *dir)
 	reap(&c);
 }
 
+/* A map function that gives each mapping's range, not the lowest */
+struct range_maps {
+	int			nr;
+	unsigned long long	start[64], end[64];
+	char			file[4096];
+};
+
+static int range_find_map(void *data, int pid, unsigned long long addr,
+			  struct ustack_map *map)
+{
+	struct range_maps *r = data;
+	int i;
+
+	(void)pid;
+	for (i = 0; i < r->nr; i++) {
+		if (addr < r->start[i] || addr >= r->end[i])
+			continue;
+		map->file = r->file;
+		map->start = r->start[i];
+		map->end = r->end[i];
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A map function that leaves ustack_map.lowest 0: the library walks down
+ * the mappings of the file from the one that holds the address, as it
+ * does for the maps added by hand and the ones a trace file saved.
+ */
+static void test_map_func_walk(const char *dir)
+{
+	struct ustack_syms *syms = ustack_syms_alloc();
+	static struct range_maps r;
+	char path[4096], line[4096], name[4096];
+	unsigned long long start, end;
+	struct ustack_sym s;
+	struct child c;
+	FILE *fp;
+
+	snprintf(r.file, sizeof(r.file), "%s/symtest-pie", dir);
+	if (spawn(r.file, dir, &c)) {
+		CHECK(0, "cannot run %s", r.file);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", c.pid);
+	fp = fopen(path, "r");
+	while (fp && r.nr < 64 && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %*s %*x %*s %*d %4095s", &start,
+			   &end, name) == 3 && strstr(name, "symtest-pie")) {
+			r.start[r.nr] = start;
+			r.end[r.nr++] = end;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(r.nr >= 2 && c.prog >= r.start[1],
+	      "%d mappings, prog_func above the first", r.nr);
+	ustack_syms_set_map_func(syms, range_find_map, &r);
+	ustack_syms_resolve(syms, 1, c.prog + 2, &s);
+	CHECK(s.name && !strcmp(s.name, "prog_func") && s.offset == 2,
+	      "lowest found by the library: %s+0x%llx", s.name, s.offset);
+	ustack_syms_free(syms);
+	reap(&c);
+}
+
 /* The GNU build ID of path in hex, from elfutils */
 static int build_id(const char *path, char *hex)
 {
@@ -623,6 +689,9 @@ int main(int argc, char **argv)
 	end();
 	begin("build IDs: the right build only, a mark for another");
 	test_build_id(argv[1], nopie);
+	end();
+	begin("a map function without the lowest mapping: the library walks");
+	test_map_func_walk(argv[1]);
 	end();
 	begin("frames from before an exec: never in the last image's maps");
 	test_before_exec(argv[1], nopie);
