@@ -506,7 +506,7 @@ EOF2
 # maps it, the oracle), and report names the frame from the image of
 # that build, here its own vDSO (the same kernel), as nm -D names it.
 t_begin tracecmd-T-vdso-named
-check "the vDSO image dumped" "$WL"/callchain vdso-dump "$D/vdso.so" &&
+check "the vDSO image dumped" bash -c '"$1"/callchain vdso-dump "$2" && readelf -h "$2" | grep -m1 Class' _ "$WL" "$D/vdso.so" &&
 vid=$(readelf -n "$D/vdso.so" | awk '/Build ID:/ { print $3; exit }') &&
 rec vdso -T -e syscalls:sys_enter_clock_gettime -F "$WL"/callchain vdso 3 &&
 check "the vDSO's build ID $vid saved" grep -Eq " \[vdso\] $vid( pgoff=[0-9a-f]+)?\$" "$D/vdso.opt" &&

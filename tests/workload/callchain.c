@@ -192,6 +192,9 @@ NOINLINE void work_inner(void)
 		raw_syscall3(SYS_execve, (long)xu_path, (long)xu_argv, 0);
 		/* the frames above are gone: never return to them */
 		raw_syscall3(SYS_exit_group, 127, 0, 0);
+	} else {
+		fprintf(stderr, "callchain: unknown mode %s\n", mode);
+		exit(2);
 	}
 	sink++;
 }
