@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	1
+#define USTACK_VERSION_MINOR	0
 
 /*
  * Messages of the library at or below this level go to libtraceevent's
@@ -343,7 +343,7 @@ int ustack_syms_format_kernel(struct ustack_syms *syms,
 int ustack_syms_errors(struct ustack_syms *syms);
 
 /**
- * Since 1.1: the maps of each frame's time.  A process that calls
+ * The maps of each frame's time.  A process that calls
  * execve() changes maps; trace-cmd record -T (with the series) saves the
  * maps a process had before each exec and records sched_process_exec.
  * ustack_syms_add_exec() notes an exec (ustack_syms_load_execs() those a
