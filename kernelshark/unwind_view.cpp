@@ -19,8 +19,9 @@
  * Test hook (the test build only, make test: -DKSHARK_UNWIND_TESTING):
  * KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE" marks the N-th
  * (from 0) entry of the event, writes the view's text to FILE (and where
- * its menu entry is to FILE.menu), follows the view's first link and
- * writes FILE.jump, marks the entry again and writes FILE.done
+ * its menu entry is to FILE.menu, the table's selected row to FILE.row),
+ * follows the view's first link and writes FILE.jump, marks the entry
+ * again and writes FILE.done
  * (tests/userspace/kernelshark/run.sh, kernelshark/screenshot.sh).
  */
 #include <stdio.h>
@@ -365,6 +366,34 @@ static void hook_write(const QString &path, const QString &what)
 		f.write(what.toUtf8());
 }
 
+/*
+ * The selected row of KernelShark's table as it shows it, one
+ * "HEADER=TEXT" line per column: the oracle for what the view repeats
+ * (its header's time stamp).
+ */
+static QString hook_table_row()
+{
+	QItemSelectionModel *sel;
+	QAbstractItemModel *m;
+	QModelIndexList rows;
+	QModelIndex idx;
+	QString out;
+	int c;
+
+	if (!g_view->_table || !(sel = g_view->_table->selectionModel()))
+		return "no table\n";
+	m = g_view->_table->model();
+	rows = sel->selectedRows();
+	idx = rows.isEmpty() ? sel->currentIndex() : rows.first();
+	if (!m || !idx.isValid())
+		return "no row selected\n";
+	for (c = 0; c < m->columnCount(); c++)
+		out += QString("%1=%2\n")
+		       .arg(m->headerData(c, Qt::Horizontal).toString(),
+			    m->index(idx.row(), c).data().toString());
+	return out;
+}
+
 static ssize_t hook_find(const TestHook &h)
 {
 	kshark_context *kctx = nullptr;
@@ -416,6 +445,7 @@ static void hook_step(TestHook *h, QTimer *t)
 			   .arg(g_view->_menu,
 				g_view->toggleViewAction()->text()));
 		hook_write(h->dump, head + g_view->text() + "\n");
+		hook_write(h->dump + ".row", hook_table_row());
 		if (!g_view->first_link().isEmpty())
 			Q_EMIT g_view->_text.anchorClicked(g_view->first_link());
 		break;

@@ -146,6 +146,17 @@ ustack_frames() {
 		on && /^  [ku] / {sub(/^  /, ""); print}'
 }
 
+# same_time NAME: the time stamp the view's header line prints for the
+# event is the one KernelShark's own table shows in the selected row
+# ("Time Stamp", as KsUtils::Ts2String() writes it)
+same_time() {
+	local v t
+	v=$(sed -n '2s/.* //p' "$O/$1.txt")
+	t=$(sed -n 's/^Time Stamp=//p' "$O/$1.txt.row")
+	[ -n "$v" ] && [ "$v" = "$t" ] ||
+		{ echo "view '$v', table '$t'"; return 1; }
+}
+
 FIX=$FIXTURES/trigger-getppid.dat
 # gui_checks PREFIX NAMEPREFIX: the checks of KernelShark ($KS_BIN, default
 # the one in PATH) with the plugin ($KS_SO)
@@ -163,6 +174,7 @@ check "${P}view: kernel frames first, then the user frames" \
 	bash -c "view_frames() { $(declare -f view_frames | tail -n +2); }
 		view_frames '$O/${N}fixture.txt' | cut -c1 | uniq | tr -d '\n' |
 		grep -qx ku"
+check "${P}view: the header's time stamp is the table's for that row" same_time ${N}fixture
 check "${P}view: the workload's functions, in order (work_inner, work_middle, work_outer, main)" \
 	bash -c "grep '^=> ' '$O/${N}fixture.txt' | grep -o '^=> [a-z_]*' |
 		grep -Ex '=> (work_[a-z]+|main)' | cut -c4- | tr '\n' ' ' |
