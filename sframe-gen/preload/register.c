@@ -22,9 +22,11 @@
  * without a section and the process as it was (errno included).  One
  * line on stderr per object only with SFREG_DEBUG=1.
  *
- * Environment: SFREG_DISABLE=1 (do nothing), SFREG_DEBUG=1,
+ * Environment: SFREG_DISABLE=1 (no sections), SFREG_DEBUG=1,
  * SFREG_CACHE_DIR (default $XDG_CACHE_HOME/sframe, else
- * $HOME/.cache/sframe; no cache when none can be made).
+ * $HOME/.cache/sframe; no cache when none can be made),
+ * SFREG_MAPS_MARKER=PATH (a tracefs trace_marker: each object's mapping
+ * and unmapping written there, maps.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -46,6 +48,7 @@
 
 #include "sframe-gen.h"
 #include "cache.h"
+#include "maps.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME		0x6474e554
@@ -70,6 +73,7 @@ static struct sfreg_obj objs[SFREG_MAX_OBJS];
 static int nr_objs;
 static int debug = -1;
 static int audit_mode;
+static int started;		/* la_preinit() ran: later objects are dlopen()ed */
 static int disabled = -1;
 
 static void dbg(const char *fmt, ...)
@@ -103,6 +107,8 @@ struct sfreg_elf {
 	uintptr_t sframe, sframe_len;		/* its own PT_GNU_SFRAME */
 	unsigned char build_id[SFCACHE_BUILD_ID_MAX];
 	unsigned int build_id_len;
+	struct sfreg_load loads[SFREG_MAX_LOADS];	/* in file order */
+	int nr_loads;
 };
 
 /* Find the GNU build ID note in @len bytes at @p */
@@ -148,6 +154,9 @@ static int read_elf(int fd, struct sfreg_elf *e)
 		return -1;
 	ph = (const void *)(buf + eh->e_phoff);
 	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && e->nr_loads < SFREG_MAX_LOADS)
+			e->loads[e->nr_loads++] = (struct sfreg_load){
+				ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_offset };
 		if (ph[i].p_type == PT_GNU_SFRAME) {
 			e->sframe = ph[i].p_vaddr;
 			e->sframe_len = ph[i].p_memsz;
@@ -276,8 +285,11 @@ static int add_from_eh_frame(const char *path, int fd, uintptr_t base,
 	return ret;
 }
 
-/* Register the object at @path loaded with bias @base; never fails loudly */
-static void register_object(const char *path, uintptr_t base)
+/*
+ * Register the object at @path loaded with bias @base, and with @announce
+ * write its mapping to the trace (maps.c); never fails loudly
+ */
+static void register_object(const char *path, uintptr_t base, int announce)
 {
 	struct sfreg_elf e;
 	int fd, saved = errno;
@@ -287,6 +299,13 @@ static void register_object(const char *path, uintptr_t base)
 		goto out;
 	if (read_elf(fd, &e)) {
 		dbg("%s: not an x86-64 ELF object with code", path);
+		goto close;
+	}
+	if (announce)
+		sfreg_maps_open(path, base, e.loads, e.nr_loads, e.build_id,
+				e.build_id_len);
+	if (disabled) {
+		/* maps only */
 	} else if (e.sframe) {
 		/* Its own section; the kernel has the executable's already */
 		if (!prctl(PR_ADD_SFRAME, base + e.sframe,
@@ -297,6 +316,7 @@ static void register_object(const char *path, uintptr_t base)
 	} else {
 		add_from_eh_frame(path, fd, base, &e);
 	}
+close:
 	close(fd);
 out:
 	errno = saved;
@@ -318,11 +338,20 @@ static void unregister_object(uintptr_t base)
 	errno = saved;
 }
 
-/* The file to read for an object the loader names @name */
+/*
+ * The file to read for an object the loader names @name.  A name with a
+ * slash that is not absolute (dlopen("./lib.so")) is the loader's own
+ * relative to the working directory, which is still the one it used:
+ * the loader's lock is held, so the buffer is not shared.
+ */
 static const char *object_path(const char *name, uintptr_t base)
 {
+	static char abs[PATH_MAX];
+
 	if (name && name[0] == '/')
 		return name;
+	if (name && strchr(name, '/') && realpath(name, abs))
+		return abs;
 	/* the main program has no name here; the vDSO has no file */
 	if ((!name || !name[0]) && base != getauxval(AT_SYSINFO_EHDR))
 		return "/proc/self/exe";
@@ -346,21 +375,34 @@ SFREG_API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 
 	read_env();
 	*cookie = map->l_addr;
-	if (disabled || lmid != LM_ID_BASE)
+	if (lmid != LM_ID_BASE)
 		return 0;
 	/* the first object is the program, whatever its name says */
 	path = main_seen ? object_path(map->l_name, map->l_addr) :
 			   "/proc/self/exe";
 	main_seen = 1;
+	/*
+	 * Only objects loaded after start (dlopen()) are announced: those
+	 * loaded with the program are in its maps as trace-cmd reads them,
+	 * and are never unloaded before exit
+	 */
 	if (path)
-		register_object(path, map->l_addr);
+		register_object(path, map->l_addr, started && path[0] == '/');
 	return 0;
+}
+
+/* Called once the objects loaded at start are ready, before main() */
+SFREG_API void la_preinit(uintptr_t *cookie)
+{
+	(void)cookie;
+	started = 1;
 }
 
 SFREG_API unsigned int la_objclose(uintptr_t *cookie)
 {
 	if (!disabled)
 		unregister_object(*cookie);
+	sfreg_maps_close(*cookie);
 	return 0;
 }
 
@@ -425,6 +467,6 @@ __attribute__((constructor)) static void sfreg_init(void)
 		return;
 	dl_iterate_phdr(preload_one, start);
 	for (i = 0; i < start->nr; i++)
-		register_object(start->obj[i].path, start->obj[i].base);
+		register_object(start->obj[i].path, start->obj[i].base, 0);
 	free(start);
 }

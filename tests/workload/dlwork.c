@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlopen()/dlclose() during a recording: a library's frames must be named
+ * in the library that was mapped at their event's time.
+ *
+ *   dlwork COUNT [keep]
+ *
+ * dlopen()s libdlwork-a.so from its own directory, calls dla_work(COUNT)
+ * (COUNT getppid() under dla_inner <- dla_middle <- dla_work <- main),
+ * dlclose()s it, then does the same with libdlwork-b.so (dlb_*), which the
+ * loader usually maps where a was.  With "keep", b stays loaded until
+ * exit: maps read at the end then show b where a's frames were.  Prints
+ * "a 0xBASE" and "b 0xBASE" (the load bias of each, dlinfo()) on stdout.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *load(const char *self, const char *lib, const char *fn,
+		  int count)
+{
+	char path[PATH_MAX];
+	struct link_map *lm;
+	int (*work)(int);
+	const char *slash = strrchr(self, '/');
+	void *h;
+
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - self + 1) : 0,
+		 self, lib);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		exit(2);
+	}
+	work = (int (*)(int))dlsym(h, fn);
+	if (!work || dlinfo(h, RTLD_DI_LINKMAP, &lm)) {
+		fprintf(stderr, "%s: %s\n", fn, dlerror());
+		exit(2);
+	}
+	printf("%c 0x%lx\n", lib[10], (unsigned long)lm->l_addr);
+	fflush(stdout);
+	work(count);
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	int count = argc > 1 ? atoi(argv[1]) : 1;
+	int keep = argc > 2 && !strcmp(argv[2], "keep");
+	void *h;
+
+	h = load(argv[0], "libdlwork-a.so", "dla_work", count);
+	dlclose(h);
+	h = load(argv[0], "libdlwork-b.so", "dlb_work", count);
+	if (!keep)
+		dlclose(h);
+	return 0;
+}
