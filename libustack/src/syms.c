@@ -80,6 +80,7 @@ struct cached {
 	bool			valid;
 	int			pid;
 	int			execs;		/* still to come: which maps */
+	const void		*load;		/* which load, if one held it */
 	unsigned long long	addr;
 	struct ustack_sym	sym;
 	char			*name;		/* sym.name points here */
@@ -120,6 +121,8 @@ struct ustack_syms {
 	void			*execs_data;
 	/* the execs still to come of the frame being resolved */
 	int			cur_execs;
+	/* objects loaded and unloaded while traced (loads.c), or NULL */
+	struct ustack_loads	*loads;
 	bool			vdso_said;	/* "no build ID" warned */
 };
 
@@ -197,6 +200,7 @@ void ustack_syms_free(struct ustack_syms *syms)
 	}
 	cache_clear(syms);
 	free(syms->cache);
+	ustack_loads_free(syms->loads);
 	for (i = 0; i < syms->nr_execs; i++)
 		free(syms->execs[i].ts);
 	free(syms->execs);
@@ -403,6 +407,18 @@ void ustack_syms_set_execs_func(struct ustack_syms *syms,
 	cache_clear(syms);
 	syms->execs_func = func;
 	syms->execs_data = data;
+}
+
+/*
+ * For adding loads (execs.c): the answers cached so far may change, so
+ * they go
+ */
+struct ustack_loads *ustack_syms_loads(struct ustack_syms *syms)
+{
+	cache_clear(syms);
+	if (!syms->loads)
+		syms->loads = ustack_loads_alloc();
+	return syms->loads;
 }
 
 static struct pid_execs *pid_execs_get(struct ustack_syms *syms, int pid)
@@ -692,6 +708,48 @@ static bool map_at_take(struct map_at *out, const struct ustack_map *um,
 }
 
 /*
+ * The object a load (dlopen(), loads.c) had at addr at the frame's time
+ * (syms->ts), in the image of syms->cur_execs: 1 with out filled and
+ * *which the load, -1 when loads of that image held addr but none at that
+ * time (what the last maps have there came later or was gone), 0 when no
+ * load says anything about addr.
+ */
+static int load_lookup(struct ustack_syms *syms, int pid,
+		       unsigned long long addr, struct map_at *out,
+		       const struct ustack_load **which)
+{
+	const struct ustack_load *l;
+	int iter = 0, r = 0, i;
+
+	*which = NULL;
+	if (!syms->ts || !syms->loads)
+		return 0;
+	while ((l = ustack_loads_next(syms->loads, pid, addr, &iter))) {
+		if (ustack_syms_execs_after(syms, pid, l->from) !=
+		    syms->cur_execs)
+			continue;	/* another image's */
+		if (syms->ts < l->from || syms->ts >= l->to) {
+			r = -1;
+			continue;
+		}
+		for (i = 0; i < l->nr_segs; i++) {
+			if (addr < l->segs[i].start || addr >= l->segs[i].end)
+				continue;
+			out->file = l->file;
+			out->build_id = l->build_id;
+			out->lowest = l->segs[0].start;
+			out->start = l->segs[i].start;
+			out->end = l->segs[i].end;
+			out->pgoff = l->segs[i].pgoff;
+			out->has_pgoff = true;
+			*which = l;
+			return 1;
+		}
+	}
+	return r;
+}
+
+/*
  * The mapping holding addr and the file's build ID if the maps have it,
  * in the maps that applied with syms->cur_execs execs of the process
  * still to come; out->lowest only as a map function gave it.  False when
@@ -702,11 +760,16 @@ static bool map_lookup(struct ustack_syms *syms, int pid,
 		       unsigned long long addr, struct map_at *out)
 {
 	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	const struct ustack_load *load;
 	int execs = syms->cur_execs;
 	struct ustack_map um;
 	int i, r;
 
 	memset(out, 0, sizeof(*out));
+	/* an object loaded at the frame's time, in whatever image */
+	r = load_lookup(syms, pid, addr, out, &load);
+	if (r)
+		return r > 0;
 	if (execs > 0) {
 		/*
 		 * An image the process left by an exec: only maps saved for
@@ -1354,7 +1417,10 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 			  int *mismatch, struct elf_file **where,
 			  struct cached **slot)
 {
+	const struct ustack_load *load;
+	struct map_at m;
 	struct cached *c;
+	const void *key;
 	int ret;
 
 	*slot = NULL;
@@ -1365,9 +1431,12 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	}
 	syms->cur_execs = syms->nr_execs ?
 		ustack_syms_execs_after(syms, pid, syms->ts) : 0;
+	/* the same address names another object in another load's time */
+	ret = load_lookup(syms, pid, addr, &m, &load);
+	key = ret < 0 ? (const void *)syms->loads : load;
 	c = cache_slot(syms, pid, syms->cur_execs, addr);
 	if (c && c->valid && c->pid == pid && c->addr == addr &&
-	    c->execs == syms->cur_execs) {
+	    c->execs == syms->cur_execs && c->load == key) {
 		*sym = c->sym;
 		*mismatch = c->mismatch;
 		*where = c->file;
@@ -1384,6 +1453,7 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 	c->valid = true;
 	c->pid = pid;
 	c->execs = syms->cur_execs;
+	c->load = key;
 	c->addr = addr;
 	c->sym = *sym;
 	c->sym.name = c->name;

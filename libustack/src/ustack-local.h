@@ -59,6 +59,40 @@ typedef int (*ustack_execs_map_func)(void *data, int pid, int execs,
 __hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
 					 ustack_execs_map_func func,
 					 void *data);
+/*
+ * Objects mapped and unmapped during a recording (loads.c): the
+ * registrar's trace_marker lines, kept per process with their times.
+ */
+#define USTACK_LOADS_OPEN	"ustack_map: open "
+#define USTACK_LOADS_CLOSE	"ustack_map: close "
+#define USTACK_LOAD_SEGS	16
+struct ustack_seg {
+	unsigned long long	start;
+	unsigned long long	end;
+	unsigned long long	pgoff;
+};
+struct ustack_load {
+	unsigned long long	from;		/* mapped at */
+	unsigned long long	to;		/* unmapped at, or ULLONG_MAX */
+	unsigned long long	base;		/* load bias: the close's key */
+	char			*file;
+	char			*build_id;	/* NULL: none recorded */
+	int			nr_segs;
+	struct ustack_seg	segs[USTACK_LOAD_SEGS];	/* by start */
+};
+struct ustack_loads;
+__hidden struct ustack_loads *ustack_loads_alloc(void);
+__hidden void ustack_loads_free(struct ustack_loads *loads);
+__hidden int ustack_loads_add_line(struct ustack_loads *loads,
+				   unsigned long long ts, const char *line);
+__hidden const struct ustack_load *ustack_loads_next(struct ustack_loads *loads,
+						     int pid,
+						     unsigned long long addr,
+						     int *iter);
+__hidden bool ustack_loads_any(struct ustack_loads *loads, int pid);
+/* The loads of @syms, made on first use (NULL without memory) */
+__hidden struct ustack_loads *ustack_syms_loads(struct ustack_syms *syms);
+
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
 

@@ -22,10 +22,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
 #include <elfutils/libdwelf.h>
+#include <gelf.h>
 #include <libelf.h>
+#include <link.h>
 
 #include "ustack.h"
+#include "ustack-local.h"
 
 #include "check.h"
 
@@ -576,11 +580,11 @@ static void test_kernel(const char *dir)
 }
 
 /*
- * Frames from before an exec (1.1): with an exec noted, a frame of the
+ * Frames from before an exec: with an exec noted, a frame of the
  * time before it is never named in the last image's maps (by hand or a
  * map function's): "0xaddr [before exec]"; after it, named as before;
- * with no time set, as before 1.1.  A frame's cached name is not reused
- * across the exec.
+ * with no time set, by the last maps.  A frame's cached name is not
+ * reused across the exec.
  */
 static void test_before_exec(const char *dir, unsigned long long vaddr)
 {
@@ -657,6 +661,115 @@ static void test_before_exec(const char *dir, unsigned long long vaddr)
 	ustack_syms_free(syms);
 }
 
+/* "segs=START-END@PGOFF,..." of @path's PT_LOADs as loaded at @base */
+static void segs_of(const char *path, unsigned long long base, char *out,
+		    size_t size)
+{
+	unsigned long long s, e;
+	size_t i, n, len = 0;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	out[0] = '\0';
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n && len < size; i++) {
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			s = (base + ph.p_vaddr) & ~0xfffULL;
+			e = (base + ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
+			len += snprintf(out + len, size - len, "%s%llx-%llx@%llx",
+					len ? "," : "segs=", s, e,
+					(unsigned long long)ph.p_offset & ~0xfffULL);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Objects loaded and unloaded while traced (the registrar's trace_marker
+ * lines, loads.c): a frame is named in the object loaded at its time, not
+ * in what the last maps have there; before the load or after the unload
+ * it is an address; a load of an image the process left by an exec does
+ * not name the frames of the next; lines that do not parse are left.
+ */
+static void test_loads(const char *dir)
+{
+	const unsigned long long B = 0x7f0000000000ULL;
+	char lib[4096], prog[4096], segs[1024], line[8192], buf[8192];
+	struct ustack_loads *loads;
+	struct ustack_syms *syms;
+	unsigned long long off;
+	struct link_map *lm;
+	void *h, *fn;
+	int i;
+
+	snprintf(lib, sizeof(lib), "%s/libsymtest.so", dir);
+	snprintf(prog, sizeof(prog), "%s/symtest-pie", dir);
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	fn = h ? dlsym(h, "lib_func") : NULL;
+	if (!fn || dlinfo(h, RTLD_DI_LINKMAP, &lm)) {
+		CHECK(0, "dlopen %s: %s", lib, dlerror());
+		return;
+	}
+	off = (unsigned long long)(uintptr_t)fn - lm->l_addr;
+	dlclose(h);
+	segs_of(lib, B, segs, sizeof(segs));
+	CHECK(segs[0], "segments of %s", lib);
+
+	for (i = 0; i < 2; i++) {
+		syms = ustack_syms_alloc();
+		/* what the maps read at the end have there: another file */
+		ustack_syms_add_map(syms, 1, B, B + 0x10000, 0, prog);
+		if (i)
+			ustack_syms_add_exec(syms, 1, 1200);
+		loads = ustack_syms_loads(syms);
+		snprintf(line, sizeof(line),
+			 "ustack_map: open pid=1 base=0x%llx build_id=- %s path=%s\n",
+			 B, segs, lib);
+		CHECK(ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=zz path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=1000-2000@0 path=rel.so") == 0 &&
+		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=0 base=0x10 segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=2000-1000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, "ustack_map: close pid=1") == 0 &&
+		      ustack_loads_add_line(loads, 10, "hello") == 0,
+		      "lines that do not parse are left");
+		CHECK(ustack_loads_add_line(loads, 1000, line) == 1, "open: %s", line);
+		snprintf(line, sizeof(line), "ustack_map: close pid=1 base=0x%llx\n", B);
+		CHECK(ustack_loads_add_line(loads, 2000, line) == 1, "close");
+
+		ustack_syms_set_time(syms, 1500);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		if (!i)
+			CHECK(!strncmp(buf, "lib_func+0x2 (", 14) &&
+			      strstr(buf, "/libsymtest.so)"),
+			      "at its time, in the object loaded then: %s", buf);
+		else
+			CHECK(!strstr(buf, "libsymtest"),
+			      "loaded before an exec: not the next image's: %s", buf);
+		ustack_syms_set_time(syms, 2500);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		CHECK(!strstr(buf, "libsymtest"), "after the unload: %s", buf);
+		ustack_syms_set_time(syms, 500);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		snprintf(line, sizeof(line), "0x%llx", B + off + 2);
+		CHECK(i || !strcmp(buf, line), "before the load, an address: %s", buf);
+		ustack_syms_set_time(syms, 0);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		CHECK(!strstr(buf, "libsymtest"), "no time: the last maps: %s", buf);
+		ustack_syms_set_time(syms, 1500);
+		ustack_syms_format(syms, 2, B + off + 2, buf, sizeof(buf));
+		CHECK(!strstr(buf, "libsymtest"), "another process: %s", buf);
+		ustack_syms_free(syms);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long pie, nopie;
@@ -695,6 +808,9 @@ int main(int argc, char **argv)
 	end();
 	begin("frames from before an exec: never in the last image's maps");
 	test_before_exec(argv[1], nopie);
+	end();
+	begin("objects loaded and unloaded while traced: named at their time");
+	test_loads(argv[1]);
 	end();
 	begin("C++ names demangled");
 	test_demangle(argv[1], strtoull(argv[4], NULL, 16));

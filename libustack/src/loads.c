@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Loads: the objects a process mapped and unmapped while it was traced
+ * (dlopen()/dlclose()), each with the time it was there, so that a frame
+ * in one is named in the object mapped at its event's time, not in the
+ * maps read at the end (which miss an object unloaded before it, or show
+ * another object loaded at the same place later).
+ *
+ * They come from trace_marker lines that the SFrame registrar
+ * (sframe-gen/preload/maps.c) writes when trace-cmd record -T runs a
+ * command with it:
+ *
+ *   ustack_map: open pid=TGID base=0xBIAS build_id=HEX|- \
+ *       segs=START-END@PGOFF[,...] path=PATH
+ *   ustack_map: close pid=TGID base=0xBIAS
+ *
+ * execs.c finds them in a trace.dat file; syms.c asks for the loads that
+ * hold an address.  A line is untrusted input: anything that does not
+ * parse whole is ignored.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-local.h"
+
+/* No more loads than this per process (a dlopen() loop): warned, dropped */
+#define LOADS_MAX	(1 << 20)
+
+struct pid_loads {
+	int			pid;
+	int			nr;
+	bool			sorted;		/* by lowest, for lookups */
+	unsigned long long	span;		/* the largest lowest..end */
+	struct ustack_load	*l;
+};
+
+struct ustack_loads {
+	struct pid_loads	*pids;		/* sorted by pid */
+	int			nr;
+	bool			warned;
+};
+
+struct ustack_loads *ustack_loads_alloc(void)
+{
+	return calloc(1, sizeof(struct ustack_loads));
+}
+
+void ustack_loads_free(struct ustack_loads *loads)
+{
+	int i, j;
+
+	if (!loads)
+		return;
+	for (i = 0; i < loads->nr; i++) {
+		for (j = 0; j < loads->pids[i].nr; j++) {
+			free(loads->pids[i].l[j].file);
+			free(loads->pids[i].l[j].build_id);
+		}
+		free(loads->pids[i].l);
+	}
+	free(loads->pids);
+	free(loads);
+}
+
+static struct pid_loads *pid_get(struct ustack_loads *loads, int pid,
+				 bool create)
+{
+	int lo = 0, hi = loads->nr, mid, i;
+	struct pid_loads *p;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (loads->pids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < loads->nr && loads->pids[lo].pid == pid)
+		return &loads->pids[lo];
+	if (!create)
+		return NULL;
+	p = realloc(loads->pids, (loads->nr + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	loads->pids = p;
+	for (i = loads->nr; i > lo; i--)
+		p[i] = p[i - 1];
+	memset(&p[lo], 0, sizeof(p[lo]));
+	p[lo].pid = pid;
+	loads->nr++;
+	return &p[lo];
+}
+
+/* "0x..." or hex without it, the whole of [s, end) */
+static bool hex_span(const char *s, const char *end, unsigned long long *v)
+{
+	char *e;
+
+	if (end - s > 2 && s[0] == '0' && s[1] == 'x')
+		s += 2;
+	if (s >= end || !((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, 16);
+	return !errno && e == end;
+}
+
+/* The value of "KEY=" in line up to the next space (or the end) */
+static bool field(const char *line, const char *key, const char **v,
+		  const char **end)
+{
+	size_t n = strlen(key);
+	const char *s = line;
+
+	while ((s = strstr(s, key))) {
+		if ((s == line || s[-1] == ' ') && s[n] == '=') {
+			*v = s + n + 1;
+			*end = *v + strcspn(*v, " \n");
+			return true;
+		}
+		s += n;
+	}
+	return false;
+}
+
+static bool num_field(const char *line, const char *key,
+		      unsigned long long *v)
+{
+	const char *s, *e;
+
+	return field(line, key, &s, &e) && hex_span(s, e, v);
+}
+
+static bool pid_field(const char *line, int *pid)
+{
+	const char *s, *e;
+	char *x;
+	long v;
+
+	if (!field(line, "pid", &s, &e))
+		return false;
+	errno = 0;
+	v = strtol(s, &x, 10);
+	if (errno || x != e || v <= 0 || v > INT_MAX)
+		return false;
+	*pid = (int)v;
+	return true;
+}
+
+/* "START-END@PGOFF[,...]" into l->segs; false on anything else */
+static bool parse_segs(const char *s, const char *end, struct ustack_load *l)
+{
+	const char *c, *dash, *at;
+	struct ustack_seg *g;
+
+	while (s < end) {
+		c = memchr(s, ',', end - s);
+		if (!c)
+			c = end;
+		dash = memchr(s, '-', c - s);
+		at = dash ? memchr(dash, '@', c - dash) : NULL;
+		if (!at || l->nr_segs == USTACK_LOAD_SEGS)
+			return false;
+		g = &l->segs[l->nr_segs];
+		if (!hex_span(s, dash, &g->start) ||
+		    !hex_span(dash + 1, at, &g->end) ||
+		    !hex_span(at + 1, c, &g->pgoff) || g->end <= g->start)
+			return false;
+		if (l->nr_segs && g->start < l->segs[l->nr_segs - 1].start)
+			return false;
+		l->nr_segs++;
+		s = c < end ? c + 1 : c;
+	}
+	return l->nr_segs > 0;
+}
+
+static int add_open(struct ustack_loads *loads, unsigned long long ts,
+		    const char *line)
+{
+	struct ustack_load l = { .from = ts, .to = ULLONG_MAX };
+	const char *s, *e, *path;
+	struct pid_loads *p;
+	int pid;
+
+	path = strstr(line, " path=");
+	if (!path || !pid_field(line, &pid) || !num_field(line, "base", &l.base) ||
+	    !field(line, "segs", &s, &e) || e > path || !parse_segs(s, e, &l))
+		return 0;
+	path += 6;
+	if (*path != '/')
+		return 0;
+	l.file = strndup(path, strcspn(path, "\n"));
+	if (field(line, "build_id", &s, &e) && e > s && e < path &&
+	    !(e - s == 1 && *s == '-'))
+		l.build_id = strndup(s, e - s);
+	p = pid_get(loads, pid, true);
+	if (!l.file || !p || p->nr >= LOADS_MAX) {
+		if (p && p->nr >= LOADS_MAX && !loads->warned) {
+			ustack_warn("process %d: more than %d objects loaded, later ones named by its last maps",
+				    pid, LOADS_MAX);
+			loads->warned = true;
+		}
+		free(l.file);
+		free(l.build_id);
+		return l.file && p ? 1 : -1;
+	}
+	if (!(p->nr & (p->nr - 1)) || !p->l) {
+		struct ustack_load *n;
+
+		n = realloc(p->l, (p->nr ? 2 * p->nr : 8) * sizeof(*n));
+		if (!n) {
+			free(l.file);
+			free(l.build_id);
+			return -1;
+		}
+		p->l = n;
+	}
+	p->l[p->nr++] = l;
+	p->sorted = false;
+	if (l.segs[l.nr_segs - 1].end - l.segs[0].start > p->span)
+		p->span = l.segs[l.nr_segs - 1].end - l.segs[0].start;
+	return 1;
+}
+
+static int add_close(struct ustack_loads *loads, unsigned long long ts,
+		     const char *line)
+{
+	unsigned long long base;
+	struct pid_loads *p;
+	int pid, i;
+
+	if (!pid_field(line, &pid) || !num_field(line, "base", &base))
+		return 0;
+	p = pid_get(loads, pid, false);
+	/* the last load of that base still there (lines come in time order) */
+	for (i = p ? p->nr - 1 : -1; i >= 0; i--) {
+		if (p->l[i].base == base && p->l[i].to == ULLONG_MAX &&
+		    p->l[i].from <= ts) {
+			p->l[i].to = ts;
+			break;
+		}
+	}
+	return 1;
+}
+
+/**
+ * ustack_loads_add_line - take one trace_marker line of the registrar
+ * @loads: the loads
+ * @ts: the time stamp of its event
+ * @line: the marker's text
+ *
+ * Lines must come in time order.  Returns 1 for a line taken, 0 for one
+ * that is not the registrar's (or does not parse), -1 with errno ENOMEM.
+ */
+int ustack_loads_add_line(struct ustack_loads *loads, unsigned long long ts,
+			  const char *line)
+{
+	if (!strncmp(line, USTACK_LOADS_OPEN, strlen(USTACK_LOADS_OPEN)))
+		return add_open(loads, ts, line);
+	if (!strncmp(line, USTACK_LOADS_CLOSE, strlen(USTACK_LOADS_CLOSE)))
+		return add_close(loads, ts, line);
+	return 0;
+}
+
+static int cmp_lowest(const void *a, const void *b)
+{
+	const struct ustack_load *x = a, *y = b;
+
+	if (x->segs[0].start != y->segs[0].start)
+		return x->segs[0].start < y->segs[0].start ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Whether @addr is in one of @l's segments */
+static bool holds(const struct ustack_load *l, unsigned long long addr)
+{
+	int i;
+
+	for (i = 0; i < l->nr_segs; i++)
+		if (l->segs[i].start <= addr && addr < l->segs[i].end)
+			return true;
+	return false;
+}
+
+/**
+ * ustack_loads_next - the next load of a process that held an address
+ * @loads: the loads
+ * @pid: the process
+ * @addr: the address
+ * @iter: 0 to start; the call moves it on
+ *
+ * Returns each load of @pid with a segment holding @addr, at any time,
+ * one per call, then NULL.
+ */
+const struct ustack_load *ustack_loads_next(struct ustack_loads *loads,
+					    int pid, unsigned long long addr,
+					    int *iter)
+{
+	struct pid_loads *p = loads ? pid_get(loads, pid, false) : NULL;
+	int lo, hi, mid;
+
+	if (!p || !p->nr)
+		return NULL;
+	if (!p->sorted) {
+		qsort(p->l, p->nr, sizeof(*p->l), cmp_lowest);
+		p->sorted = true;
+	}
+	if (!*iter) {
+		/* past the last load starting at or below addr */
+		for (lo = 0, hi = p->nr; lo < hi; ) {
+			mid = (lo + hi) / 2;
+			if (p->l[mid].segs[0].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*iter = lo + 1;
+	}
+	/* down while a load starting there could still reach addr */
+	while (--*iter > 0) {
+		const struct ustack_load *l = &p->l[*iter - 1];
+
+		if (addr - l->segs[0].start >= p->span)
+			break;
+		if (holds(l, addr))
+			return l;
+	}
+	*iter = -1;
+	return NULL;
+}
+
+/* Whether any load of @pid is known */
+bool ustack_loads_any(struct ustack_loads *loads, int pid)
+{
+	struct pid_loads *p = loads ? pid_get(loads, pid, false) : NULL;
+
+	return p && p->nr;
+}
