@@ -25,7 +25,8 @@ tracecmd-T-report-filter tracecmd-T-32bit tracecmd-stock-report-kernel-frames
 tracecmd-T-no-own-syscalls tracecmd-T-strace tracecmd-T-gdb
 tracecmd-T-exec-default tracecmd-T-no-syscall-stops tracecmd-exec-maps-without-T-warns
 tracecmd-T-exec-old-image
-tracecmd-T-system-wide tracecmd-T-vdso-named tracecmd-T-pgoff-saved"
+tracecmd-T-system-wide tracecmd-T-vdso-named tracecmd-T-pgoff-saved
+tracecmd-T-dlopen-named"
 
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
@@ -551,6 +552,59 @@ for vs, ms, off in segs:
         sys.exit('segment at %x: no mapping starts at its page' % vs)
 print('%d mappings: %s' % (len(got), ' '.join('+%x@%x' % (a - low, o) for a, o in sorted(got))))
 EOF2
+t_pass
+
+# dlopen()/dlclose() during a recording (patch 0022): the workload loads
+# libdlwork-a.so, calls getppid() 3 times under dla_*, unloads it, loads
+# libdlwork-b.so (same layout) where a was and does the same under dlb_*,
+# and keeps b to the end.  The maps read at exit show b where a was:
+# before, a's frames were named dlb_* (wrong names, silently).  Now the
+# registrar writes each load to trace_marker and report names a frame in
+# the library mapped at its event's time.  Oracles: the workload's own
+# order (a first) and load biases (dlinfo), nm -S of each library.
+t_begin tracecmd-T-dlopen-named
+rec dlo -T -e syscalls:sys_enter_getppid -F "$WL"/dlwork 3 keep &&
+check "b loaded where a was (the workload's dlinfo): $(grep -E '^[ab] 0x' "$D/dlo.out" | tr '\n' ' ')" \
+	test "$(grep -E '^[ab] 0x' "$D/dlo.out" | awk '{ print $2 }' | uniq | wc -l)" = 1 &&
+base=$(awk '$1 == "a" { print $2; exit }' "$D/dlo.out") &&
+check "the registrar's lines in the trace: a loaded, unloaded, b loaded" bash -c "
+	grep -o 'ustack_map: [a-z]* pid=[0-9]* base=$base.*' '$D/dlo.txt' |
+	sed 's/ build_id=.*path=/ /; s/ pid=[0-9]*//' > '$D/dlo.loads'
+	diff <(printf '%s\n' 'ustack_map: open base=$base $WL/libdlwork-a.so' \
+		'ustack_map: close base=$base' 'ustack_map: open base=$base $WL/libdlwork-b.so') \
+		<(head -3 '$D/dlo.loads')" &&
+ustacks "$D/dlo.txt" sys_enter_getppid > "$D/dlo.stacks" &&
+check "6 getppid stacks" test "$(wc -l < "$D/dlo.stacks")" = 6 &&
+check "under libc's getppid, the first 3 in a, the last 3 in b: $(cut -d'|' -f2 "$D/dlo.stacks" | cut -d';' -f2 | tr '\n' ' ')" bash -c "
+	a='dla_inner $WL/libdlwork-a.so;dla_middle $WL/libdlwork-a.so;dla_work $WL/libdlwork-a.so'
+	b='dlb_inner $WL/libdlwork-b.so;dlb_middle $WL/libdlwork-b.so;dlb_work $WL/libdlwork-b.so'
+	cut -d'|' -f2 '$D/dlo.stacks' | cut -d';' -f2-4 > '$D/dlo.heads'
+	cut -d'|' -f2 '$D/dlo.stacks' | cut -d';' -f1 | grep -c '^getppid /.*/libc\.so\.6\$' | grep -qx 6 &&
+	diff <(printf '%s\n' \"\$a\" \"\$a\" \"\$a\" \"\$b\" \"\$b\" \"\$b\") '$D/dlo.heads'" &&
+check "each frame's offset inside its function (nm -S)" python3 - "$D/dlo.txt" "$WL" <<'EOF2' &&
+import re, subprocess, sys
+rep, wl = sys.argv[1:3]
+size = {}
+for lib in ('a', 'b'):
+    out = subprocess.run(['nm', '-S', '%s/libdlwork-%s.so' % (wl, lib)], capture_output=True, text=True).stdout
+    for l in out.split('\n'):
+        f = l.split()
+        if len(f) == 4:
+            size[(lib, f[3])] = int(f[1], 16)
+n = 0
+for m in re.finditer(r' => (dl([ab])_[a-z]+)\+0x([0-9a-f]+) \(\S*/libdlwork-([ab])\.so\)', open(rep).read()):
+    name, lib, off, file = m.group(1), m.group(2), int(m.group(3), 16), m.group(4)
+    if lib != file or off >= size.get((lib, name), 0):
+        sys.exit('%s+0x%x in libdlwork-%s.so: nm -S says size %s' % (name, off, file, size.get((lib, name))))
+    n += 1
+if n != 18:
+    sys.exit('%d library frames, want 18' % n)
+print('%d library frames inside their functions' % n)
+EOF2
+TRACEEVENT_PLUGIN_DIR="$REPO/trace-cmd/plugins" /usr/bin/trace-cmd report -i "$D/dlo.dat" > "$D/dlo.stock" 2>&1 &&
+check "stock trace-cmd with the libtraceevent plugin, the same: $(grep -o 'dl[ab]_inner' "$D/dlo.stock" | tr '\n' ' ')" \
+	test "$(grep -o 'dl[ab]_inner+0x[0-9a-f]* ([^)]*libdlwork-[ab]' "$D/dlo.stock" | sed 's/+.*libdlwork-/ /' | tr '\n' ' ')" = \
+	"dla_inner a dla_inner a dla_inner a dlb_inner b dlb_inner b dlb_inner b " &&
 t_pass
 
 reset_tracing
