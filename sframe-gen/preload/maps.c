@@ -52,6 +52,15 @@ static int marker(void)
 	return marker_fd;
 }
 
+/* Whether loads are to be written at all (SFREG_MAPS_MARKER opens) */
+int sfreg_maps_wanted(void)
+{
+	int saved = errno, ret = marker() >= 0;
+
+	errno = saved;
+	return ret;
+}
+
 /* Append to @buf (@len used of @size); false once it does not fit */
 static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 {

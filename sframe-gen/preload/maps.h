@@ -17,6 +17,7 @@ struct sfreg_load {
 	uintptr_t offset;	/* p_offset */
 };
 
+int sfreg_maps_wanted(void);
 void sfreg_maps_open(const char *path, uintptr_t base,
 		     const struct sfreg_load *loads, int nr,
 		     const unsigned char *build_id, unsigned int build_id_len);

@@ -372,6 +372,7 @@ SFREG_API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 {
 	const char *path;
 	static int main_seen;
+	int announce;
 
 	read_env();
 	*cookie = map->l_addr;
@@ -386,8 +387,9 @@ SFREG_API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	 * loaded with the program are in its maps as trace-cmd reads them,
 	 * and are never unloaded before exit
 	 */
-	if (path)
-		register_object(path, map->l_addr, started && path[0] == '/');
+	announce = started && path && path[0] == '/' && sfreg_maps_wanted();
+	if (path && (!disabled || announce))
+		register_object(path, map->l_addr, announce);
 	return 0;
 }
 
