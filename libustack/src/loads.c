@@ -206,10 +206,10 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 		free(l.build_id);
 		return l.file && p ? 1 : -1;
 	}
-	if (!(p->nr & (p->nr - 1)) || !p->l) {
+	if (!(p->nr & (p->nr - 1))) {	/* full at 0, 1, 2, 4, ... */
 		struct ustack_load *n;
 
-		n = realloc(p->l, (p->nr ? 2 * p->nr : 8) * sizeof(*n));
+		n = realloc(p->l, (p->nr ? 2 * p->nr : 1) * sizeof(*n));
 		if (!n) {
 			free(l.file);
 			free(l.build_id);

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -790,6 +791,33 @@ static void test_loads(const char *dir)
 		CHECK(!strstr(buf, "libsymtest"), "another process: %s", buf);
 		ustack_syms_free(syms);
 	}
+
+	/* many loads (the array grows), three places reused in turn */
+	loads = ustack_loads_alloc();
+	for (i = 0; i < 100; i++) {
+		unsigned long long b = 0x100000ULL * (i % 3);
+
+		snprintf(line, sizeof(line),
+			 "ustack_map: open pid=7 base=0x%llx build_id=- segs=%llx-%llx@0 path=/l%d.so",
+			 b, b, b + 0x2000, i);
+		snprintf(buf, sizeof(buf), "ustack_map: close pid=7 base=0x%llx", b);
+		if (ustack_loads_add_line(loads, 10 * i, line) != 1 ||
+		    ustack_loads_add_line(loads, 10 * i + 5, buf) != 1)
+			break;
+	}
+	{
+		const struct ustack_load *l;
+		int it = 0, n = 0, open = 0;
+
+		while ((l = ustack_loads_next(loads, 7, 0x100010, &it))) {
+			n++;
+			open += l->to == ULLONG_MAX;
+		}
+		CHECK(i == 100 && n == 33 && !open,
+		      "100 loads at 3 places: %d taken, %d hold 0x100010 (want 33), %d never closed",
+		      i, n, open);
+	}
+	ustack_loads_free(loads);
 }
 
 int main(int argc, char **argv)
