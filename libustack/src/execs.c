@@ -65,7 +65,8 @@ static int load_line(struct exec_read *r, struct tep_record *rec)
 	int off = r->buf_field->offset, len;
 
 	if (off < 0 || off >= rec->size ||
-	    strncmp((const char *)rec->data + off, "ustack_map: ", 12))
+	    strncmp((const char *)rec->data + off, USTACK_LOADS_PREFIX,
+		    strlen(USTACK_LOADS_PREFIX)))
 		return 0;
 	len = rec->size - off;
 	if (len >= (int)sizeof(line))

@@ -63,8 +63,9 @@ __hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
  * Objects mapped and unmapped during a recording (loads.c): the
  * registrar's trace_marker lines, kept per process with their times.
  */
-#define USTACK_LOADS_OPEN	"ustack_map: open "
-#define USTACK_LOADS_CLOSE	"ustack_map: close "
+#define USTACK_LOADS_PREFIX	"ustack_map: "
+#define USTACK_LOADS_OPEN	USTACK_LOADS_PREFIX "open "
+#define USTACK_LOADS_CLOSE	USTACK_LOADS_PREFIX "close "
 #define USTACK_LOAD_SEGS	16
 struct ustack_seg {
 	unsigned long long	start;
