@@ -11,7 +11,8 @@
 # guarantee), guest-boot (the same kernel booted with deferred stacks asked
 # for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
 # (booted with a stacktrace:defer trigger on a syscall event,
-# tests/guest/boot-syscall-trigger.sh), sframe-gen (tests/userspace/
+# tests/guest/boot-syscall-trigger.sh), demo (rig/demo.sh --repeat 3: the
+# README's first command, three runs in one boot, each checked), sframe-gen (tests/userspace/
 # sframe-gen/run.sh: SFrame generated from .eh_frame, checked against
 # readelf and the kernel's rules), sframe-register (tests/userspace/
 # sframe-gen/register.sh: the SFrame registrar's cache and its promise to
@@ -172,6 +173,17 @@ suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 60
 suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@]}" --timeout 600 \
 	--append "trace_event=syscalls:sys_enter_getppid trace_trigger=sys_enter_getppid.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
+# The README's first command, three runs in one boot, each checked: a
+# check that depends on the order or timing of events fails here first
+demo_suite() {
+	local rc
+	"$REPO/rig/demo.sh" --repeat 3
+	rc=$?
+	[ $rc = 0 ] || echo "FAIL demo # rig/demo.sh --repeat 3 exited $rc"
+	echo "$(grep -c '^PASS demo-run-' "$logs/demo.log") passed, $((rc != 0)) failed"
+	return $rc
+}
+suite demo demo_suite
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"

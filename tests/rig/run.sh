@@ -71,6 +71,31 @@ hits=$(cd "$REPO" && git ls-files -z | xargs -0 grep -I -l -E "$pat" 2>/dev/null
 	fail repo-names-no-archive "archive host in: $(echo $hits)"
 
 # ---- trace-cmd 3.4 built from Debian's sources (tests/rig/tracecmd.sh) -------
+# rig/demo.sh's checks read the stack of the event they mean: a recording
+# with -T holds sched_process_exec too, whose user stack (the loader's
+# _start) came first in the report in most runs of 2026-11
+. "$REPO/rig/report-stacks.sh"
+rep='     python3-90    [001] .....  4.000100: sched_process_exec:   filename=/usr/bin/python3 pid=90 old_pid=90
+  <kernel stack>
+  => ftrace_trace_userstack+0x10 (ffffffff81000010)
+  <user stack>
+  => _start+0x0 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+     python3-90    [001] .....  4.200100: sys_enter_getppid:    
+  <kernel stack>
+  => ftrace_syscall_enter+0x178 (ffffffff81145e18)
+  <user stack>
+  => getppid+0xb (/usr/lib/x86_64-linux-gnu/libc.so.6)
+  => Py_BytesMain+0x2d (/usr/bin/python3.11)
+  => _start+0x2a (/usr/bin/python3.11)
+     python3-90    [001] .....  4.200200: sys_exit_getppid:     0x4d'
+got=$(user_frames "$rep" sys_enter_getppid | tr '\n' ' ')
+[ "$got" = "getppid+0xb Py_BytesMain+0x2d _start+0x2a " ] && pass demo-user-frames-of-event ||
+	fail demo-user-frames-of-event "got '$got'"
+got=$(user_frames "$rep" sys_exit_getppid)
+[ -z "$got" ] && pass demo-user-frames-none || fail demo-user-frames-none "got '$got'"
+got=$(event_block "$rep" sys_enter_getppid | wc -l)
+[ "$got" = 7 ] && pass demo-event-block || fail demo-event-block "got $got lines"
+
 "$HERE/tracecmd.sh" > "$T/tracecmd.out" 2>&1
 grep -vE '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out"
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out" | tail -1)
