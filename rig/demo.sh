@@ -9,6 +9,10 @@
 #                      checks on the host (the first one shown); the test
 #                      suite runs it so a check that depends on order or
 #                      timing fails there first
+#   rig/demo.sh --kernel BZIMAGE
+#                      boot that image (built) instead of building one:
+#                      the test suite's, which must not wait for the
+#                      build lock an s390x build holds
 #   rig/demo.sh --arch s390x
 #                      the same on s390x: a cross-built kernel booted in
 #                      qemu-system-s390x, a program built -mbackchain and
@@ -18,16 +22,24 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 . "$here/report-stacks.sh"
-repeat=1
-case ${1:-} in
---arch)
-	set_arch "${2:-}"
-	[ "$FTD_ARCH" = s390x ] && exec "$REPO/tests/s390x/run.sh" --show ;;
---repeat)
-	[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "usage: $0 [--arch ARCH | --repeat N]"
-	repeat=$2 ;;
-?*) die "usage: $0 [--arch ARCH | --repeat N]" ;;
-esac
+repeat=1 kopt=()
+usage="usage: $0 [--arch ARCH | [--repeat N] [--kernel BZIMAGE]]"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch)
+		set_arch "${2:-}"
+		[ "$FTD_ARCH" = s390x ] && exec "$REPO/tests/s390x/run.sh" --show
+		shift ;;
+	--repeat)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "$usage"
+		repeat=$2; shift ;;
+	--kernel)
+		[ -f "${2:-}" ] || die "$usage"
+		kopt=(--kernel "$2"); shift ;;
+	*) die "$usage" ;;
+	esac
+	shift
+done
 ensure_cache
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
 	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev
@@ -43,7 +55,7 @@ cmd=$guest
 for ((i = 2; i <= repeat; i++)); do
 	cmd+=" && mkdir -p /results/run-$i && FTD_RESULTS=/results/run-$i $guest > /results/run-$i/out.log 2>&1"
 done
-"$here/run-guest.sh" --quiet --out "$out" --timeout $((1200 * repeat)) --cmd "$cmd" >/dev/null ||
+"$here/run-guest.sh" "${kopt[@]}" --quiet --out "$out" --timeout $((1200 * repeat)) --cmd "$cmd" >/dev/null ||
 	{ cat "$out/console.log" >&2; die "the demo failed (see $out)"; }
 # The guest's output, without the kernel's boot messages
 sed -n '/^# echo/,$p' "$out/console.log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]|^ftd-'

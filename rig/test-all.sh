@@ -56,19 +56,28 @@ declare -a summary
 
 # suite NAME CMD...: run it, take its last "N passed, N failed" line
 suite() {
-	local name=$1 rc line p f s extra=0 start=$SECONDS
+	local name=$1 start=$SECONDS
 	shift
-	[ -n "$only" ] && [ "$only" != "$name" ] && return 0
+	want "$name" || return 0
 	log "suite $name: $*"
 	"$@" > "$logs/$name.log" 2>&1
-	rc=$?
+	count "$name" $? $((SECONDS - start))
+}
+
+# want NAME: whether suite NAME runs (all, or the one --only names)
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
+# count NAME RC SECS: add the last "N passed, N failed" line of NAME's log
+# to the totals; a non-zero exit with no failed test is one failure more
+count() {
+	local name=$1 rc=$2 secs=$3 line p f s extra=0
 	line=$(grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -1)
 	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
 	else
 		p=0 f=0 s=0
 	fi
-	if [ $rc != 0 ] && [ "$f" = 0 ]; then
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		extra=1
 		tail -30 "$logs/$name.log" >&2
 		log "suite $name exited $rc without a failed test: counted as one failure"
@@ -77,7 +86,7 @@ suite() {
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f + extra))
 	total_skip=$((total_skip + s))
 	summary+=("$(printf '%-14s %4d passed %3d failed %3d skipped %5ds  (%s)' \
-		"$name" "$p" $((f + extra)) "$s" $((SECONDS - start)) "$logs/$name.log")")
+		"$name" "$p" $((f + extra)) "$s" "$secs" "$logs/$name.log")")
 }
 
 # The guest suite: results.txt has one PASS/FAIL/SKIP line per test; the
@@ -162,8 +171,46 @@ fi
 wait "$bu246_pid"
 make -s -C "$REPO/tests/workload" sframe3 >&2 ||
 	log "binutils 2.46 or its workload did not build (see $logs/binutils-2.46.log): t-97's sframe-v3-gas fails"
+# The host-only suites (no kernel of ours) run one after another in the
+# background while the guests boot: TCG runs a guest on one host thread,
+# so a core was idle for the 25-odd minutes of the guest suites, and
+# these suites then took 13 more after them.  Their logs and counts are
+# taken when they end (host_suites_count, below).  The guest sees the
+# plugin through a copy: the plugin suite rebuilds trace-cmd/plugins.
+host_suites=(sframe-gen sframe-register plugin lib kernelshark s390x-readers)
+host_suite() {
+	case $1 in
+	sframe-gen) "$REPO/tests/userspace/sframe-gen/run.sh" ;;
+	sframe-register) "$REPO/tests/userspace/sframe-gen/register.sh" ;;
+	plugin) "$REPO/tests/userspace/plugin/run.sh" ;;
+	lib) "$REPO/tests/userspace/lib/run.sh" ;;
+	kernelshark) KS_ARTIFACTS="$logs/kernelshark" "$REPO/tests/userspace/kernelshark/run.sh" ;;
+	s390x-readers) FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh" ;;
+	esac
+}
+mkdir -p "$logs/guest-plugins"
+cp "$REPO/trace-cmd/plugins/"*.so "$logs/guest-plugins/" 2>/dev/null
+( for n in "${host_suites[@]}"; do
+	want "$n" || continue
+	t=$SECONDS
+	log "suite $n (beside the guests)"
+	host_suite "$n" > "$logs/$n.log" 2>&1
+	echo "$? $((SECONDS - t))" > "$logs/$n.done"
+  done ) &
+host_pid=$!
+# host_suites_count: wait for the host-only suites, count each
+host_suites_count() {
+	local n rc secs
+	wait "$host_pid"
+	for n in "${host_suites[@]}"; do
+		want "$n" || continue
+		read -r rc secs < "$logs/$n.done" 2>/dev/null || { rc=1 secs=0; }
+		count "$n" "$rc" "$secs"
+	done
+}
+
 suite guest guest_suite "${kopt[@]}" --timeout 2400 \
-	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/run-all.sh"
+	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") FTD_PLUGIN_DIR=$(printf %q "$logs/guest-plugins") $REPO/tests/guest/run-all.sh"
 # Deferred user stacks asked for on the kernel command line: a boot of its own
 suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
@@ -177,7 +224,7 @@ suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@
 # check that depends on the order or timing of events fails here first
 demo_suite() {
 	local rc
-	"$REPO/rig/demo.sh" --repeat 3
+	"$REPO/rig/demo.sh" --repeat 3 "${kopt[@]}"
 	rc=$?
 	[ $rc = 0 ] || echo "FAIL demo # rig/demo.sh --repeat 3 exited $rc"
 	echo "$(grep -c '^PASS demo-run-' "$logs/demo.log") passed, $((rc != 0)) failed"
@@ -189,16 +236,7 @@ if [ $debug = 1 ]; then
 		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
 fi
 
-# The userspace suites before the s390x suite, whose kernel is built in
-# the background: on a cold cache the build may still run when the guest
-# suites end, and these suites do not need it.
-suite sframe-gen "$REPO/tests/userspace/sframe-gen/run.sh"
-suite sframe-register "$REPO/tests/userspace/sframe-gen/register.sh"
-suite plugin "$REPO/tests/userspace/plugin/run.sh"
-suite lib "$REPO/tests/userspace/lib/run.sh"
-suite kernelshark env KS_ARTIFACTS="$logs/kernelshark" \
-	"$REPO/tests/userspace/kernelshark/run.sh"
-suite s390x-readers env FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh"
+host_suites_count
 
 # trace-cmd's -T on a real vanilla kernel: Debian's own 7.3 kernel, as
 # its users run it (fetched, not built: rig/fetch-debian-kernel.sh), a

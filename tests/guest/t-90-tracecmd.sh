@@ -601,7 +601,7 @@ if n != 18:
     sys.exit('%d library frames, want 18' % n)
 print('%d library frames inside their functions' % n)
 EOF2
-TRACEEVENT_PLUGIN_DIR="$REPO/trace-cmd/plugins" /usr/bin/trace-cmd report -i "$D/dlo.dat" > "$D/dlo.stock" 2>&1 &&
+TRACEEVENT_PLUGIN_DIR="${FTD_PLUGIN_DIR:-$REPO/trace-cmd/plugins}" /usr/bin/trace-cmd report -i "$D/dlo.dat" > "$D/dlo.stock" 2>&1 &&
 check "stock trace-cmd with the libtraceevent plugin, the same: $(grep -o 'dl[ab]_inner' "$D/dlo.stock" | tr '\n' ' ')" \
 	test "$(grep -o 'dl[ab]_inner+0x[0-9a-f]* ([^)]*libdlwork-[ab]' "$D/dlo.stock" | sed 's/+.*libdlwork-/ /' | tr '\n' ' ')" = \
 	"dla_inner a dla_inner a dla_inner a dlb_inner b dlb_inner b dlb_inner b " &&
