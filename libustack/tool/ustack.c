@@ -22,6 +22,7 @@
 
 #include "ustack.h"
 #include "evfilter.h"
+#include "frames.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -39,6 +40,8 @@ enum {
 	OPT_PID,
 	OPT_COMM,
 	OPT_TIME,
+	OPT_TRACER_FRAMES,
+	OPT_NO_ANNOTATE,
 };
 
 struct folded {
@@ -53,6 +56,8 @@ struct ctx {
 	bool			folded;
 	bool			summary;	/* --summary */
 	bool			inline_frames;	/* --inline */
+	bool			tracer_frames;	/* --tracer-frames */
+	bool			no_annotate;	/* --no-annotate: no _[k] */
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -148,6 +153,9 @@ static void usage(FILE *fp)
 "                        first) with counts and percentages, most first\n"
 "      --inline          user frames with their source lines and the\n"
 "                        functions inlined there, as trace-cmd report\n"
+"      --tracer-frames   also the tracer's own kernel frames (the event's\n"
+"                        probe, tracepoint and trigger), hidden by default\n"
+"      --no-annotate     --folded: kernel frames without the _[k] mark\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -379,6 +387,10 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	}
  clean:
 	sanitize(c, out);
+	/* flamegraph.pl colours them (stackcollapse-perf.pl's mark) */
+	if (kernel && c->folded && !c->no_annotate &&
+	    strlen(out) + 5 <= size)
+		strcat(out, "_[k]");
 }
 
 /* The event's name as the text output prints it */
@@ -677,6 +689,7 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 static int event_cb(const struct ustack_event *ev, void *data)
 {
 	struct ctx *c = data;
+	struct ustack_event shown;
 	int r;
 
 	if (c->filter) {
@@ -691,6 +704,16 @@ static int event_cb(const struct ustack_event *ev, void *data)
 			return 0;
 	}
 	load_live_maps(c, ev->tgid);
+	/* the tracer's own frames: hidden unless asked for, or -r */
+	if (!c->tracer_frames && !c->raw && ev->nr_kernel) {
+		r = tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch);
+		if (r) {
+			shown = *ev;
+			shown.kernel += r;
+			shown.nr_kernel -= r;
+			ev = &shown;
+		}
+	}
 	/* its user frames in the maps of its time */
 	c->ts = ev->ts;
 	ustack_syms_set_time(c->syms, ev->ts);
@@ -1029,6 +1052,8 @@ int main(int argc, char **argv)
 		{ "folded",	no_argument,		NULL, OPT_FOLDED },
 		{ "summary",	no_argument,		NULL, OPT_SUMMARY },
 		{ "inline",	no_argument,		NULL, OPT_INLINE },
+		{ "tracer-frames", no_argument,		NULL, OPT_TRACER_FRAMES },
+		{ "no-annotate", no_argument,		NULL, OPT_NO_ANNOTATE },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1090,6 +1115,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_INLINE:
 			c.inline_frames = true;
+			break;
+		case OPT_TRACER_FRAMES:
+			c.tracer_frames = true;
+			break;
+		case OPT_NO_ANNOTATE:
+			c.no_annotate = true;
 			break;
 		case 'B':
 			buffer = optarg;

@@ -560,11 +560,11 @@ if python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspa
 		n=tracecmd-report-filter-keeps-stacks-$t-$(echo "$opt" | tr -d ' -')
 		"$stock" report -t $opt "$dat" > "$T/filt/stock" 2>/dev/null
 		"$tc" report -t $opt "$dat" > "$T/filt/series" 2>/dev/null
-		"$useries" -q "$dat" > "$T/filt/ustack" 2>/dev/null
+		"$useries" -q --tracer-frames "$dat" > "$T/filt/ustack" 2>/dev/null
 		uf=()
 		case $opt in
 		--cpu*) ;;	# ustack has no --cpu
-		*) "$useries" -q $opt "$dat" > "$T/filt/ustack-f" 2>/dev/null; uf=("$T/filt/ustack-f") ;;
+		*) "$useries" -q --tracer-frames $opt "$dat" > "$T/filt/ustack-f" 2>/dev/null; uf=("$T/filt/ustack-f") ;;
 		esac
 		if python3 "$REPO/tests/rig/report-filter-check.py" "$T/filt/stock" "$T/filt/series" \
 			"$T/filt/ustack" "${uf[@]}" > "$T/filt/check" 2>&1; then

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ustack's analyses (issue 39): flame-graph conventions in --folded (_[k],
+# the tracer's frames hidden), the call tree (--tree), weights by time
+# (--weight=latency), JSON (--json).  The oracles: the documented list
+# of tracer frames (read from ustack(1) itself), ustack's own --folded
+# counts (tested against stock trace-cmd report in test-select.sh)
+# recounted by awk, timestamps of stock trace-cmd report, python3's json
+# parser.  Prints PASS:/FAIL: lines.
+#   usage: test-analysis.sh USTACK FIXDIR BUILD WORKLOAD
+set -u
+USTACK=$1
+FIX=$2
+B=$3/analysis
+WORK=$4
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MAN=$HERE/../../../libustack/Documentation/ustack.txt
+mkdir -p "$B"
+. "$HERE/valgrind.sh"
+TC=${TRACE_CMD:-trace-cmd}
+TG=$FIX/trigger-getppid.dat
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+
+# us NAME ARGS...: ustack (under valgrind) into $B/NAME.out/.err; 0 and 2
+# (a binary of the trace not here) are answers
+us() {
+	local name=$1 rc
+	shift
+	"${VG[@]}" "$USTACK" "$@" >"$B/$name.out" 2>"$B/$name.err"
+	rc=$?
+	if [ $rc != 0 ] && [ $rc != 2 ]; then
+		echo "ustack $*: exit $rc: $(head -3 "$B/$name.err")"
+		return 1
+	fi
+	return 0
+}
+
+# ---- 1. the tracer's own frames, and _[k] ----
+# The list as the man page gives it (--tracer-frames): one name or
+# prefix* a line
+sed -n '/^\*--tracer-frames\*::/,/^\*--/p' "$MAN" | grep -o '`[^`]*`' | tr -d '`' >"$B/tracer.list"
+# hide FILE: the text output FILE with, per event, the innermost run of
+# kernel frames whose names are in the list left out
+hide() {
+	awk -v list="$B/tracer.list" '
+		BEGIN { while ((getline l < list) > 0) names[n++] = l }
+		function tracer(f,   i, p) {
+			sub(/\+0x.*/, "", f)
+			for (i = 0; i < n; i++) {
+				p = names[i]
+				if (p ~ /\*$/) { p = substr(p, 1, length(p) - 1)
+					if (substr(f, 1, length(p)) == p) return 1 }
+				else if (f == p) return 1
+			}
+			return 0
+		}
+		/^[^ ]/ || /^$/ { inner = 1; print; next }
+		/^  k / { if (inner && tracer($2)) { hidden++; next } inner = 0; print; next }
+		{ inner = 0; print }
+		END { print hidden + 0 > "/dev/stderr" }' "$1"
+}
+if [ "$(wc -l <"$B/tracer.list")" -lt 10 ]; then
+	fail "tracer frames: the man page's list has $(wc -l <"$B/tracer.list") names"
+fi
+tf_bad=0 tf_hidden=0 tf_files=0
+for f in "$FIX"/*.dat; do
+	case $f in *prerelease*) continue ;; esac
+	n=$(basename "$f" .dat)
+	us "tf-$n" -q -s "$FIX" "$f" && us "tf-$n-all" -q -s "$FIX" --tracer-frames "$f" || { tf_bad=1; continue; }
+	h=$(hide "$B/tf-$n-all.out" 2>&1 >"$B/tf-$n.want")
+	tf_hidden=$((tf_hidden + h)) tf_files=$((tf_files + 1))
+	cmp -s "$B/tf-$n.want" "$B/tf-$n.out" || { diff "$B/tf-$n.want" "$B/tf-$n.out" | head -4; tf_bad=1; }
+done
+if [ $tf_bad = 0 ] && [ $tf_hidden -gt 100 ] &&
+   grep -qx '  k ftrace_syscall_enter+0x[0-9a-f]*' "$B/tf-trigger-getppid-all.out" &&
+   ! grep -q '^  k \(ftrace\|trace\)_syscall_' "$B/tf-trigger-getppid.out" &&
+   grep -q '^  k do_syscall_64+' "$B/tf-trigger-getppid.out"; then
+	pass "tracer frames: in $tf_files fixtures, the default output is --tracer-frames' less the innermost run of the man page's names ($tf_hidden frames)"
+else
+	fail "tracer frames: hidden frames differ from the man page's list (files $tf_files, hidden $tf_hidden)"
+fi
+# a function of the list further out than the innermost run stays: a
+# synthetic trace whose first stack has its two innermost frames swapped
+# (do_syscall_64, then trace_event_raw_event_sys_enter)
+MK="python3 $HERE/mktrace.py --formats $HERE/data/formats"
+$MK trigger "$B/t.dat" --binary "$WORK" --count 2 >/dev/null &&
+python3 - "$B/t.dat" "$B/swap.dat" <<'EOP'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+a = struct.pack("<QQ", 0xffffffff81003010, 0xffffffff81000410)
+i = d.find(a)
+assert i > 0
+d[i:i + 16] = struct.pack("<QQ", 0xffffffff81000410, 0xffffffff81003010)
+open(sys.argv[2], "wb").write(d)
+EOP
+if us tf-swap -q "$B/swap.dat" && awk '/^[^ ]/ { n++ } n == 1' "$B/tf-swap.out" | head -3 >"$B/tf-swap.first" &&
+   [ "$(sed -n 2,3p "$B/tf-swap.first" | cut -d+ -f1 | tr '\n' ,)" = "  k do_syscall_64,  k trace_event_raw_event_sys_enter," ] &&
+   [ "$(grep -c '^  k trace_event_raw_event_sys_enter+' "$B/tf-swap.out")" = 1 ]; then
+	pass "tracer frames: only the innermost run (a tracer function further out stays)"
+else
+	cat "$B/tf-swap.first"
+	fail "tracer frames: a tracer function further out than the innermost run"
+fi
+# -r: addresses only, nothing hidden (no names to go by)
+if us tf-raw -q -r "$TG" && us tf-raw-all -q -r --tracer-frames "$TG" &&
+   cmp -s "$B/tf-raw.out" "$B/tf-raw-all.out"; then
+	pass "tracer frames: -r shows every frame"
+else
+	fail "tracer frames: -r hides frames"
+fi
+# --folded: the text output's frames, callers first, kernel frames with
+# _[k] (stackcollapse-perf.pl's mark), the tracer's hidden; counted
+fold() { # fold TEXT [MARK]: folded stacks made from ustack's text output
+	awk -v mark="${2-_[k]}" '
+		function flush() { if (key != "") n[key]++; key = "" }
+		/^[^ ]/ { flush(); split($1, a, "-"); ev = ""
+			for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) ev = $(i + 2)
+			comm = $1; sub(/-[0-9]+$/, "", comm); u = ""; k = ""; key = "x"; next }
+		/^  k / { f = $2; sub(/\+0x.*/, "", f); k = f mark (k == "" ? "" : ";" k); next }
+		/^  u / { f = $2; sub(/\+0x.*/, "", f); u = f (u == "" ? "" : ";" u); next }
+		/^$/ { key = ev ";" comm ";" u ";" k; flush() }
+		END { flush(); for (s in n) print s, n[s] }' "$1" | sort
+}
+if us tf-folded -q -s "$FIX" --folded "$TG" && us tf-folded-all -q -s "$FIX" --folded --tracer-frames --no-annotate "$TG"; then
+	fold "$B/tf-trigger-getppid.out" >"$B/tf-folded.want"
+	fold "$B/tf-trigger-getppid-all.out" "" >"$B/tf-folded-all.want"
+	if [ "$(wc -l <"$B/tf-folded.want")" = 2 ] && cmp -s "$B/tf-folded.want" "$B/tf-folded.out" &&
+	   cmp -s "$B/tf-folded-all.want" "$B/tf-folded-all.out" &&
+	   grep -q ';do_syscall_64_\[k\] 5$' "$B/tf-folded.out"; then
+		pass "folded: kernel frames marked _[k], the tracer's hidden; --tracer-frames --no-annotate: all, unmarked (as the text output's frames)"
+	else
+		diff "$B/tf-folded.want" "$B/tf-folded.out"
+		diff "$B/tf-folded-all.want" "$B/tf-folded-all.out"
+		fail "folded: _[k] and tracer frames"
+	fi
+else
+	fail "folded: ustack --folded"
+fi
