@@ -23,6 +23,7 @@
 #include "ustack.h"
 #include "evfilter.h"
 #include "frames.h"
+#include "tree.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -42,11 +43,11 @@ enum {
 	OPT_TIME,
 	OPT_TRACER_FRAMES,
 	OPT_NO_ANNOTATE,
-};
-
-struct folded {
-	char		*stack;
-	unsigned long	count;
+	OPT_TREE,
+	OPT_PERCENT_LIMIT,
+	OPT_MAX_STACK,
+	OPT_SORT,
+	OPT_NO_KERNEL,
 };
 
 struct ctx {
@@ -58,6 +59,9 @@ struct ctx {
 	bool			inline_frames;	/* --inline */
 	bool			tracer_frames;	/* --tracer-frames */
 	bool			no_annotate;	/* --no-annotate: no _[k] */
+	bool			tree;		/* --tree */
+	bool			no_kernel;	/* --no-kernel */
+	struct tree_opts	topts;		/* --tree's */
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -156,6 +160,13 @@ static void usage(FILE *fp)
 "      --tracer-frames   also the tracer's own kernel frames (the event's\n"
 "                        probe, tracepoint and trigger), hidden by default\n"
 "      --no-annotate     --folded: kernel frames without the _[k] mark\n"
+"      --tree[=caller|callee]  per event, the functions on its stacks with\n"
+"                        their shares (children, self), each with its\n"
+"                        callees (caller, the default) or its callers\n"
+"      --sort KEYS       --tree's entries by comm,dso,sym (the default)\n"
+"      --percent-limit P --tree: no entry or branch under P%%\n"
+"      --max-stack N     --tree: the N innermost frames of each stack\n"
+"      --no-kernel       --tree: user frames only\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -271,6 +282,23 @@ static void folded_print(struct ctx *c)
 
 static int summary_print(struct ctx *c);
 
+/* --tree at the end (tree.c) */
+static int tree_out(struct ctx *c)
+{
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < c->tab_size; i++)
+		if (c->tab[i].stack)
+			c->tab[n++] = c->tab[i];
+	ret = tree_print(c->tab, n, &c->topts);
+	for (i = 0; i < n; i++)
+		free(c->tab[i].stack);
+	free(c->tab);
+	c->tab = NULL;
+	return ret;
+}
+
 /* --folded or --summary at the end: 0, or -1 after saying why */
 static int aggregate_print(struct ctx *c)
 {
@@ -280,6 +308,10 @@ static int aggregate_print(struct ctx *c)
 	}
 	if (c->folded)
 		folded_print(c);
+	if (c->tree && tree_out(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
 	return 0;
 }
 
@@ -332,22 +364,26 @@ static void sanitize(const struct ctx *c, char *s)
 {
 	for (; *s; s++)
 		if (*s == '\n' || (c->folded && (*s == ';' || *s == ' ' ||
-						 *s == '\t')))
+						 *s == '\t')) ||
+		    (c->tree && (*s == TREE_SEP || *s == TREE_DSO)))
 			*s = '_';
 }
 
 /* The separator of the frames of a --folded or --summary key */
 static const char *key_sep(const struct ctx *c)
 {
-	return c->folded ? ";" : "\n";
+	static const char tree_sep[] = { TREE_SEP, '\0' };
+
+	return c->folded ? ";" : c->tree ? tree_sep : "\n";
 }
 
 /* A frame for the folded output: no offsets, no ';' or spaces. */
 static void folded_frame(struct ctx *c, char *out, size_t size,
 			 unsigned long long addr, bool kernel, int tgid)
 {
+	const char *base, *file = NULL;
 	struct ustack_sym s;
-	const char *base;
+	size_t len;
 	int r;
 
 	if (!ustack_frame_plausible(addr, kernel | c->arch)) {
@@ -370,8 +406,10 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 		else
 			c->kframes_unnamed++;
 	}
-	if (!kernel && !c->raw && r == 0)
+	if (!kernel && !c->raw && r == 0) {
 		count_user_frame(c, tgid, addr, s.file);
+		file = s.file;
+	}
 	if (!kernel && !c->raw && r == 0 && !s.name && !s.file &&
 	    ustack_syms_execs_after(c->syms, tgid, c->ts) > 0 &&
 	    !ustack_syms_maps_known(c->syms, tgid, c->ts)) {
@@ -391,6 +429,11 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	if (kernel && c->folded && !c->no_annotate &&
 	    strlen(out) + 5 <= size)
 		strcat(out, "_[k]");
+	/* --tree: the object after the name */
+	len = strlen(out);
+	if (c->tree)
+		snprintf(out + len, size - len, "%c%s", TREE_DSO,
+			 kernel ? "[kernel.kallsyms]" : file ? file : "");
 }
 
 /* The event's name as the text output prints it */
@@ -492,7 +535,7 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 			return -1;
 	}
 	/* the summary is of the user call paths */
-	for (i = ev->nr_kernel - 1; !c->summary && i >= 0; i--) {
+	for (i = ev->nr_kernel - 1; !c->summary && !c->no_kernel && i >= 0; i--) {
 		folded_frame(c, frame, sizeof(frame), ev->kernel[i], true, 0);
 		if (buf_add(c, sep) || buf_add(c, frame))
 			return -1;
@@ -717,7 +760,7 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	/* its user frames in the maps of its time */
 	c->ts = ev->ts;
 	ustack_syms_set_time(c->syms, ev->ts);
-	if (c->folded || c->summary) {
+	if (c->folded || c->summary || c->tree) {
 		if (print_folded(c, ev) < 0) {
 			c->error = ENOMEM;
 			return -1;
@@ -1054,6 +1097,11 @@ int main(int argc, char **argv)
 		{ "inline",	no_argument,		NULL, OPT_INLINE },
 		{ "tracer-frames", no_argument,		NULL, OPT_TRACER_FRAMES },
 		{ "no-annotate", no_argument,		NULL, OPT_NO_ANNOTATE },
+		{ "tree",	optional_argument,	NULL, OPT_TREE },
+		{ "percent-limit", required_argument,	NULL, OPT_PERCENT_LIMIT },
+		{ "max-stack",	required_argument,	NULL, OPT_MAX_STACK },
+		{ "sort",	required_argument,	NULL, OPT_SORT },
+		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1077,6 +1125,7 @@ int main(int argc, char **argv)
 	struct live_opts lo = { 0 };
 	struct ctx c = { 0 };
 	const char *buffer = NULL, *tracefs = NULL, *last_filter = NULL;
+	const char *tree_opt = NULL;
 	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
@@ -1121,6 +1170,44 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_ANNOTATE:
 			c.no_annotate = true;
+			break;
+		case OPT_TREE:
+			c.tree = true;
+			if (optarg && !strcmp(optarg, "callee")) {
+				c.topts.callee = true;
+			} else if (optarg && strcmp(optarg, "caller")) {
+				fprintf(stderr, "ustack: bad --tree '%s' (caller or callee)\n",
+					optarg);
+				goto fail;
+			}
+			break;
+		case OPT_PERCENT_LIMIT:
+			c.topts.limit = strtod(optarg, &end);
+			if (*end || end == optarg || !(c.topts.limit >= 0 &&
+						       c.topts.limit <= 100)) {
+				fprintf(stderr, "ustack: bad --percent-limit '%s' (0 to 100)\n",
+					optarg);
+				goto fail;
+			}
+			tree_opt = "--percent-limit";
+			break;
+		case OPT_MAX_STACK:
+			c.topts.max_stack = strtol(optarg, &end, 0);
+			if (*end || end == optarg || c.topts.max_stack < 1) {
+				fprintf(stderr, "ustack: bad --max-stack '%s' (1 or more)\n",
+					optarg);
+				goto fail;
+			}
+			tree_opt = "--max-stack";
+			break;
+		case OPT_SORT:
+			if (tree_parse_sort(&c.topts, optarg) < 0)
+				goto fail;
+			tree_opt = "--sort";
+			break;
+		case OPT_NO_KERNEL:
+			c.no_kernel = true;
+			tree_opt = "--no-kernel";
 			break;
 		case 'B':
 			buffer = optarg;
@@ -1199,10 +1286,16 @@ int main(int argc, char **argv)
 			last_filter);
 		goto fail;
 	}
-	if (c.folded && c.summary) {
-		fprintf(stderr, "ustack: --folded or --summary, not both\n");
+	if (c.folded + c.summary + c.tree > 1) {
+		fprintf(stderr, "ustack: one of --folded, --summary and --tree\n");
 		goto fail;
 	}
+	if (tree_opt && !c.tree) {
+		fprintf(stderr, "ustack: %s goes with --tree\n", tree_opt);
+		goto fail;
+	}
+	if (c.tree && !c.topts.nr_sort)
+		tree_parse_sort(&c.topts, "comm,dso,sym");
 	if (evfilter_empty(c.filter)) {
 		evfilter_free(c.filter);
 		c.filter = NULL;
