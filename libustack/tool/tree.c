@@ -608,7 +608,7 @@ int tree_print(struct folded *tab, size_t n, const struct tree_opts *o)
 		    memcmp(tab[i].stack, tab[i - 1].stack, event_len(tab[i].stack)))
 			g[nr_g++].first = i;
 		g[nr_g - 1].nr++;
-		g[nr_g - 1].total += o->weight ? tab[i].weight : tab[i].count;
+		g[nr_g - 1].total += tab[i].count;
 	}
 	grp_tab = tab;
 	qsort(g, nr_g, sizeof(*g), group_cmp);
@@ -622,8 +622,7 @@ int tree_print(struct folded *tab, size_t n, const struct tree_opts *o)
 		for (j = 0; j < g[i].nr; j++) {
 			copies[j] = strdup(f[j].stack);
 			if (!copies[j] ||
-			    parse_path(&t, copies[j], o->weight ? f[j].weight :
-				       f[j].count, &t.paths[j]) < 0) {
+			    parse_path(&t, copies[j], f[j].count, &t.paths[j]) < 0) {
 				t.nr_paths = j + 1;
 				goto out;
 			}

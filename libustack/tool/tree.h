@@ -9,10 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* a distinct stack: its key, its events, their weight (--weight) */
+/* a distinct stack: its key, its events (with --weight=latency, after
+ * the run: their weight, ns) */
 struct folded {
 	char			*stack;
-	unsigned long		count;
+	unsigned long long	count;
 	unsigned long long	weight;
 };
 

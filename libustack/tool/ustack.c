@@ -24,6 +24,7 @@
 #include "evfilter.h"
 #include "frames.h"
 #include "tree.h"
+#include "weight.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -48,6 +49,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_SORT,
 	OPT_NO_KERNEL,
+	OPT_WEIGHT,
 };
 
 struct ctx {
@@ -62,6 +64,7 @@ struct ctx {
 	bool			tree;		/* --tree */
 	bool			no_kernel;	/* --no-kernel */
 	struct tree_opts	topts;		/* --tree's */
+	struct weights		*weights;	/* --weight=latency */
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -167,6 +170,9 @@ static void usage(FILE *fp)
 "      --percent-limit P --tree: no entry or branch under P%%\n"
 "      --max-stack N     --tree: the N innermost frames of each stack\n"
 "      --no-kernel       --tree: user frames only\n"
+"      --weight=latency  --folded, --summary, --tree: each event weighs the\n"
+"                        time to its pair (sys_enter_X to sys_exit_X,\n"
+"                        sched_switch out to back in), in ns\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -273,7 +279,7 @@ static void folded_print(struct ctx *c)
 	if (n)		/* no table at all when no event came */
 		qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
 	for (i = 0; i < n; i++) {
-		printf("%s %lu\n", c->tab[i].stack, c->tab[i].count);
+		printf("%s %llu\n", c->tab[i].stack, c->tab[i].count);
 		free(c->tab[i].stack);
 	}
 	free(c->tab);
@@ -299,9 +305,57 @@ static int tree_out(struct ctx *c)
 	return ret;
 }
 
+/* --weight's callback: the weight of an event counted under @key */
+static int add_weight(void *data, const char *key, unsigned long long weight)
+{
+	struct ctx *c = data;
+	size_t i;
+
+	if (!c->tab_size)
+		return 0;
+	i = str_hash(key) & (c->tab_size - 1);
+	while (c->tab[i].stack && strcmp(c->tab[i].stack, key))
+		i = (i + 1) & (c->tab_size - 1);
+	if (c->tab[i].stack)
+		c->tab[i].weight += weight;
+	return 0;
+}
+
+/*
+ * --weight=latency, at the end: the last pairs, then each stack's
+ * weight in place of its count; the stacks of events without a pair
+ * (no weight) leave the table, and a note says how many
+ */
+static int weights_finish(struct ctx *c)
+{
+	struct weights_stats st;
+	size_t i;
+
+	if (weights_flush(c->weights) < 0)
+		return -1;
+	for (i = 0; i < c->tab_size; i++) {
+		if (!c->tab[i].stack)
+			continue;
+		c->tab[i].count = c->tab[i].weight;
+		if (!c->tab[i].weight) {
+			free(c->tab[i].stack);
+			c->tab[i].stack = NULL;
+		}
+	}
+	weights_get_stats(c->weights, &st);
+	if (!c->quiet && (st.unpaired || st.no_kind))
+		fprintf(stderr, "ustack: note: --weight=latency: %llu events weighed; %llu without their pair in the trace, %llu of events that have none: left out\n",
+			st.paired, st.unpaired, st.no_kind);
+	return 0;
+}
+
 /* --folded or --summary at the end: 0, or -1 after saying why */
 static int aggregate_print(struct ctx *c)
 {
+	if (c->weights && weights_finish(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
 	if (c->summary && summary_print(c) < 0) {
 		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
 		return -1;
@@ -573,7 +627,7 @@ static int summary_cmp(const void *a, const void *b)
 struct sum_group {
 	size_t			first;		/* in the sorted table */
 	size_t			nr;		/* its paths */
-	unsigned long		total;		/* its events */
+	unsigned long long	total;		/* its events */
 };
 
 static const struct folded *sum_tab;
@@ -629,16 +683,16 @@ static int summary_print(struct ctx *c)
 		const struct folded *f = &c->tab[g[i].first];
 
 		/* the first path has the most events */
-		w = snprintf(num, sizeof(num), "%lu", f->count);
-		printf("%s# %.*s: %lu event%s, %zu call path%s\n#\n",
+		w = snprintf(num, sizeof(num), "%llu", f->count);
+		printf("%s# %.*s: %llu %s, %zu call path%s\n#\n",
 		       i ? "\n" : "", (int)key_event_len(f->stack), f->stack,
-		       g[i].total, g[i].total == 1 ? "" : "s", g[i].nr,
-		       g[i].nr == 1 ? "" : "s");
+		       g[i].total, c->weights ? "ns" : g[i].total == 1 ?
+		       "event" : "events", g[i].nr, g[i].nr == 1 ? "" : "s");
 		for (j = 0; j < g[i].nr; j++, f++) {
 			const char *p = f->stack + key_event_len(f->stack) + 1;
 			const char *e = strchrnul(p, '\n');
 
-			printf("%7.2f%%  %*lu  %.*s\n",
+			printf("%7.2f%%  %*llu  %.*s\n",
 			       100.0 * f->count / g[i].total, w, f->count,
 			       (int)(e - p), p);
 			while (*e) {
@@ -744,8 +798,12 @@ static int event_cb(const struct ustack_event *ev, void *data)
 			return -1;
 		}
 		if (!r)
-			return 0;
+			goto not_shown;
 	}
+	/* --weight: the events delivered only to be paired are not shown */
+	if (c->weights && !ev->cookie && !ev->nr_kernel &&
+	    !(ev->flags & USTACK_EV_UNSEEN))
+		goto not_shown;
 	load_live_maps(c, ev->tgid);
 	/* the tracer's own frames: hidden unless asked for, or -r */
 	if (!c->tracer_frames && !c->raw && ev->nr_kernel) {
@@ -761,7 +819,8 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	c->ts = ev->ts;
 	ustack_syms_set_time(c->syms, ev->ts);
 	if (c->folded || c->summary || c->tree) {
-		if (print_folded(c, ev) < 0) {
+		if (print_folded(c, ev) < 0 ||
+		    (c->weights && weights_observe(c->weights, ev, c->buf) < 0)) {
 			c->error = ENOMEM;
 			return -1;
 		}
@@ -772,6 +831,13 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	if (ferror(stdout)) {
 		c->error = errno ? errno : EIO;
 		c->write_error = true;
+		return -1;
+	}
+	return 0;
+not_shown:
+	/* its pair may be shown */
+	if (c->weights && weights_observe(c->weights, ev, NULL) < 0) {
+		c->error = ENOMEM;
 		return -1;
 	}
 	return 0;
@@ -963,7 +1029,8 @@ static int run_live(struct ctx *c, struct live_opts *o)
 		goto out;
 	}
 	ustack_join_set_flags(ustack_live_join(live_handle),
-			      USTACK_JOIN_UNSEEN_EVENTS);
+			      USTACK_JOIN_UNSEEN_EVENTS |
+			      (c->weights ? USTACK_JOIN_ALL_EVENTS : 0));
 	/* the comms of a live trace come as it runs: no warning */
 	if (c->filter &&
 	    evfilter_prepare(c->filter, ustack_live_tep(live_handle), true) < 0)
@@ -1030,7 +1097,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		return 1;
 	}
 	/* a request whose event was filtered out still has its stacks */
-	ustack_file_set_flags(file, USTACK_JOIN_UNSEEN_EVENTS);
+	ustack_file_set_flags(file, USTACK_JOIN_UNSEEN_EVENTS |
+			      (c->weights ? USTACK_JOIN_ALL_EVENTS : 0));
 	n = ustack_file_instances(file);
 	if (buffer) {
 		for (i = 0; i < n; i++) {
@@ -1102,6 +1170,7 @@ int main(int argc, char **argv)
 		{ "max-stack",	required_argument,	NULL, OPT_MAX_STACK },
 		{ "sort",	required_argument,	NULL, OPT_SORT },
 		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
+		{ "weight",	required_argument,	NULL, OPT_WEIGHT },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1126,6 +1195,7 @@ int main(int argc, char **argv)
 	struct ctx c = { 0 };
 	const char *buffer = NULL, *tracefs = NULL, *last_filter = NULL;
 	const char *tree_opt = NULL;
+	bool weight = false;
 	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
@@ -1204,6 +1274,15 @@ int main(int argc, char **argv)
 			if (tree_parse_sort(&c.topts, optarg) < 0)
 				goto fail;
 			tree_opt = "--sort";
+			break;
+		case OPT_WEIGHT:
+			if (!strcmp(optarg, "latency")) {
+				weight = true;
+			} else if (strcmp(optarg, "count")) {
+				fprintf(stderr, "ustack: bad --weight '%s' (count or latency)\n",
+					optarg);
+				goto fail;
+			}
 			break;
 		case OPT_NO_KERNEL:
 			c.no_kernel = true;
@@ -1296,6 +1375,18 @@ int main(int argc, char **argv)
 	}
 	if (c.tree && !c.topts.nr_sort)
 		tree_parse_sort(&c.topts, "comm,dso,sym");
+	if (weight && !c.folded && !c.summary && !c.tree) {
+		fprintf(stderr, "ustack: --weight=latency goes with --folded, --summary or --tree\n");
+		goto fail;
+	}
+	if (weight) {
+		c.weights = weights_alloc(add_weight, &c);
+		if (!c.weights) {
+			perror("ustack");
+			goto fail;
+		}
+		c.topts.weight = true;
+	}
 	if (evfilter_empty(c.filter)) {
 		evfilter_free(c.filter);
 		c.filter = NULL;
@@ -1338,6 +1429,7 @@ int main(int argc, char **argv)
 	errors = c.sym_errors + ustack_syms_errors(c.syms);
 	ustack_syms_free(c.syms);
 	evfilter_free(c.filter);
+	weights_free(c.weights);
 	free(c.loaded);
 	free(c.buf);
 	free(lo.events);
@@ -1353,6 +1445,7 @@ int main(int argc, char **argv)
 	return 0;
 fail:
 	evfilter_free(c.filter);
+	weights_free(c.weights);
 	ustack_syms_free(c.syms);
 	free(lo.events);
 	return 1;

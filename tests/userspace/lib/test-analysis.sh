@@ -197,3 +197,67 @@ for args in "--tree=up" "--tree --sort sym,addr" "--tree --percent-limit 101" \
 done
 [ $tb = 0 ] && pass "tree: bad options (--tree=up, --sort addr, --percent-limit 101, --max-stack 0, without --tree, with --folded): one line, exit 1" ||
 	fail "tree: bad options"
+
+# ---- 3. --weight=latency: each event weighs the time to its pair.  The
+# pairs and their times from stock trace-cmd report -t (pairs.py); the
+# weighted stacks recomputed from the text output's ----
+$MK latency "$B/lat.dat" --binary "$WORK" --count 9 >/dev/null || fail "mktrace.py latency"
+"$TC" report -t "$B/lat.dat" >"$B/lat.tc" 2>/dev/null
+python3 "$HERE/pairs.py" "$B/lat.tc" >"$B/lat.w"
+if us lat-text -q "$B/lat.dat" && [ "$(wc -l <"$B/lat.w")" = 27 ]; then
+	lw=0 lwn=""
+	for out in folded summary tree tree=callee; do
+		chk=--${out%%=*}
+		[ "$out" = tree ] && chk=
+		[ "$out" = tree=callee ] && chk=--callee
+		# shellcheck disable=SC2086
+		if usv lat-$out -q --$out --weight=latency "$B/lat.dat" &&
+		   python3 "$HERE/tree-check.py" "$B/lat-text.out" "$B/lat-$out.out" $chk \
+			--weights "$B/lat.w" >"$B/lat.check"; then
+			lwn="$lwn --$out: $(cat "$B/lat.check");"
+		else
+			echo "--$out --weight=latency: $(cat "$B/lat.check")"
+			lw=1
+		fi
+	done
+	if [ $lw = 0 ] && grep -qx '# syscalls:sys_enter_getppid: 183600 ns, 3 call paths' "$B/lat-summary.out" &&
+	   [ ! -s "$B/lat-folded.err" ]; then
+		pass "weight: the latency trace's enter/exit and off-CPU times as stock report -t gives them, in --folded, --summary, --tree (callers, callees):$lwn"
+	else
+		fail "weight: the latency trace"
+	fi
+else
+	fail "weight: no text output or pairs (report -t: $(wc -l <"$B/lat.w") weighed events, want 27)"
+fi
+# many tasks at once, their stacks late and out of order (multi): every
+# entry's exit is 1000 ns after its enter, so each stack weighs 1000 x
+# its events
+$MK multi "$B/multi.dat" --binary "$WORK" --count 400 --tasks 6 >/dev/null &&
+if us multi-f -q --folded "$B/multi.dat" && us multi-w -q --folded --weight=latency "$B/multi.dat" &&
+   awk '/^syscalls:/ { $NF = $NF * 1000 } /^syscalls:/' "$B/multi-f.out" >"$B/multi.want" &&
+   grep '^syscalls:' "$B/multi-w.out" | cmp -s - "$B/multi.want" && [ -s "$B/multi.want" ] &&
+   [ ! -s "$B/multi-w.err" ]; then
+	pass "weight: 6 tasks, stacks late and across CPUs: each of $(wc -l <"$B/multi.want") syscall stacks weighs 1000 ns per event"
+else
+	diff "$B/multi.want" <(grep '^syscalls:' "$B/multi-w.out") | head -4
+	fail "weight: multi-task trace"
+fi
+# a request that never comes back has no pair: left out, and said (the
+# 2 stuck threads' requests, and the kernel thread's switch out at the end)
+$MK stuck "$B/stuck.dat" --binary "$WORK" --count 4 --stuck 2 --back >/dev/null &&
+if us stuck-w -q --folded --weight=latency "$B/stuck.dat" && us stuck-wn --folded --weight=latency "$B/stuck.dat" &&
+   grep -q 'note: --weight=latency: [0-9]* events weighed; 3 without their pair in the trace' "$B/stuck-wn.err" &&
+   [ "$(awk '/^syscalls:sys_enter/ { n += $NF } END { print n }' "$B/stuck-w.out")" = 4000 ]; then
+	pass "weight: requests that never return (stuck threads): left out, a note says how many (3)"
+else
+	cat "$B/stuck-wn.err"
+	fail "weight: unpaired events"
+fi
+"$USTACK" --weight=latency "$TG" >"$B/wbad.out" 2>"$B/wbad.err"
+rc1=$?
+"$USTACK" --weight=cpu --folded "$TG" >"$B/wbad2.out" 2>"$B/wbad2.err"
+rc2=$?
+[ $rc1 = 1 ] && [ $rc2 = 1 ] && [ ! -s "$B/wbad.out" ] && grep -q 'goes with --folded' "$B/wbad.err" &&
+	grep -q "bad --weight 'cpu'" "$B/wbad2.err" &&
+	pass "weight: without an aggregated output, or an unknown weight: one line, exit 1" ||
+	fail "weight: bad usage"

@@ -72,6 +72,58 @@ def base(d):
     return d.rsplit("/", 1)[-1] if d else "[unknown]"
 
 
+def check_flat(paths, out, summary):
+    """--folded (event;comm;user frames;kernel frames_[k] value) or
+    --summary (per event, the user paths with their values and shares)"""
+    want = {}
+    for ev, comm, fr, v in paths:
+        if summary:
+            key = (ev, comm) + tuple(f[0] for f in fr if f[1] != KERNEL)
+        else:
+            key = ";".join((ev, comm) + tuple(f[0] + ("_[k]" if f[1] == KERNEL else "")
+                                              for f in fr))
+        want[key] = want.get(key, 0) + v
+    want = {k: v for k, v in want.items() if v}
+    got = {}
+    if summary:
+        ev = cur = None
+        tot = {}
+        for line in open(out):
+            line = line.rstrip("\n")
+            m = re.match(r"# (\S+): (\d+) ", line)
+            if m:
+                ev = m.group(1)
+                tot[ev] = int(m.group(2))
+                continue
+            if not line or line.startswith("#"):
+                continue
+            m = re.match(r" *(\d+\.\d\d)%  +(\d+)  (.*)$", line)
+            if m:
+                cur = [ev, m.group(3)]
+                got[id(cur)] = (cur, int(m.group(2)), m.group(1))
+            else:
+                cur.append(line.strip())
+        got = {tuple(c): (v, p) for c, v, p in got.values()}
+        evt = {}
+        for k, v in want.items():
+            evt[k[0]] = evt.get(k[0], 0) + v
+        want = {k: (v, "%.2f" % (100.0 * v / evt[k[0]])) for k, v in want.items()}
+        if evt != tot:
+            print("totals %r, want %r" % (tot, evt))
+            return 1
+    else:
+        for line in open(out):
+            k, v = line.rsplit(" ", 1)
+            got[k] = int(v)
+    if got != want:
+        d = set(got.items()) ^ set(want.items())
+        print("differs: %s" % sorted(d, key=str)[:4])
+        return 1
+    print("%d %s lines as computed from the text output" %
+          (len(want), "summary" if summary else "folded"))
+    return 0
+
+
 def main():
     a = sys.argv[1:]
     text, tree = a[0], a[1]
@@ -88,6 +140,8 @@ def main():
             weights[t] = weights.get(t, 0) + int(w)
     paths = parse_text(text, no_kernel, max_stack, weights)
     framekey = "dso" in sort or "sym" in sort
+    if "--folded" in a or "--summary" in a:
+        sys.exit(check_flat(paths, tree, "--summary" in a))
 
     def key(comm, f):
         return tuple(comm if s == "comm" else base(f[1]) if s == "dso" else
