@@ -25,6 +25,7 @@
 #include "frames.h"
 #include "tree.h"
 #include "weight.h"
+#include "json.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -50,6 +51,7 @@ enum {
 	OPT_SORT,
 	OPT_NO_KERNEL,
 	OPT_WEIGHT,
+	OPT_JSON,
 };
 
 struct ctx {
@@ -65,6 +67,7 @@ struct ctx {
 	bool			no_kernel;	/* --no-kernel */
 	struct tree_opts	topts;		/* --tree's */
 	struct weights		*weights;	/* --weight=latency */
+	bool			json;		/* --json */
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -170,6 +173,7 @@ static void usage(FILE *fp)
 "      --percent-limit P --tree: no entry or branch under P%%\n"
 "      --max-stack N     --tree: the N innermost frames of each stack\n"
 "      --no-kernel       --tree: user frames only\n"
+"      --json            one JSON object per event, a line each\n"
 "      --weight=latency  --folded, --summary, --tree: each event weighs the\n"
 "                        time to its pair (sys_enter_X to sys_exit_X,\n"
 "                        sched_switch out to back in), in ns\n"
@@ -826,7 +830,14 @@ static int event_cb(const struct ustack_event *ev, void *data)
 		}
 		return 0;
 	}
-	print_text(c, ev);
+	if (c->json) {
+		struct json_opts jo = { c->raw, c->arch, c->multi };
+
+		json_event(stdout, ev, c->syms, &jo);
+		count_frames(c, ev);
+	} else {
+		print_text(c, ev);
+	}
 	/* stdout failed (a full disk, a closed pipe): stop reading */
 	if (ferror(stdout)) {
 		c->error = errno ? errno : EIO;
@@ -1171,6 +1182,7 @@ int main(int argc, char **argv)
 		{ "sort",	required_argument,	NULL, OPT_SORT },
 		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
 		{ "weight",	required_argument,	NULL, OPT_WEIGHT },
+		{ "json",	no_argument,		NULL, OPT_JSON },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1275,6 +1287,9 @@ int main(int argc, char **argv)
 				goto fail;
 			tree_opt = "--sort";
 			break;
+		case OPT_JSON:
+			c.json = true;
+			break;
 		case OPT_WEIGHT:
 			if (!strcmp(optarg, "latency")) {
 				weight = true;
@@ -1365,8 +1380,8 @@ int main(int argc, char **argv)
 			last_filter);
 		goto fail;
 	}
-	if (c.folded + c.summary + c.tree > 1) {
-		fprintf(stderr, "ustack: one of --folded, --summary and --tree\n");
+	if (c.folded + c.summary + c.tree + c.json > 1) {
+		fprintf(stderr, "ustack: one of --folded, --summary, --tree and --json\n");
 		goto fail;
 	}
 	if (tree_opt && !c.tree) {

@@ -261,3 +261,64 @@ rc2=$?
 	grep -q "bad --weight 'cpu'" "$B/wbad2.err" &&
 	pass "weight: without an aggregated output, or an unknown weight: one line, exit 1" ||
 	fail "weight: bad usage"
+
+# ---- 4. --json: one object per event; the text output written again
+# from the objects alone (json-check.py), on every fixture and on the
+# synthetic traces of every status and mark, with --inline and -r ----
+jb=0 jn=0
+jcheck() { # jcheck NAME FILE [ustack options]: json-check.py's verdict
+	local name=$1 f=$2 m= c=
+	shift 2
+	case $(basename "$f") in two-instances.dat|instances.dat) m=--multi ;; esac
+	case " $* " in *" -r "*) c=--raw ;; *" --inline "*) c=--inline ;; esac
+	if us "j-$name" -q -s "$FIX" "$@" "$f" && us "j-$name-json" -q -s "$FIX" --json "$@" "$f" &&
+	   python3 "$HERE/json-check.py" "$B/j-$name.out" "$B/j-$name-json.out" $m $c >"$B/j.check"; then
+		jn=$((jn + 1))
+	else
+		echo "  json $name $*: $(cat "$B/j.check" 2>/dev/null)"
+		jb=1
+	fi
+}
+$MK flags "$B/flags.dat" --binary "$WORK" >/dev/null
+$MK unwinder "$B/unwinder.dat" --binary "$WORK" >/dev/null
+$MK exec "$B/exec.dat" --binary "$WORK" --count 3 >/dev/null
+$MK never "$B/never.dat" --binary "$WORK" --count 3 >/dev/null
+$MK instances "$B/instances.dat" --binary "$WORK" --count 4 >/dev/null
+for f in "$FIX"/*.dat "$B/flags.dat" "$B/unwinder.dat" "$B/exec.dat" "$B/never.dat" "$B/instances.dat" "$B/swap.dat"; do
+	case $f in *prerelease*) continue ;; esac
+	n=$(basename "$f" .dat)
+	jcheck "$n" "$f"
+	jcheck "$n-inline" "$f" --inline
+	jcheck "$n-raw" "$f" -r
+done
+jcheck tg-tracer "$TG" --tracer-frames
+# the marks and statuses are there (and so were compared)
+cat "$B"/j-*-json.out >"$B/j-all.json"
+for want in '"mark":"before-exec"' '"mark":"object-not-read"' '"status":"lost"' '"status":"truncated"' \
+	    '"status":"never-arrived"' '"status":"empty"' '"late":true' '"unwinder":"sframe"' \
+	    '"unwinder":"sframe+fp"' '"inlined":[{"symbol":"raw_syscall3"' '"instance":"second"' \
+	    '"event":"unseen-event"' '"status":"no-cookie"'; do
+	grep -qF "$want" "$B/j-all.json" || { echo "  json: nothing has $want"; jb=1; }
+done
+if [ $jb = 0 ] && python3 -m json.tool --json-lines "$B/j-all.json" >/dev/null; then
+	pass "json: $jn outputs (every fixture and synthetic trace, --inline, -r): each line one JSON object (json.tool), the text output written again from them alone (json-check.py), every status and mark met"
+else
+	fail "json: differs from the text output"
+fi
+# under valgrind; strings escaped: a task name with a quote, a
+# backslash, a control character and a byte that is not UTF-8
+python3 - "$B/t.dat" "$B/comm.dat" <<'EOP'
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"1234 callchain\n") == 1
+open(sys.argv[2], "wb").write(d.replace(b"1234 callchain\n", b'1234 ca"l\\c\xff\x01n\n'))
+EOP
+if usv j-comm --json "$B/comm.dat" &&
+   python3 -c 'import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+assert e and e[0]["comm"] == "ca\"l\\c\u00ff\u0001n", e[0]["comm"]
+assert e[0]["user"][0]["symbol"] == "work_inner" and e[0]["kernel"][0]["symbol"] == "do_syscall_64"' "$B/j-comm.out"; then
+	pass "json: valgrind clean; a quote, a backslash, a control byte and a non-UTF-8 byte in a name escaped"
+else
+	fail "json: escaping"
+fi
