@@ -435,6 +435,17 @@ static const char *key_sep(const struct ctx *c)
 	return c->folded ? ";" : c->tree ? tree_sep : "\n";
 }
 
+/* a frame's file is a JIT's perf-PID.map (the library names JIT code so) */
+static bool jit_file(const char *file)
+{
+	const char *b = file ? strrchr(file, '/') : NULL;
+	int pid, n = 0;
+
+	b = b ? b + 1 : file;
+	return b && sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n &&
+	       !b[n];
+}
+
 /* A frame for the folded output: no offsets, no ';' or spaces. */
 static void folded_frame(struct ctx *c, char *out, size_t size,
 			 unsigned long long addr, bool kernel, int tgid)
@@ -483,10 +494,11 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	}
  clean:
 	sanitize(c, out);
-	/* flamegraph.pl colours them (stackcollapse-perf.pl's mark) */
-	if (kernel && c->folded && !c->no_annotate &&
-	    strlen(out) + 5 <= size)
-		strcat(out, "_[k]");
+	/* flamegraph.pl colours them (stackcollapse-perf.pl's marks):
+	 * kernel, and JIT (named in a perf-PID.map) */
+	if (c->folded && !c->no_annotate && strlen(out) + 5 <= size &&
+	    (kernel || jit_file(file)))
+		strcat(out, kernel ? "_[k]" : "_[j]");
 	/* --tree: the object after the name */
 	len = strlen(out);
 	if (c->tree)

@@ -756,7 +756,7 @@ if command -v clang-14 > /dev/null; then
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

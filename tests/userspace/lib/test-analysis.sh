@@ -322,3 +322,66 @@ assert e[0]["user"][0]["symbol"] == "work_inner" and e[0]["kernel"][0]["symbol"]
 else
 	fail "json: escaping"
 fi
+
+# ---- 5. JIT frames from perf-PID.map: tests/workload/jitmap.c copies code
+# into anonymous memory, writes its map line as JITs do, and calls
+# getppid() through it; a synthetic trace of that process whose second user
+# frame is the return address in the JIT code (after its call: +6) ----
+JD=$B/jit
+mkdir -p "$JD"
+if gcc -O1 -g -fno-omit-frame-pointer -o "$JD/jitmap" "$HERE/../../workload/jitmap.c" &&
+   "$JD/jitmap" 1 "$JD/own.map" >"$JD/jit.out"; then
+	read -r _ _ jstart jsize jname <"$JD/jit.out"
+	# jitdat PID OUT START: the trigger trace of PID, work_middle's
+	# return address replaced by the JIT code's (at START)
+	jitdat() {
+		$MK trigger "$2.tmp" --binary "$WORK" --count 2 --pid "$1" >/dev/null &&
+		"$USTACK" -q -r "$2.tmp" | awk '/^  u / { n++ } n == 2 { print $2; exit }' >"$JD/mid" &&
+		python3 - "$2.tmp" "$2" "$(cat "$JD/mid")" "$3" <<'EOP'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+old, new = int(sys.argv[3], 16), int(sys.argv[4], 16) + 6
+a = struct.pack("<Q", old)
+assert d.count(a) >= 1
+open(sys.argv[2], "wb").write(d.replace(a, struct.pack("<Q", new)))
+EOP
+	}
+	# beside the trace (as perf-1234.map): named, its map as the file
+	jitdat 1234 "$JD/jit.dat" "$jstart" && cp "$JD/own.map" "$JD/perf-1234.map"
+	us jit-none -q -r "$JD/jit.dat"
+	if us jit -q "$JD/jit.dat" &&
+	   [ "$(grep -cxF "  u $jname+0x6 ($JD/perf-1234.map)" "$B/jit.out")" = 4 ] &&
+	   us jit-folded -q --folded "$JD/jit.dat" && grep -qF ";work_outer;${jname}_[j];work_inner;" "$B/jit-folded.out" &&
+	   us jit-json -q --json "$JD/jit.dat" &&
+	   python3 -c 'import json, sys
+f = json.loads(open(sys.argv[1]).readline())["user"][1]
+assert (f["symbol"], f["offset"], f["object"]) == (sys.argv[2], 6, sys.argv[3]), f' \
+		"$B/jit-json.out" "$jname" "$JD/perf-1234.map"; then
+		pass "jit: a frame in JIT code named from the perf-PID.map beside the trace ($jname+0x6), _[j] in folded stacks, its map as the object in JSON"
+	else
+		grep '^  u ' "$B/jit.out" | head -3
+		fail "jit: perf-PID.map beside the trace"
+	fi
+	# a newer line for the same code wins; lines that are not one are
+	# skipped (the file is untrusted)
+	{ printf 'garbage\n%s zz bad\n\n%s 0 zero\n' "$jstart" "$jstart"
+	  printf '%s %s jit_newer\n' "$jstart" "$jsize"; head -c 5000 /dev/urandom | tr -d '\0'; echo; } >>"$JD/perf-1234.map"
+	if usv jit-newer -q "$JD/jit.dat" && [ "$(grep -c '^  u jit_newer+0x6 ' "$B/jit-newer.out")" = 4 ]; then
+		pass "jit: a later line for the same code wins, bad lines skipped (valgrind clean)"
+	else
+		grep '^  u ' "$B/jit-newer.out" | head -3
+		fail "jit: later line / bad lines"
+	fi
+	# where a JIT writes it, /tmp/perf-PID.map, for the process that ran
+	read -r _ jp js _ < <("$JD/jitmap" 1)
+	if [ -n "$jp" ] && [ -f "/tmp/perf-$jp.map" ] && jitdat "$jp" "$JD/tmp.dat" "$js" &&
+	   us jit-tmp -q "$JD/tmp.dat" &&
+	   [ "$(grep -cxF "  u $jname+0x6 (/tmp/perf-$jp.map)" "$B/jit-tmp.out")" = 4 ]; then
+		pass "jit: /tmp/perf-PID.map, as the JIT wrote it for its own pid"
+	else
+		fail "jit: /tmp/perf-PID.map"
+	fi
+	rm -f "/tmp/perf-$jp.map"
+else
+	fail "jit: build or run tests/workload/jitmap.c"
+fi
