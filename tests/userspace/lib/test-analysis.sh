@@ -22,6 +22,7 @@ TG=$FIX/trigger-getppid.dat
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; }
 
 # us NAME ARGS...: ustack into $B/NAME.out/.err; 0 and 2 (a binary of
 # the trace not here) are answers.  usv: the same under valgrind (the
@@ -382,6 +383,33 @@ assert (f["symbol"], f["offset"], f["object"]) == (sys.argv[2], 6, sys.argv[3]),
 		fail "jit: /tmp/perf-PID.map"
 	fi
 	rm -f "/tmp/perf-$jp.map"
+	# a stock JIT's map: V8's (node --perf-basic-prof), names with spaces;
+	# the frame in its optimized code, named as perf's rule says (the
+	# last line that holds the address), computed here from the file
+	if command -v node >/dev/null; then
+		np=$(cd "$JD" && node --perf-basic-prof -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
+			let t = 0; for (let k = 0; k < 2000; k++) t += hotLoop(10000); console.log(process.pid)')
+		if [ -n "$np" ] && mv "/tmp/perf-$np.map" "$JD/v8.map" &&
+		   read -r va want < <(python3 - "$JD/v8.map" <<'EOP'
+import sys
+lines = [l.rstrip("\n").split(" ", 2) for l in open(sys.argv[1])]
+hot = [l for l in lines if len(l) == 3 and "*hotLoop" in l[2]]
+a = int(hot[-1][0], 16) + 0x10
+best = [l for l in lines if len(l) == 3 and int(l[0], 16) <= a < int(l[0], 16) + int(l[1], 16)][-1]
+print("%x %s+0x%x" % (a, best[2].replace(" ", "\x01"), a - int(best[0], 16)))
+EOP
+		   ) && cp "$JD/v8.map" "$JD/perf-1234.map" && jitdat 1234 "$JD/v8.dat" "$(printf %x $((0x$va - 6)))" &&
+		   us jit-v8 -q "$JD/v8.dat" &&
+		   [ "$(grep -cxF "  u ${want//$'\x01'/ } ($JD/perf-1234.map)" "$B/jit-v8.out")" = 4 ]; then
+			pass "jit: node's own perf map (V8, $(wc -l <"$JD/v8.map") lines): its optimized hotLoop named '${want//$'\x01'/ }', the last line holding it"
+		else
+			grep '^  u ' "$B/jit-v8.out" 2>/dev/null | sed -n 2p
+			fail "jit: node's perf map (want '${want:-}')"
+		fi
+		rm -f "/tmp/perf-$np.map"
+	else
+		skip "jit: no node here for a stock JIT's map"
+	fi
 else
 	fail "jit: build or run tests/workload/jitmap.c"
 fi
