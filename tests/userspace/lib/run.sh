@@ -396,7 +396,7 @@ if trace-cmd convert -i "$T/trigger.dat" -o "$T/trigger-v7.dat" --file-version 7
 	--compression any >/dev/null 2>&1 &&
    trace-cmd convert -i "$T/instances.dat" -o "$T/instances-v7.dat" --file-version 7 \
 	--compression any >/dev/null 2>&1 &&
-   run_tool v7 0 "$T/trigger-v7.dat" && run_tool v7i 0 "$T/instances-v7.dat" &&
+   run_tool v7 0 --tracer-frames "$T/trigger-v7.dat" && run_tool v7i 0 "$T/instances-v7.dat" &&
    cmp -s <(sed 's/ (.*)$//' "$B/trigger.out") <(sed 's/ (.*)$//' "$B/v7.out") &&
    [ "$(grep -c '(second) .*status=complete' "$B/v7i.out")" = 4 ]; then
 	pass "ustack: file format 7, compressed: same output"
