@@ -31,6 +31,7 @@
 #include <dirent.h>
 
 #include "ustack-local.h"
+#include "perfmap.h"
 
 struct map {
 	unsigned long long	start;
@@ -110,6 +111,7 @@ struct ustack_syms {
 	int			nr_tdirs;
 	struct elf_file		*files;
 	struct cached		*cache;
+	struct perfmaps		*perfmaps;	/* JITs' perf-PID.map */
 	int			errors;
 	/* when the processes exec'd, sorted by pid (ustack_syms_add_exec()) */
 	struct pid_execs	*execs;
@@ -188,6 +190,7 @@ void ustack_syms_free(struct ustack_syms *syms)
 	for (i = 0; i < syms->nr_tdirs; i++)
 		free(syms->tdirs[i]);
 	free(syms->tdirs);
+	perfmaps_free(syms->perfmaps);
 	for (f = syms->files; f; f = n) {
 		n = f->next;
 		if (f->dwfl)
@@ -1319,6 +1322,28 @@ static void demangle(struct elf_file *f, struct ustack_sym *sym)
 	sym->name = d;
 }
 
+/*
+ * A frame in no file: a JIT's, named in its perf-PID.map (perfmap.c),
+ * the map file as its file.  Returns 1 when named.
+ */
+static int jit_name(struct ustack_syms *syms, int pid,
+		    unsigned long long addr, struct ustack_sym *sym)
+{
+	const char *name, *path;
+	unsigned long long off;
+
+	name = perfmaps_lookup(&syms->perfmaps, pid, addr, syms->dirs,
+			       syms->nr_dirs, syms->tdirs, syms->nr_tdirs,
+			       &off, &path);
+	if (!name)
+		return 0;
+	sym->name = name;
+	sym->offset = off;
+	sym->file = path;
+	sym->file_addr = addr;
+	return 1;
+}
+
 static int resolve(struct ustack_syms *syms, int pid,
 		   unsigned long long addr, struct ustack_sym *sym,
 		   int *mismatch, struct elf_file **where)
@@ -1342,9 +1367,15 @@ static int resolve(struct ustack_syms *syms, int pid,
 		sym->offset = addr;
 		if (m.before_exec)
 			*mismatch = MISMATCH_BEFORE_EXEC;
+		else
+			jit_name(syms, pid, addr, sym);
 		return 0;
 	}
 	file = m.file;
+	/* anonymous memory with a name ([anon:...], //anon): JIT code too */
+	if ((file[0] == '[' || !strncmp(file, "//anon", 6)) &&
+	    jit_name(syms, pid, addr, sym))
+		return 0;
 	lowest = m.lowest;
 	sym->file = file;
 	sym->file_addr = addr - lowest;

@@ -22,6 +22,10 @@
 
 #include "ustack.h"
 #include "evfilter.h"
+#include "frames.h"
+#include "tree.h"
+#include "weight.h"
+#include "json.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
 #define EXIT_DAMAGED	3	/* done, but the trace is damaged */
@@ -39,11 +43,15 @@ enum {
 	OPT_PID,
 	OPT_COMM,
 	OPT_TIME,
-};
-
-struct folded {
-	char		*stack;
-	unsigned long	count;
+	OPT_TRACER_FRAMES,
+	OPT_NO_ANNOTATE,
+	OPT_TREE,
+	OPT_PERCENT_LIMIT,
+	OPT_MAX_STACK,
+	OPT_SORT,
+	OPT_NO_KERNEL,
+	OPT_WEIGHT,
+	OPT_JSON,
 };
 
 struct ctx {
@@ -53,6 +61,13 @@ struct ctx {
 	bool			folded;
 	bool			summary;	/* --summary */
 	bool			inline_frames;	/* --inline */
+	bool			tracer_frames;	/* --tracer-frames */
+	bool			no_annotate;	/* --no-annotate: no _[k] */
+	bool			tree;		/* --tree */
+	bool			no_kernel;	/* --no-kernel */
+	struct tree_opts	topts;		/* --tree's */
+	struct weights		*weights;	/* --weight=latency */
+	bool			json;		/* --json */
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -148,6 +163,20 @@ static void usage(FILE *fp)
 "                        first) with counts and percentages, most first\n"
 "      --inline          user frames with their source lines and the\n"
 "                        functions inlined there, as trace-cmd report\n"
+"      --tracer-frames   also the tracer's own kernel frames (the event's\n"
+"                        probe, tracepoint and trigger), hidden by default\n"
+"      --no-annotate     --folded: kernel frames without the _[k] mark\n"
+"      --tree[=caller|callee]  per event, the functions on its stacks with\n"
+"                        their shares (children, self), each with its\n"
+"                        callees (caller, the default) or its callers\n"
+"      --sort KEYS       --tree's entries by comm,dso,sym (the default)\n"
+"      --percent-limit P --tree: no entry or branch under P%%\n"
+"      --max-stack N     --tree: the N innermost frames of each stack\n"
+"      --no-kernel       --tree: user frames only\n"
+"      --json            one JSON object per event, a line each\n"
+"      --weight=latency  --folded, --summary, --tree: each event weighs the\n"
+"                        time to its pair (sys_enter_X to sys_exit_X,\n"
+"                        sched_switch out to back in), in ns\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -254,7 +283,7 @@ static void folded_print(struct ctx *c)
 	if (n)		/* no table at all when no event came */
 		qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
 	for (i = 0; i < n; i++) {
-		printf("%s %lu\n", c->tab[i].stack, c->tab[i].count);
+		printf("%s %llu\n", c->tab[i].stack, c->tab[i].count);
 		free(c->tab[i].stack);
 	}
 	free(c->tab);
@@ -263,15 +292,84 @@ static void folded_print(struct ctx *c)
 
 static int summary_print(struct ctx *c);
 
+/* --tree at the end (tree.c) */
+static int tree_out(struct ctx *c)
+{
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < c->tab_size; i++)
+		if (c->tab[i].stack)
+			c->tab[n++] = c->tab[i];
+	ret = tree_print(c->tab, n, &c->topts);
+	for (i = 0; i < n; i++)
+		free(c->tab[i].stack);
+	free(c->tab);
+	c->tab = NULL;
+	return ret;
+}
+
+/* --weight's callback: the weight of an event counted under @key */
+static int add_weight(void *data, const char *key, unsigned long long weight)
+{
+	struct ctx *c = data;
+	size_t i;
+
+	if (!c->tab_size)
+		return 0;
+	i = str_hash(key) & (c->tab_size - 1);
+	while (c->tab[i].stack && strcmp(c->tab[i].stack, key))
+		i = (i + 1) & (c->tab_size - 1);
+	if (c->tab[i].stack)
+		c->tab[i].weight += weight;
+	return 0;
+}
+
+/*
+ * --weight=latency, at the end: the last pairs, then each stack's
+ * weight in place of its count; the stacks of events without a pair
+ * (no weight) leave the table, and a note says how many
+ */
+static int weights_finish(struct ctx *c)
+{
+	struct weights_stats st;
+	size_t i;
+
+	if (weights_flush(c->weights) < 0)
+		return -1;
+	for (i = 0; i < c->tab_size; i++) {
+		if (!c->tab[i].stack)
+			continue;
+		c->tab[i].count = c->tab[i].weight;
+		if (!c->tab[i].weight) {
+			free(c->tab[i].stack);
+			c->tab[i].stack = NULL;
+		}
+	}
+	weights_get_stats(c->weights, &st);
+	if (!c->quiet && (st.unpaired || st.no_kind))
+		fprintf(stderr, "ustack: note: --weight=latency: %llu events weighed; %llu without their pair in the trace, %llu of events that have none: left out\n",
+			st.paired, st.unpaired, st.no_kind);
+	return 0;
+}
+
 /* --folded or --summary at the end: 0, or -1 after saying why */
 static int aggregate_print(struct ctx *c)
 {
+	if (c->weights && weights_finish(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
 	if (c->summary && summary_print(c) < 0) {
 		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
 		return -1;
 	}
 	if (c->folded)
 		folded_print(c);
+	if (c->tree && tree_out(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
 	return 0;
 }
 
@@ -324,22 +422,37 @@ static void sanitize(const struct ctx *c, char *s)
 {
 	for (; *s; s++)
 		if (*s == '\n' || (c->folded && (*s == ';' || *s == ' ' ||
-						 *s == '\t')))
+						 *s == '\t')) ||
+		    (c->tree && (*s == TREE_SEP || *s == TREE_DSO)))
 			*s = '_';
 }
 
 /* The separator of the frames of a --folded or --summary key */
 static const char *key_sep(const struct ctx *c)
 {
-	return c->folded ? ";" : "\n";
+	static const char tree_sep[] = { TREE_SEP, '\0' };
+
+	return c->folded ? ";" : c->tree ? tree_sep : "\n";
+}
+
+/* a frame's file is a JIT's perf-PID.map (the library names JIT code so) */
+static bool jit_file(const char *file)
+{
+	const char *b = file ? strrchr(file, '/') : NULL;
+	int pid, n = 0;
+
+	b = b ? b + 1 : file;
+	return b && sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n &&
+	       !b[n];
 }
 
 /* A frame for the folded output: no offsets, no ';' or spaces. */
 static void folded_frame(struct ctx *c, char *out, size_t size,
 			 unsigned long long addr, bool kernel, int tgid)
 {
+	const char *base, *file = NULL;
 	struct ustack_sym s;
-	const char *base;
+	size_t len;
 	int r;
 
 	if (!ustack_frame_plausible(addr, kernel | c->arch)) {
@@ -362,8 +475,10 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 		else
 			c->kframes_unnamed++;
 	}
-	if (!kernel && !c->raw && r == 0)
+	if (!kernel && !c->raw && r == 0) {
 		count_user_frame(c, tgid, addr, s.file);
+		file = s.file;
+	}
 	if (!kernel && !c->raw && r == 0 && !s.name && !s.file &&
 	    ustack_syms_execs_after(c->syms, tgid, c->ts) > 0 &&
 	    !ustack_syms_maps_known(c->syms, tgid, c->ts)) {
@@ -379,6 +494,16 @@ static void folded_frame(struct ctx *c, char *out, size_t size,
 	}
  clean:
 	sanitize(c, out);
+	/* flamegraph.pl colours them (stackcollapse-perf.pl's marks):
+	 * kernel, and JIT (named in a perf-PID.map) */
+	if (c->folded && !c->no_annotate && strlen(out) + 5 <= size &&
+	    (kernel || jit_file(file)))
+		strcat(out, kernel ? "_[k]" : "_[j]");
+	/* --tree: the object after the name */
+	len = strlen(out);
+	if (c->tree)
+		snprintf(out + len, size - len, "%c%s", TREE_DSO,
+			 kernel ? "[kernel.kallsyms]" : file ? file : "");
 }
 
 /* The event's name as the text output prints it */
@@ -480,7 +605,7 @@ static int print_folded(struct ctx *c, const struct ustack_event *ev)
 			return -1;
 	}
 	/* the summary is of the user call paths */
-	for (i = ev->nr_kernel - 1; !c->summary && i >= 0; i--) {
+	for (i = ev->nr_kernel - 1; !c->summary && !c->no_kernel && i >= 0; i--) {
 		folded_frame(c, frame, sizeof(frame), ev->kernel[i], true, 0);
 		if (buf_add(c, sep) || buf_add(c, frame))
 			return -1;
@@ -518,7 +643,7 @@ static int summary_cmp(const void *a, const void *b)
 struct sum_group {
 	size_t			first;		/* in the sorted table */
 	size_t			nr;		/* its paths */
-	unsigned long		total;		/* its events */
+	unsigned long long	total;		/* its events */
 };
 
 static const struct folded *sum_tab;
@@ -574,16 +699,16 @@ static int summary_print(struct ctx *c)
 		const struct folded *f = &c->tab[g[i].first];
 
 		/* the first path has the most events */
-		w = snprintf(num, sizeof(num), "%lu", f->count);
-		printf("%s# %.*s: %lu event%s, %zu call path%s\n#\n",
+		w = snprintf(num, sizeof(num), "%llu", f->count);
+		printf("%s# %.*s: %llu %s, %zu call path%s\n#\n",
 		       i ? "\n" : "", (int)key_event_len(f->stack), f->stack,
-		       g[i].total, g[i].total == 1 ? "" : "s", g[i].nr,
-		       g[i].nr == 1 ? "" : "s");
+		       g[i].total, c->weights ? "ns" : g[i].total == 1 ?
+		       "event" : "events", g[i].nr, g[i].nr == 1 ? "" : "s");
 		for (j = 0; j < g[i].nr; j++, f++) {
 			const char *p = f->stack + key_event_len(f->stack) + 1;
 			const char *e = strchrnul(p, '\n');
 
-			printf("%7.2f%%  %*lu  %.*s\n",
+			printf("%7.2f%%  %*llu  %.*s\n",
 			       100.0 * f->count / g[i].total, w, f->count,
 			       (int)(e - p), p);
 			while (*e) {
@@ -677,6 +802,7 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 static int event_cb(const struct ustack_event *ev, void *data)
 {
 	struct ctx *c = data;
+	struct ustack_event shown;
 	int r;
 
 	if (c->filter) {
@@ -688,24 +814,53 @@ static int event_cb(const struct ustack_event *ev, void *data)
 			return -1;
 		}
 		if (!r)
-			return 0;
+			goto not_shown;
 	}
+	/* --weight: the events delivered only to be paired are not shown */
+	if (c->weights && !ev->cookie && !ev->nr_kernel &&
+	    !(ev->flags & USTACK_EV_UNSEEN))
+		goto not_shown;
 	load_live_maps(c, ev->tgid);
+	/* the tracer's own frames: hidden unless asked for, or -r */
+	if (!c->tracer_frames && !c->raw && ev->nr_kernel) {
+		r = tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch);
+		if (r) {
+			shown = *ev;
+			shown.kernel += r;
+			shown.nr_kernel -= r;
+			ev = &shown;
+		}
+	}
 	/* its user frames in the maps of its time */
 	c->ts = ev->ts;
 	ustack_syms_set_time(c->syms, ev->ts);
-	if (c->folded || c->summary) {
-		if (print_folded(c, ev) < 0) {
+	if (c->folded || c->summary || c->tree) {
+		if (print_folded(c, ev) < 0 ||
+		    (c->weights && weights_observe(c->weights, ev, c->buf) < 0)) {
 			c->error = ENOMEM;
 			return -1;
 		}
 		return 0;
 	}
-	print_text(c, ev);
+	if (c->json) {
+		struct json_opts jo = { c->raw, c->arch, c->multi };
+
+		json_event(stdout, ev, c->syms, &jo);
+		count_frames(c, ev);
+	} else {
+		print_text(c, ev);
+	}
 	/* stdout failed (a full disk, a closed pipe): stop reading */
 	if (ferror(stdout)) {
 		c->error = errno ? errno : EIO;
 		c->write_error = true;
+		return -1;
+	}
+	return 0;
+not_shown:
+	/* its pair may be shown */
+	if (c->weights && weights_observe(c->weights, ev, NULL) < 0) {
+		c->error = ENOMEM;
 		return -1;
 	}
 	return 0;
@@ -897,7 +1052,8 @@ static int run_live(struct ctx *c, struct live_opts *o)
 		goto out;
 	}
 	ustack_join_set_flags(ustack_live_join(live_handle),
-			      USTACK_JOIN_UNSEEN_EVENTS);
+			      USTACK_JOIN_UNSEEN_EVENTS |
+			      (c->weights ? USTACK_JOIN_ALL_EVENTS : 0));
 	/* the comms of a live trace come as it runs: no warning */
 	if (c->filter &&
 	    evfilter_prepare(c->filter, ustack_live_tep(live_handle), true) < 0)
@@ -964,7 +1120,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 		return 1;
 	}
 	/* a request whose event was filtered out still has its stacks */
-	ustack_file_set_flags(file, USTACK_JOIN_UNSEEN_EVENTS);
+	ustack_file_set_flags(file, USTACK_JOIN_UNSEEN_EVENTS |
+			      (c->weights ? USTACK_JOIN_ALL_EVENTS : 0));
 	n = ustack_file_instances(file);
 	if (buffer) {
 		for (i = 0; i < n; i++) {
@@ -1029,6 +1186,15 @@ int main(int argc, char **argv)
 		{ "folded",	no_argument,		NULL, OPT_FOLDED },
 		{ "summary",	no_argument,		NULL, OPT_SUMMARY },
 		{ "inline",	no_argument,		NULL, OPT_INLINE },
+		{ "tracer-frames", no_argument,		NULL, OPT_TRACER_FRAMES },
+		{ "no-annotate", no_argument,		NULL, OPT_NO_ANNOTATE },
+		{ "tree",	optional_argument,	NULL, OPT_TREE },
+		{ "percent-limit", required_argument,	NULL, OPT_PERCENT_LIMIT },
+		{ "max-stack",	required_argument,	NULL, OPT_MAX_STACK },
+		{ "sort",	required_argument,	NULL, OPT_SORT },
+		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
+		{ "weight",	required_argument,	NULL, OPT_WEIGHT },
+		{ "json",	no_argument,		NULL, OPT_JSON },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1052,6 +1218,8 @@ int main(int argc, char **argv)
 	struct live_opts lo = { 0 };
 	struct ctx c = { 0 };
 	const char *buffer = NULL, *tracefs = NULL, *last_filter = NULL;
+	const char *tree_opt = NULL;
+	bool weight = false;
 	bool stats = false, verbose = false, damaged;
 	char *end;
 	int opt, ret, errors;
@@ -1090,6 +1258,62 @@ int main(int argc, char **argv)
 			break;
 		case OPT_INLINE:
 			c.inline_frames = true;
+			break;
+		case OPT_TRACER_FRAMES:
+			c.tracer_frames = true;
+			break;
+		case OPT_NO_ANNOTATE:
+			c.no_annotate = true;
+			break;
+		case OPT_TREE:
+			c.tree = true;
+			if (optarg && !strcmp(optarg, "callee")) {
+				c.topts.callee = true;
+			} else if (optarg && strcmp(optarg, "caller")) {
+				fprintf(stderr, "ustack: bad --tree '%s' (caller or callee)\n",
+					optarg);
+				goto fail;
+			}
+			break;
+		case OPT_PERCENT_LIMIT:
+			c.topts.limit = strtod(optarg, &end);
+			if (*end || end == optarg || !(c.topts.limit >= 0 &&
+						       c.topts.limit <= 100)) {
+				fprintf(stderr, "ustack: bad --percent-limit '%s' (0 to 100)\n",
+					optarg);
+				goto fail;
+			}
+			tree_opt = "--percent-limit";
+			break;
+		case OPT_MAX_STACK:
+			c.topts.max_stack = strtol(optarg, &end, 0);
+			if (*end || end == optarg || c.topts.max_stack < 1) {
+				fprintf(stderr, "ustack: bad --max-stack '%s' (1 or more)\n",
+					optarg);
+				goto fail;
+			}
+			tree_opt = "--max-stack";
+			break;
+		case OPT_SORT:
+			if (tree_parse_sort(&c.topts, optarg) < 0)
+				goto fail;
+			tree_opt = "--sort";
+			break;
+		case OPT_JSON:
+			c.json = true;
+			break;
+		case OPT_WEIGHT:
+			if (!strcmp(optarg, "latency")) {
+				weight = true;
+			} else if (strcmp(optarg, "count")) {
+				fprintf(stderr, "ustack: bad --weight '%s' (count or latency)\n",
+					optarg);
+				goto fail;
+			}
+			break;
+		case OPT_NO_KERNEL:
+			c.no_kernel = true;
+			tree_opt = "--no-kernel";
 			break;
 		case 'B':
 			buffer = optarg;
@@ -1168,9 +1392,27 @@ int main(int argc, char **argv)
 			last_filter);
 		goto fail;
 	}
-	if (c.folded && c.summary) {
-		fprintf(stderr, "ustack: --folded or --summary, not both\n");
+	if (c.folded + c.summary + c.tree + c.json > 1) {
+		fprintf(stderr, "ustack: one of --folded, --summary, --tree and --json\n");
 		goto fail;
+	}
+	if (tree_opt && !c.tree) {
+		fprintf(stderr, "ustack: %s goes with --tree\n", tree_opt);
+		goto fail;
+	}
+	if (c.tree && !c.topts.nr_sort)
+		tree_parse_sort(&c.topts, "comm,dso,sym");
+	if (weight && !c.folded && !c.summary && !c.tree) {
+		fprintf(stderr, "ustack: --weight=latency goes with --folded, --summary or --tree\n");
+		goto fail;
+	}
+	if (weight) {
+		c.weights = weights_alloc(add_weight, &c);
+		if (!c.weights) {
+			perror("ustack");
+			goto fail;
+		}
+		c.topts.weight = true;
 	}
 	if (evfilter_empty(c.filter)) {
 		evfilter_free(c.filter);
@@ -1214,6 +1456,7 @@ int main(int argc, char **argv)
 	errors = c.sym_errors + ustack_syms_errors(c.syms);
 	ustack_syms_free(c.syms);
 	evfilter_free(c.filter);
+	weights_free(c.weights);
 	free(c.loaded);
 	free(c.buf);
 	free(lo.events);
@@ -1229,6 +1472,7 @@ int main(int argc, char **argv)
 	return 0;
 fail:
 	evfilter_free(c.filter);
+	weights_free(c.weights);
 	ustack_syms_free(c.syms);
 	free(lo.events);
 	return 1;

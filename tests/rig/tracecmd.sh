@@ -560,11 +560,11 @@ if python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspa
 		n=tracecmd-report-filter-keeps-stacks-$t-$(echo "$opt" | tr -d ' -')
 		"$stock" report -t $opt "$dat" > "$T/filt/stock" 2>/dev/null
 		"$tc" report -t $opt "$dat" > "$T/filt/series" 2>/dev/null
-		"$useries" -q "$dat" > "$T/filt/ustack" 2>/dev/null
+		"$useries" -q --tracer-frames "$dat" > "$T/filt/ustack" 2>/dev/null
 		uf=()
 		case $opt in
 		--cpu*) ;;	# ustack has no --cpu
-		*) "$useries" -q $opt "$dat" > "$T/filt/ustack-f" 2>/dev/null; uf=("$T/filt/ustack-f") ;;
+		*) "$useries" -q --tracer-frames $opt "$dat" > "$T/filt/ustack-f" 2>/dev/null; uf=("$T/filt/ustack-f") ;;
 		esac
 		if python3 "$REPO/tests/rig/report-filter-check.py" "$T/filt/stock" "$T/filt/series" \
 			"$T/filt/ustack" "${uf[@]}" > "$T/filt/check" 2>&1; then
@@ -756,7 +756,7 @@ if command -v clang-14 > /dev/null; then
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

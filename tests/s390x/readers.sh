@@ -90,7 +90,7 @@ fi
 # lies at 0x3ffe..., where x86-64 has user space: the trace's own
 # architecture says which rules hold)
 make -s -C "$REPO/libustack" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
-"$REPO/libustack/build/ustack" "$dat" > "$w/ustack" 2> "$w/ustack.err"
+"$REPO/libustack/build/ustack" --tracer-frames "$dat" > "$w/ustack" 2> "$w/ustack.err"
 urc=$?
 cat "$w/ustack.err" >> "$w/ustack"
 kn=$(awk '/status=/ { on = 1; k = ""; next }

@@ -141,7 +141,7 @@ view_frames() {
 }
 # ustack's frames of the request with cookie $2 asked by event $3
 ustack_frames() {
-	"$USTACK" "$1" | awk -v c="cookie=$2" -v e="$3" '
+	"$USTACK" --tracer-frames "$1" | awk -v c="cookie=$2" -v e="$3" '
 		/^[^ ]/ {on = index($0, " " e " ") && index($0, c); next}
 		on && /^  [ku] / {sub(/^  /, ""); print}'
 }

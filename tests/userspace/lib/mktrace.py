@@ -603,7 +603,7 @@ class Scenario(Records):
 
 
 def binary_scenario(a, fmts):
-    """trigger | option | large | never | stuck | multi | kstack |
+    """trigger | option | large | never | stuck | multi | latency | kstack |
     instances | flags | unwinder; returns (buffers, cmdlines, procmaps)."""
     sc = Scenario(fmts, a.binary, a.libc, a.binname or a.binary)
     pid = a.pid
@@ -639,6 +639,27 @@ def binary_scenario(a, fmts):
                 ts += 1000
         if a.scenario != "large":
             sc.kthread(w, ts, 0)
+    elif a.scenario == "latency":
+        # the trigger on sys_enter_getppid (every third exit asks too);
+        # the task blocks: switched out (sched_switch asks), back in on
+        # CPU 1 (swapper's switch, no stack), then returns; its user
+        # stack of 1 to 3 frames (three paths) after the exit.  Each
+        # entry takes its own time
+        for i in range(a.count):
+            c = (i + 1) << 16
+            lat = 10000 * (1 + i % 3) + 100 * i     # enter to exit
+            off = lat // 2                          # out to back in
+            w.add(0, ts, sc.ev_enter(pid))
+            w.add(0, ts + 10, sc.cookie(pid, c, sc.kstack(True)))
+            w.add(0, ts + 100, sc.sched_switch(pid, 0))
+            w.add(0, ts + 110, sc.cookie(pid, c, sc.kstack(False)))
+            w.add(1, ts + 100 + off, sc.sched_switch(0, pid))
+            w.add(1, ts + lat, sc.ev_exit(pid))
+            if i % 3 == 2:
+                w.add(1, ts + lat + 10, sc.cookie(pid, c, sc.kstack(False)))
+            w.add(1, ts + lat + 50,
+                  sc.ustack(pid, pid, c, sc.user_frames()[:1 + i % 3]))
+            ts += lat + 1000
     elif a.scenario == "kstack":
         for i in range(a.count):
             cpu = i % 2
@@ -758,6 +779,10 @@ BINARY_SCENARIOS = {
              "per CPU taking turns; each user stack on its own CPU, every "
              "7th on the other (bench/report.sh's multi trace, "
              "synthetic)",
+    "latency": "the trigger on sys_enter_getppid (every third exit asks "
+               "too); each entry blocks (sched_switch out asks, back in on "
+               "the other CPU by swapper), then returns, taking its own "
+               "time; user stacks of 1 to 3 frames (--weight=latency)",
     "kstack": "each event followed by a plain ftrace:kernel_stack, as -T "
               "records on a kernel without deferred user stacks (no "
               "cookie, no user stack)",

@@ -526,7 +526,7 @@ done
 readers_agree() { # readers_agree FILE
 	"$WORK/lib/ustack" -r -q "$1" >"$WORK/rd.ustack" 2>/dev/null
 	[ $? -le 3 ] || return 1
-	"$WORK/lib/ustack" -q "$1" >"$WORK/rd.named" 2>/dev/null
+	"$WORK/lib/ustack" -q --tracer-frames "$1" >"$WORK/rd.named" 2>/dev/null
 	[ $? -le 3 ] || return 1
 	report "$1" && cp "$WORK/r.out" "$WORK/rd.report" || return 1
 	$KS "$1" ftrace/user_stack_cookie >"$WORK/rd.kshark" 2>/dev/null
@@ -596,7 +596,7 @@ TCR=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tc-build.log") || TCR=
 export TCR
 tcreport_agrees() { # tcreport_agrees FILE
 	[ -x "$TCR" ] || { tail -5 "$WORK/tc-build.log"; return 1; }
-	"$WORK/lib/ustack" -q "$1" >"$WORK/rn.ustack" 2>/dev/null
+	"$WORK/lib/ustack" -q --tracer-frames "$1" >"$WORK/rn.ustack" 2>/dev/null
 	[ $? -le 3 ] || return 1
 	"$TCR" report "$1" >"$WORK/rn.report" 2>"$WORK/rn.err" ||
 		{ cat "$WORK/rn.err"; return 1; }
