@@ -529,6 +529,36 @@ int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
 }
 
 /**
+ * ustack_syms_maps_changes - how often the maps of a process change after a time
+ * @syms: the symbols
+ * @pid: the process
+ * @ts: the time, 0 for none
+ *
+ * Counts what changes, after @ts, the maps that name the frames of @pid:
+ * its execs (ustack_syms_add_exec()) and the objects it loaded or
+ * unloaded (the registrar's lines that ustack_syms_load_execs() reads).
+ * Frames of the same address and process print alike at two times with
+ * the same count: a reader that keeps the text of a stack keys it on
+ * this, not on the execs alone.
+ *
+ * Returns the count (0 when @ts is 0), or -1 with errno set (EINVAL for
+ * a NULL @syms, ENOMEM).
+ */
+int ustack_syms_maps_changes(struct ustack_syms *syms, int pid,
+			     unsigned long long ts)
+{
+	int execs, loads;
+
+	execs = ustack_syms_execs_after(syms, pid, ts);
+	if (execs < 0 || !ts)
+		return execs;
+	loads = ustack_loads_changes_after(syms->loads, pid, ts);
+	if (loads < 0)
+		return -1;
+	return execs + loads;
+}
+
+/**
  * ustack_syms_set_time - the time of the frames resolved next
  * @syms: the symbols
  * @ts: the time stamp of their event (ustack_event.ts), 0 for none

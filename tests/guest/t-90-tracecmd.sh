@@ -568,8 +568,8 @@ check "b loaded where a was (the workload's dlinfo): $(grep -E '^[ab] 0x' "$D/dl
 	test "$(grep -E '^[ab] 0x' "$D/dlo.out" | awk '{ print $2 }' | uniq | wc -l)" = 1 &&
 base=$(awk '$1 == "a" { print $2; exit }' "$D/dlo.out") &&
 check "the registrar's lines in the trace: a loaded, unloaded, b loaded" bash -c "
-	grep -o 'ustack_map: [a-z]* pid=[0-9]* base=$base.*' '$D/dlo.txt' |
-	sed 's/ build_id=.*path=/ /; s/ pid=[0-9]*//' > '$D/dlo.loads'
+	grep -o 'ustack_map: [a-z]* v=1 pid=[0-9]* tid=[0-9]* base=$base.*' '$D/dlo.txt' |
+	sed 's/ build_id=.*path=/ /; s/ v=1 pid=[0-9]* tid=[0-9]*//' > '$D/dlo.loads'
 	diff <(printf '%s\n' 'ustack_map: open base=$base $WL/libdlwork-a.so' \
 		'ustack_map: close base=$base' 'ustack_map: open base=$base $WL/libdlwork-b.so') \
 		<(head -3 '$D/dlo.loads')" &&
