@@ -39,6 +39,8 @@ static int marker_fd = -2;		/* -2: not opened yet */
 /* The objects announced, so that only their unmapping is */
 static uintptr_t open_bases[1024];
 static int nr_open;
+/* _dl_fini() runs: what is still loaded stays mapped until exit_group() */
+static int exiting;
 
 static int marker(void)
 {
@@ -127,12 +129,26 @@ out:
 	errno = saved;
 }
 
+/*
+ * The process exits (the loader closes the program itself, which
+ * _dl_fini() does first): the loader now closes every object, but none
+ * is unmapped before exit_group(), and the frames of the exit path (a
+ * library that calls exit(), its destructors) are still in them; no
+ * close is written from now on
+ */
+void sfreg_maps_exiting(void)
+{
+	exiting = 1;
+}
+
 void sfreg_maps_close(uintptr_t base)
 {
 	char line[128];
 	size_t len = 0;
 	int saved = errno, i;
 
+	if (exiting)
+		return;
 	for (i = 0; i < nr_open && open_bases[i] != base; i++)
 		;
 	if (i == nr_open)

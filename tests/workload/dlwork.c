@@ -10,7 +10,8 @@
  * dlclose()s it, then does the same with libdlwork-b.so (dlb_*), which the
  * loader usually maps where a was.  With "keep", b stays loaded until
  * exit: maps read at the end then show b where a's frames were.  Prints
- * "a 0xBASE" and "b 0xBASE" (the load bias of each, dlinfo()) on stdout.
+ * "pid PID", then "a 0xBASE" and "b 0xBASE" (the load bias of each,
+ * dlinfo()) on stdout.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *load(const char *self, const char *lib, const char *fn,
 		  int count)
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 	int keep = argc > 2 && !strcmp(argv[2], "keep");
 	void *h;
 
+	printf("pid %d\n", (int)getpid());
 	h = load(argv[0], "libdlwork-a.so", "dla_work", count);
 	dlclose(h);
 	h = load(argv[0], "libdlwork-b.so", "dlb_work", count);
