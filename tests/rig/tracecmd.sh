@@ -329,6 +329,7 @@ done
 # The libtraceevent plugin, built outside the tree.
 mkdir -p "$T/plugin" "$T/noplugin" "$T/home"
 export HOME=$T/home		# no user plugins
+make -C "$REPO/trace-cmd/plugins" -s deps >&2
 make -C "$REPO/trace-cmd/plugins" -s PLUGIN="$T/plugin/plugin_unwind_deferred.so" all \
 	>"$T/plugin.log" 2>&1 || { cat "$T/plugin.log"; fail tracecmd-plugin-build; }
 

@@ -57,6 +57,13 @@ mkdir -p "$HOME"
 TC=/usr/bin/trace-cmd
 
 # ---------------------------------------------------------------- build
+# plain make installs nothing: the packages are make deps' (issue 38)
+check "plain make runs no apt-get (make deps does)" \
+	sh -c "! make -C '$PLUGDIR' -n all | grep -q 'install-deps\\|apt-get' &&
+	       ! make -C '$KSDIR' -n all | grep -q 'install-deps\\|apt-get' &&
+	       make -C '$PLUGDIR' -n deps | grep -q install-deps"
+make -C "$PLUGDIR" -s deps && make -C "$KSDIR" -s deps ||
+	{ echo "0 passed, 1 failed"; exit 1; }
 check "plugin builds with -Wall -Wextra -Werror" \
 	make -C "$PLUGDIR" -s clean all
 check "plugin exports the libtraceevent plugin symbols" \
