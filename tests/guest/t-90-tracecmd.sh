@@ -557,6 +557,8 @@ t_pass
 # dlopen()/dlclose() during a recording (patch 0022): the workload loads
 # libdlwork-a.so, calls getppid() 3 times under dla_*, unloads it, loads
 # libdlwork-b.so (same layout) where a was and does the same under dlb_*,
+# from the same call site (so b's stacks have a's addresses: report's text
+# cache must key on the loads too, issue 38 item 1),
 # and keeps b to the end.  The maps read at exit show b where a was:
 # before, a's frames were named dlb_* (wrong names, silently).  Now the
 # registrar writes each load to trace_marker and report names a frame in
