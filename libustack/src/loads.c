@@ -190,8 +190,8 @@ static bool line_ok(struct ustack_loads *loads, int rec_pid,
 
 	if (!int_field(line, "v", &v) || v != USTACK_MAP_VERSION) {
 		if (!loads->warned_version)
-			ustack_warn("registrar lines (%s) not of version %d: not read; frames in objects loaded while traced are named by the last maps",
-				    USTACK_MAP_PREFIX, USTACK_MAP_VERSION);
+			ustack_warn("registrar lines of a version other than %d: not read; frames in objects loaded while traced are named by the last maps",
+				    USTACK_MAP_VERSION);
 		loads->warned_version = true;
 		return false;
 	}
