@@ -43,6 +43,7 @@ dir=${REPORT_DIR:-$CACHE/bench-report}
 mkdir -p "$dir"
 tc=$("$here/rig/build-tracecmd.sh")
 stock=$("$here/rig/build-tracecmd.sh" --stock)
+make -s -C "$here/trace-cmd/plugins" deps >&2
 make -s -C "$here/trace-cmd/plugins" >&2
 plugins=$here/trace-cmd/plugins
 traces=("single-$small" "single-$large" "multi-$small" "stuck-$small")

@@ -12,7 +12,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]" >&2; exit 2; }
 "$HERE/../trace-cmd/plugins/install-deps.sh" kernelshark xvfb xauth xdotool \
 	imagemagick
+make -C "$HERE" -s deps
 make -C "$HERE" -s test
+make -C "$HERE/../trace-cmd/plugins" -s deps
 make -C "$HERE/../trace-cmd/plugins" -s
 TRACE=$(realpath "$1")
 OUT=$(realpath "$2")

@@ -148,7 +148,7 @@ tracecmd_bin=
 if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
-	make -s -C "$REPO/trace-cmd/plugins" >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
+	{ make -s -C "$REPO/trace-cmd/plugins" deps && make -s -C "$REPO/trace-cmd/plugins"; } >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
 fi
 # The guest suites boot our kernel, built here once; the s390x kernel is
 # built meanwhile, in the background: the guest runs TCG on one host

@@ -352,7 +352,8 @@ int ustack_syms_errors(struct ustack_syms *syms);
  * (ustack_event_print() sets its event's): a frame from before an exec
  * is named with the maps of its own image, and printed
  * USTACK_BEFORE_EXEC_TEXT after its address when those are not known.
- * ustack_syms_execs_after() counts the execs after a time;
+ * ustack_syms_execs_after() counts the execs after a time,
+ * ustack_syms_maps_changes() the execs, loads and unloads after it;
  * ustack_syms_maps_known() tells whether the maps of a process at a
  * time are known (ustack_syms(3)).
  */
@@ -363,6 +364,8 @@ int ustack_syms_load_execs(struct ustack_syms *syms, const char *path);
 int ustack_syms_set_time(struct ustack_syms *syms, unsigned long long ts);
 int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
 			    unsigned long long ts);
+int ustack_syms_maps_changes(struct ustack_syms *syms, int pid,
+			     unsigned long long ts);
 int ustack_syms_maps_known(struct ustack_syms *syms, int pid,
 			   unsigned long long ts);
 

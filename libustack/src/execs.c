@@ -65,15 +65,16 @@ static int load_line(struct exec_read *r, struct tep_record *rec)
 	int off = r->buf_field->offset, len;
 
 	if (off < 0 || off >= rec->size ||
-	    strncmp((const char *)rec->data + off, USTACK_LOADS_PREFIX,
-		    strlen(USTACK_LOADS_PREFIX)))
+	    strncmp((const char *)rec->data + off, USTACK_MAP_PREFIX,
+		    strlen(USTACK_MAP_PREFIX)))
 		return 0;
 	len = rec->size - off;
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
 	memcpy(line, (const char *)rec->data + off, len);
 	line[len] = '\0';
-	return ustack_loads_add_line(r->loads, rec->ts, line) < 0 ? -1 : 0;
+	return ustack_loads_add_line(r->loads, rec->ts,
+				     tep_data_pid(r->tep, rec), line) < 0 ? -1 : 0;
 }
 
 static int exec_cb(struct tracecmd_input *handle, struct tep_record *rec,

@@ -6,17 +6,13 @@
  * maps read at the end (which miss an object unloaded before it, or show
  * another object loaded at the same place later).
  *
- * They come from trace_marker lines that the SFrame registrar
+ * They come from the trace_marker lines that the SFrame registrar
  * (sframe-gen/preload/maps.c) writes when trace-cmd record -T runs a
- * command with it:
- *
- *   ustack_map: open pid=TGID base=0xBIAS build_id=HEX|- \
- *       segs=START-END@PGOFF[,...] path=PATH
- *   ustack_map: close pid=TGID base=0xBIAS
- *
- * execs.c finds them in a trace.dat file; syms.c asks for the loads that
- * hold an address.  A line is untrusted input: anything that does not
- * parse whole is ignored.
+ * command with it, as ustack-map-line.h defines them.  execs.c finds
+ * them in a trace.dat file; syms.c asks for the loads that hold an
+ * address.  A line is untrusted input: anything that does not parse
+ * whole, of another version, or written by another thread than its tid=
+ * says is left.
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,12 +30,17 @@ struct pid_loads {
 	bool			sorted;		/* by lowest, for lookups */
 	unsigned long long	span;		/* the largest lowest..end */
 	struct ustack_load	*l;
+	/* each load's from and closed to, sorted (NULL: to be made) */
+	unsigned long long	*bounds;
+	int			nr_bounds;
 };
 
 struct ustack_loads {
 	struct pid_loads	*pids;		/* sorted by pid */
 	int			nr;
 	bool			warned;
+	bool			warned_version;
+	bool			warned_tid;
 };
 
 struct ustack_loads *ustack_loads_alloc(void)
@@ -59,6 +60,7 @@ void ustack_loads_free(struct ustack_loads *loads)
 			free(loads->pids[i].l[j].build_id);
 		}
 		free(loads->pids[i].l);
+		free(loads->pids[i].bounds);
 	}
 	free(loads->pids);
 	free(loads);
@@ -133,13 +135,14 @@ static bool num_field(const char *line, const char *key,
 	return field(line, key, &s, &e) && hex_span(s, e, v);
 }
 
-static bool pid_field(const char *line, int *pid)
+/* A positive decimal int, the whole of KEY's value */
+static bool int_field(const char *line, const char *key, int *pid)
 {
 	const char *s, *e;
 	char *x;
 	long v;
 
-	if (!field(line, "pid", &s, &e))
+	if (!field(line, key, &s, &e))
 		return false;
 	errno = 0;
 	v = strtol(s, &x, 10);
@@ -176,19 +179,48 @@ static bool parse_segs(const char *s, const char *end, struct ustack_load *l)
 	return l->nr_segs > 0;
 }
 
+/*
+ * The line's version is one this reader knows, and the thread that wrote
+ * it (the record's common_pid) the one it names; *pid its process
+ */
+static bool line_ok(struct ustack_loads *loads, int rec_pid,
+		    const char *line, int *pid)
+{
+	int v, tid;
+
+	if (!int_field(line, "v", &v) || v != USTACK_MAP_VERSION) {
+		if (!loads->warned_version)
+			ustack_warn("registrar lines of a version other than %d: not read; frames in objects loaded while traced are named by the last maps",
+				    USTACK_MAP_VERSION);
+		loads->warned_version = true;
+		return false;
+	}
+	if (!int_field(line, "pid", pid) || !int_field(line, "tid", &tid))
+		return false;
+	if (tid != rec_pid) {
+		if (!loads->warned_tid)
+			ustack_warn("a registrar line of thread %d says thread %d wrote it: not read",
+				    rec_pid, tid);
+		loads->warned_tid = true;
+		return false;
+	}
+	return true;
+}
+
 static int add_open(struct ustack_loads *loads, unsigned long long ts,
-		    const char *line)
+		    int rec_pid, const char *line)
 {
 	struct ustack_load l = { .from = ts, .to = ULLONG_MAX };
 	const char *s, *e, *path;
 	struct pid_loads *p;
 	int pid;
 
-	path = strstr(line, " path=");
-	if (!path || !pid_field(line, &pid) || !num_field(line, "base", &l.base) ||
+	path = strstr(line, USTACK_MAP_PATH_KEY);
+	if (!path || !line_ok(loads, rec_pid, line, &pid) ||
+	    !num_field(line, "base", &l.base) ||
 	    !field(line, "segs", &s, &e) || e > path || !parse_segs(s, e, &l))
 		return 0;
-	path += 6;
+	path += strlen(USTACK_MAP_PATH_KEY);
 	if (*path != '/')
 		return 0;
 	l.file = strndup(path, strcspn(path, "\n"));
@@ -219,19 +251,22 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 	}
 	p->l[p->nr++] = l;
 	p->sorted = false;
+	free(p->bounds);
+	p->bounds = NULL;
 	if (l.segs[l.nr_segs - 1].end - l.segs[0].start > p->span)
 		p->span = l.segs[l.nr_segs - 1].end - l.segs[0].start;
 	return 1;
 }
 
 static int add_close(struct ustack_loads *loads, unsigned long long ts,
-		     const char *line)
+		     int rec_pid, const char *line)
 {
 	unsigned long long base;
 	struct pid_loads *p;
 	int pid, i;
 
-	if (!pid_field(line, &pid) || !num_field(line, "base", &base))
+	if (!line_ok(loads, rec_pid, line, &pid) ||
+	    !num_field(line, "base", &base))
 		return 0;
 	p = pid_get(loads, pid, false);
 	/* the last load of that base still there (lines come in time order) */
@@ -239,6 +274,8 @@ static int add_close(struct ustack_loads *loads, unsigned long long ts,
 		if (p->l[i].base == base && p->l[i].to == ULLONG_MAX &&
 		    p->l[i].from <= ts) {
 			p->l[i].to = ts;
+			free(p->bounds);
+			p->bounds = NULL;
 			break;
 		}
 	}
@@ -249,18 +286,20 @@ static int add_close(struct ustack_loads *loads, unsigned long long ts,
  * ustack_loads_add_line - take one trace_marker line of the registrar
  * @loads: the loads
  * @ts: the time stamp of its event
+ * @rec_pid: the pid of its event (common_pid: the thread that wrote it)
  * @line: the marker's text
  *
  * Lines must come in time order.  Returns 1 for a line taken, 0 for one
- * that is not the registrar's (or does not parse), -1 with errno ENOMEM.
+ * that is not the registrar's (or does not parse, is of another version,
+ * or names another thread than @rec_pid), -1 with errno ENOMEM.
  */
 int ustack_loads_add_line(struct ustack_loads *loads, unsigned long long ts,
-			  const char *line)
+			  int rec_pid, const char *line)
 {
-	if (!strncmp(line, USTACK_LOADS_OPEN, strlen(USTACK_LOADS_OPEN)))
-		return add_open(loads, ts, line);
-	if (!strncmp(line, USTACK_LOADS_CLOSE, strlen(USTACK_LOADS_CLOSE)))
-		return add_close(loads, ts, line);
+	if (!strncmp(line, USTACK_MAP_OPEN, strlen(USTACK_MAP_OPEN)))
+		return add_open(loads, ts, rec_pid, line);
+	if (!strncmp(line, USTACK_MAP_CLOSE, strlen(USTACK_MAP_CLOSE)))
+		return add_close(loads, ts, rec_pid, line);
 	return 0;
 }
 
@@ -337,4 +376,55 @@ bool ustack_loads_any(struct ustack_loads *loads, int pid)
 	struct pid_loads *p = loads ? pid_get(loads, pid, false) : NULL;
 
 	return p && p->nr;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/**
+ * ustack_loads_changes_after - how often the loads of a process change after a time
+ * @loads: the loads
+ * @pid: the process
+ * @ts: the time
+ *
+ * Counts the loads of @pid mapped after @ts and those unmapped after it.
+ * A load names a frame of time t when from <= t < to: two times with the
+ * same count have the same loads in place.  Returns the count, or -1
+ * with errno ENOMEM.
+ */
+int ustack_loads_changes_after(struct ustack_loads *loads, int pid,
+			       unsigned long long ts)
+{
+	struct pid_loads *p = loads ? pid_get(loads, pid, false) : NULL;
+	int i, n, lo, hi, mid;
+
+	if (!p || !p->nr)
+		return 0;
+	if (!p->bounds) {
+		p->bounds = malloc(2 * (size_t)p->nr * sizeof(*p->bounds));
+		if (!p->bounds) {
+			errno = ENOMEM;
+			return -1;
+		}
+		for (i = n = 0; i < p->nr; i++) {
+			p->bounds[n++] = p->l[i].from;
+			if (p->l[i].to != ULLONG_MAX)
+				p->bounds[n++] = p->l[i].to;
+		}
+		qsort(p->bounds, n, sizeof(*p->bounds), cmp_ull);
+		p->nr_bounds = n;
+	}
+	/* the first bound after ts */
+	for (lo = 0, hi = p->nr_bounds; lo < hi; ) {
+		mid = (lo + hi) / 2;
+		if (p->bounds[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p->nr_bounds - lo;
 }

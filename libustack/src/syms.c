@@ -126,6 +126,8 @@ struct ustack_syms {
 	/* objects loaded and unloaded while traced (loads.c), or NULL */
 	struct ustack_loads	*loads;
 	bool			vdso_said;	/* "no build ID" warned */
+	bool			maps_live;	/* read from /proc: the files
+						 * named are those mapped */
 };
 
 static void cached_reset(struct cached *c)
@@ -300,6 +302,7 @@ int ustack_syms_load_pid(struct ustack_syms *syms, int pid)
 		errno = EINVAL;
 		return -1;
 	}
+	syms->maps_live = true;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	fp = fopen(path, "r");
 	if (!fp)
@@ -529,6 +532,36 @@ int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
 			hi = mid;
 	}
 	return p->nr - lo;
+}
+
+/**
+ * ustack_syms_maps_changes - how often the maps of a process change after a time
+ * @syms: the symbols
+ * @pid: the process
+ * @ts: the time, 0 for none
+ *
+ * Counts what changes, after @ts, the maps that name the frames of @pid:
+ * its execs (ustack_syms_add_exec()) and the objects it loaded or
+ * unloaded (the registrar's lines that ustack_syms_load_execs() reads).
+ * Frames of the same address and process print alike at two times with
+ * the same count: a reader that keeps the text of a stack keys it on
+ * this, not on the execs alone.
+ *
+ * Returns the count (0 when @ts is 0), or -1 with errno set (EINVAL for
+ * a NULL @syms, ENOMEM).
+ */
+int ustack_syms_maps_changes(struct ustack_syms *syms, int pid,
+			     unsigned long long ts)
+{
+	int execs, loads;
+
+	execs = ustack_syms_execs_after(syms, pid, ts);
+	if (execs < 0 || !ts)
+		return execs;
+	loads = ustack_loads_changes_after(syms->loads, pid, ts);
+	if (loads < 0)
+		return -1;
+	return execs + loads;
 }
 
 /**
@@ -993,6 +1026,66 @@ static bool pieces_fit(struct ustack_syms *syms, struct elf_file *f,
 }
 
 /*
+ * The kind of object against where it was mapped, @low its lowest
+ * PT_LOAD page: the kernel maps an executable (ET_EXEC) at its own
+ * addresses, and neither it nor the loader places a 64-bit shared object
+ * or PIE (ET_DYN) below 4 GiB (ELF_ET_DYN_BASE and mmap_base are at a
+ * third of the address space or above on every 64-bit architecture).  A
+ * PIE renamed over a non-PIE (at 0x400000) has the same layout, page for
+ * page, and names every frame wrongly.  Programs that load ELF files
+ * themselves (valgrind puts a PIE at 0x108000) do place them lower: the
+ * ET_DYN rule is for recorded maps only (@recorded), where the frames of
+ * such a program are its own, not the loaded file's.
+ */
+static bool type_fits(Elf *elf, unsigned long long lowest,
+		      unsigned long long low, bool recorded)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return true;	/* nothing to check against */
+	if (eh.e_type == ET_EXEC)
+		return lowest == low;
+	if (recorded && eh.e_type == ET_DYN &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64)
+		return lowest < low || lowest - low >= (1ULL << 32);
+	return true;
+}
+
+/*
+ * The mapping that starts at an executable segment's first page holds
+ * its code and no more (its size is the code's, to the page): the pages
+ * of the file's bytes, or more only where the next segment goes on in
+ * the same mapping.
+ */
+static bool code_size_fits(Elf *elf, size_t n, const GElf_Phdr *ph,
+			   const struct map_at *m, unsigned long long lowest,
+			   unsigned long long base)
+{
+	unsigned long long end, a;
+	GElf_Phdr next;
+	size_t i;
+
+	if (!(ph->p_flags & PF_X) || !m->end)
+		return true;
+	end = lowest + ((ph->p_vaddr + ph->p_filesz + LAYOUT_PAGE - 1) &
+			~(LAYOUT_PAGE - 1)) - base;
+	if (m->end == end)
+		return true;
+	if (m->end < end)
+		return false;
+	/* longer: only if a later segment starts on the page after */
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &next) || next.p_type != PT_LOAD)
+			continue;
+		a = lowest + (next.p_vaddr & ~(LAYOUT_PAGE - 1)) - base;
+		if (a == end)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Without a build ID, what can be checked: the file opened in f was
  * mapped where the process had the file of that name.  The loader maps
  * each PT_LOAD segment on its own, page-aligned, relative to the first:
@@ -1022,13 +1115,17 @@ static bool layout_fits(struct ustack_syms *syms, struct elf_file *f,
 		return true;	/* nothing to check against */
 	if (find_map(syms, pid, lowest, &m) && m.has_pgoff && m.pgoff &&
 	    lowest_vaddr(syms, f, pid, lowest, &a))
-		return pieces_fit(syms, f, elf, n, pid, lowest, a);
+		return type_fits(elf, lowest, a & ~(LAYOUT_PAGE - 1),
+				 !syms->maps_live) &&
+		       pieces_fit(syms, f, elf, n, pid, lowest, a);
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (first) {
 			base = ph.p_vaddr & ~(LAYOUT_PAGE - 1);
 			first = false;
+			if (!type_fits(elf, lowest, base, !syms->maps_live))
+				return false;
 		}
 		a = lowest + (ph.p_vaddr & ~(LAYOUT_PAGE - 1)) - base;
 		if (!find_map(syms, pid, a, &m) || !same_mapping(&m, f->name, lowest))
@@ -1039,6 +1136,8 @@ static bool layout_fits(struct ustack_syms *syms, struct elf_file *f,
 			return false;
 		if (m.has_pgoff && m.start == a &&
 		    m.pgoff != (ph.p_offset & ~(LAYOUT_PAGE - 1)))
+			return false;
+		if (m.start == a && !code_size_fits(elf, n, &ph, &m, lowest, base))
 			return false;
 		prev_start = m.end ? m.start : a;
 		if (ph.p_vaddr + ph.p_memsz > top)
@@ -1282,8 +1381,17 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
 	}
 	if (try_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, &err) ||
 	    try_elf(syms, f, name, pid, lowest, &err) ||
-	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err))
+	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err)) {
+		/*
+		 * Maps saved without a build ID (trace-cmd record --proc-map
+		 * of other versions): the layout fits, but a rebuilt file of
+		 * the same name fits too and names every frame wrongly
+		 */
+		if (!f->build_id && !syms->maps_live)
+			ustack_warn("%s: no build ID recorded: the names from %s are not verified (a file rebuilt since names its frames wrongly)",
+				    name, f->path);
 		return f;
+	}
 	if (f->mismatch)
 		ustack_warn("%s: no file of build %s found, frames in it stay unresolved",
 			    name, build_id);

@@ -61,12 +61,11 @@ __hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
 					 void *data);
 /*
  * Objects mapped and unmapped during a recording (loads.c): the
- * registrar's trace_marker lines, kept per process with their times.
+ * registrar's trace_marker lines (ustack-map-line.h), kept per process
+ * with their times.
  */
-#define USTACK_LOADS_PREFIX	"ustack_map: "
-#define USTACK_LOADS_OPEN	USTACK_LOADS_PREFIX "open "
-#define USTACK_LOADS_CLOSE	USTACK_LOADS_PREFIX "close "
-#define USTACK_LOAD_SEGS	16
+#include "ustack-map-line.h"
+#define USTACK_LOAD_SEGS	USTACK_MAP_SEGS
 struct ustack_seg {
 	unsigned long long	start;
 	unsigned long long	end;
@@ -85,12 +84,15 @@ struct ustack_loads;
 __hidden struct ustack_loads *ustack_loads_alloc(void);
 __hidden void ustack_loads_free(struct ustack_loads *loads);
 __hidden int ustack_loads_add_line(struct ustack_loads *loads,
-				   unsigned long long ts, const char *line);
+				   unsigned long long ts, int rec_pid,
+				   const char *line);
 __hidden const struct ustack_load *ustack_loads_next(struct ustack_loads *loads,
 						     int pid,
 						     unsigned long long addr,
 						     int *iter);
 __hidden bool ustack_loads_any(struct ustack_loads *loads, int pid);
+__hidden int ustack_loads_changes_after(struct ustack_loads *loads, int pid,
+					unsigned long long ts);
 /* The loads of @syms, made on first use (NULL without memory) */
 __hidden struct ustack_loads *ustack_syms_loads(struct ustack_syms *syms);
 

@@ -8,11 +8,10 @@
  * a tracefs trace_marker file (trace-cmd record -T sets it), write one
  * line there for each object loaded after start (the objects loaded with
  * the program are in its maps, and stay until exit), as an audit module
- * only (LD_PRELOAD sees no dlopen()):
- *
- *   ustack_map: open pid=TGID base=0xBIAS build_id=HEX|- \
- *       segs=START-END@PGOFF[,...] path=PATH
- *   ustack_map: close pid=TGID base=0xBIAS
+ * only (LD_PRELOAD sees no dlopen()).  The lines are an ABI between this
+ * writer and libustack, its reader: libustack/src/ustack-map-line.h
+ * defines them (a version, the process and the writing thread, the load
+ * bias, the build ID, the segments, the path).
  *
  * START-END are the pages each PT_LOAD segment occupies and PGOFF where
  * it starts in the file, as /proc/PID/maps would show them; the event's
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "ustack-map-line.h"
 
 #define SFREG_MARKER_LINE	4096	/* trace_marker takes about this much */
 
@@ -39,6 +39,8 @@ static int marker_fd = -2;		/* -2: not opened yet */
 /* The objects announced, so that only their unmapping is */
 static uintptr_t open_bases[1024];
 static int nr_open;
+/* _dl_fini() runs: what is still loaded stays mapped until exit_group() */
+static int exiting;
 
 static int marker(void)
 {
@@ -97,25 +99,27 @@ void sfreg_maps_open(const char *path, uintptr_t base,
 
 	if (marker() < 0 || !nr)
 		goto out;
-	ok = put(line, sizeof(line), &len,
-		 "ustack_map: open pid=%d base=0x%lx build_id=",
-		 (int)getpid(), (unsigned long)base);
+	ok = put(line, sizeof(line), &len, USTACK_MAP_OPEN_FMT,
+		 USTACK_MAP_VERSION, (int)getpid(), (int)gettid(),
+		 (unsigned long)base);
 	for (b = 0; ok && b < build_id_len; b++)
 		ok = put(line, sizeof(line), &len, "%02x", build_id[b]);
 	if (ok && !build_id_len)
 		ok = put(line, sizeof(line), &len, "-");
-	for (i = 0; ok && i < nr; i++) {
+	for (i = 0; ok && i < nr && i < USTACK_MAP_SEGS; i++) {
 		uintptr_t start = (base + loads[i].vaddr) & ~(page - 1);
 		uintptr_t end = (base + loads[i].vaddr + loads[i].memsz +
 				 page - 1) & ~(page - 1);
 
-		ok = put(line, sizeof(line), &len, "%s%lx-%lx@%lx",
-			 i ? "," : " segs=", (unsigned long)start,
-			 (unsigned long)end,
+		ok = put(line, sizeof(line), &len, "%s",
+			 i ? "," : USTACK_MAP_SEGS_KEY) &&
+		     put(line, sizeof(line), &len, USTACK_MAP_SEG_FMT,
+			 (unsigned long)start, (unsigned long)end,
 			 (unsigned long)(loads[i].offset & ~(page - 1)));
 	}
 	if (ok)
-		ok = put(line, sizeof(line), &len, " path=%s\n", path);
+		ok = put(line, sizeof(line), &len, USTACK_MAP_PATH_KEY "%s\n",
+			 path);
 	if (ok && !strchr(path, '\n') &&
 	    nr_open < (int)(sizeof(open_bases) / sizeof(open_bases[0]))) {
 		open_bases[nr_open++] = base;
@@ -125,20 +129,34 @@ out:
 	errno = saved;
 }
 
+/*
+ * The process exits (the loader closes the program itself, which
+ * _dl_fini() does first): the loader now closes every object, but none
+ * is unmapped before exit_group(), and the frames of the exit path (a
+ * library that calls exit(), its destructors) are still in them; no
+ * close is written from now on
+ */
+void sfreg_maps_exiting(void)
+{
+	exiting = 1;
+}
+
 void sfreg_maps_close(uintptr_t base)
 {
 	char line[128];
 	size_t len = 0;
 	int saved = errno, i;
 
+	if (exiting)
+		return;
 	for (i = 0; i < nr_open && open_bases[i] != base; i++)
 		;
 	if (i == nr_open)
 		return;
 	open_bases[i] = open_bases[--nr_open];
 	if (marker() >= 0 &&
-	    put(line, sizeof(line), &len,
-		"ustack_map: close pid=%d base=0x%lx\n", (int)getpid(),
+	    put(line, sizeof(line), &len, USTACK_MAP_CLOSE_FMT,
+		USTACK_MAP_VERSION, (int)getpid(), (int)gettid(),
 		(unsigned long)base))
 		emit(line, len);
 	errno = saved;

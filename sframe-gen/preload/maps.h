@@ -22,5 +22,6 @@ void sfreg_maps_open(const char *path, uintptr_t base,
 		     const struct sfreg_load *loads, int nr,
 		     const unsigned char *build_id, unsigned int build_id_len);
 void sfreg_maps_close(uintptr_t base);
+void sfreg_maps_exiting(void);
 
 #endif

@@ -368,10 +368,15 @@ SFREG_API unsigned int la_version(unsigned int version)
 	return version;
 }
 
+/*
+ * The program's own cookie (the loader keeps one per object and module,
+ * and passes the same one to la_objclose()): closed only at exit
+ */
+static uintptr_t *main_cookie;
+
 SFREG_API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	const char *path;
-	static int main_seen;
 	int announce;
 
 	read_env();
@@ -379,9 +384,10 @@ SFREG_API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	if (lmid != LM_ID_BASE)
 		return 0;
 	/* the first object is the program, whatever its name says */
-	path = main_seen ? object_path(map->l_name, map->l_addr) :
-			   "/proc/self/exe";
-	main_seen = 1;
+	path = main_cookie ? object_path(map->l_name, map->l_addr) :
+			     "/proc/self/exe";
+	if (!main_cookie)
+		main_cookie = cookie;
 	/*
 	 * Only objects loaded after start (dlopen()) are announced: those
 	 * loaded with the program are in its maps as trace-cmd reads them,
@@ -402,6 +408,15 @@ SFREG_API void la_preinit(uintptr_t *cookie)
 
 SFREG_API unsigned int la_objclose(uintptr_t *cookie)
 {
+	/*
+	 * The program itself is closed only by _dl_fini() at exit, which
+	 * closes it before every other object of its namespace: the objects
+	 * still loaded stay mapped until exit_group(), and a frame in one
+	 * on the exit path must still be named there, so no close is
+	 * written from now on
+	 */
+	if (cookie == main_cookie)
+		sfreg_maps_exiting();
 	if (!disabled)
 		unregister_object(*cookie);
 	sfreg_maps_close(*cookie);

@@ -557,6 +557,8 @@ t_pass
 # dlopen()/dlclose() during a recording (patch 0022): the workload loads
 # libdlwork-a.so, calls getppid() 3 times under dla_*, unloads it, loads
 # libdlwork-b.so (same layout) where a was and does the same under dlb_*,
+# from the same call site (so b's stacks have a's addresses: report's text
+# cache must key on the loads too, issue 38 item 1),
 # and keeps b to the end.  The maps read at exit show b where a was:
 # before, a's frames were named dlb_* (wrong names, silently).  Now the
 # registrar writes each load to trace_marker and report names a frame in
@@ -568,8 +570,8 @@ check "b loaded where a was (the workload's dlinfo): $(grep -E '^[ab] 0x' "$D/dl
 	test "$(grep -E '^[ab] 0x' "$D/dlo.out" | awk '{ print $2 }' | uniq | wc -l)" = 1 &&
 base=$(awk '$1 == "a" { print $2; exit }' "$D/dlo.out") &&
 check "the registrar's lines in the trace: a loaded, unloaded, b loaded" bash -c "
-	grep -o 'ustack_map: [a-z]* pid=[0-9]* base=$base.*' '$D/dlo.txt' |
-	sed 's/ build_id=.*path=/ /; s/ pid=[0-9]*//' > '$D/dlo.loads'
+	grep -o 'ustack_map: [a-z]* v=1 pid=[0-9]* tid=[0-9]* base=$base.*' '$D/dlo.txt' |
+	sed 's/ build_id=.*path=/ /; s/ v=1 pid=[0-9]* tid=[0-9]*//' > '$D/dlo.loads'
 	diff <(printf '%s\n' 'ustack_map: open base=$base $WL/libdlwork-a.so' \
 		'ustack_map: close base=$base' 'ustack_map: open base=$base $WL/libdlwork-b.so') \
 		<(head -3 '$D/dlo.loads')" &&

@@ -217,6 +217,60 @@ nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
 [ -z "$bad" ] && pass tracecmd-exec-maps-older-readers ||
 	fail tracecmd-exec-maps-older-readers "$bad"
 
+# dlopen() at one address (issue 38 item 1): mktrace.py's dlopen trace,
+# a plugin loader's shape: libdlwork-a.so loaded, 2 entries under dla_*,
+# unloaded, libdlwork-b.so (same layout) loaded at the same base, 2
+# entries with the same addresses from the same call site, b in the maps
+# saved at the end; the loads are the registrar's trace_marker lines
+# (series 0022).  The series' report and ustack name the first 4 events
+# in a and the last 4 in b, each frame inside its function by nm -S of
+# the library its line names (before: report's text cache, keyed
+# without the loads, printed a's text for b's 4 events).
+mkdir -p "$T/dl"
+for l in a b; do
+	gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -DDLW_PREFIX=dl${l}_ \
+		-o "$T/dl/libdlwork-$l.so" "$REPO/tests/workload/dlwork_lib.c" || fail tracecmd-dlopen-same-base "gcc"
+done
+if python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	--binary "$REPO/tests/fixtures/callchain" --count 2 --dl-libs "$T/dl/libdlwork-a.so,$T/dl/libdlwork-b.so" \
+	dlopen "$T/dl/dl.dat"; then
+	"$tc" report "$T/dl/dl.dat" > "$T/dl/dl.rep" 2>"$T/dl/dl.err"
+	"$useries" -q "$T/dl/dl.dat" > "$T/dl/dl.ust" 2>&1
+	bad=
+	for r in rep ust; do
+		if [ $r = rep ]; then report_chains "$T/dl/dl.rep"; else ustack_chains "$T/dl/dl.ust"; fi > "$T/dl/$r.chains"
+		got=$(awk '{ print $1 }' "$T/dl/$r.chains" | tr '\n' ' ')
+		[ "$got" = "dla_inner dla_inner dla_inner dla_inner dlb_inner dlb_inner dlb_inner dlb_inner " ] &&
+			[ "$(grep -cx 'dl\([ab]\)_inner dl\1_middle dl\1_work main' "$T/dl/$r.chains")" = 8 ] ||
+			bad+=" $r: $got;"
+	done
+	# each library frame inside its function in the library named (nm -S)
+	python3 - "$T/dl" > "$T/dl/nm.out" 2>&1 <<'EOF2' || bad+=" $(tail -1 "$T/dl/nm.out")"
+import re, subprocess, sys
+d = sys.argv[1]
+size = {}
+for lib in 'ab':
+    for l in subprocess.run(['nm', '-S', '%s/libdlwork-%s.so' % (d, lib)], capture_output=True, text=True).stdout.split('\n'):
+        f = l.split()
+        if len(f) == 4:
+            size[(lib, f[3])] = int(f[1], 16)
+for out, pat in (('dl.rep', r' => (dl([ab])_\w+)\+0x([0-9a-f]+) \(\S*/libdlwork-([ab])\.so\)'),
+                 ('dl.ust', r'  u (dl([ab])_\w+)\+0x([0-9a-f]+) \(\S*/libdlwork-([ab])\.so\)')):
+    n = 0
+    for m in re.finditer(pat, open('%s/%s' % (d, out)).read()):
+        name, lib, off, file = m.group(1), m.group(2), int(m.group(3), 16), m.group(4)
+        if lib != file or off >= size.get((lib, name), 0):
+            sys.exit('%s: %s+0x%x in libdlwork-%s.so: nm -S says size %s' % (out, name, off, file, size.get((lib, name))))
+        n += 1
+    if n != 24:
+        sys.exit('%s: %d library frames, want 24' % (out, n))
+EOF2
+	[ -z "$bad" ] && pass tracecmd-dlopen-same-base ||
+		fail tracecmd-dlopen-same-base "want 4 events named in libdlwork-a.so then 4 in libdlwork-b.so:$bad"
+else
+	fail tracecmd-dlopen-same-base "mktrace.py failed"
+fi
+
 # Where each mapping starts in its file (issue 20 item 10, series
 # 0020-0021): mktrace.py's trigger trace with pgoff=HEX on the map lines,
 # the binary mapped as the loader maps it, and in pieces (no mapping of
@@ -275,6 +329,7 @@ done
 # The libtraceevent plugin, built outside the tree.
 mkdir -p "$T/plugin" "$T/noplugin" "$T/home"
 export HOME=$T/home		# no user plugins
+make -C "$REPO/trace-cmd/plugins" -s deps >&2
 make -C "$REPO/trace-cmd/plugins" -s PLUGIN="$T/plugin/plugin_unwind_deferred.so" all \
 	>"$T/plugin.log" 2>&1 || { cat "$T/plugin.log"; fail tracecmd-plugin-build; }
 

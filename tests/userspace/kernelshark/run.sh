@@ -59,6 +59,8 @@ finish() {
 mkdir -p "$ART"
 rm -f "$ART"/*.png "$ART"/*.txt*
 
+make -C "$KSDIR" -s deps && make -C "$REPO/trace-cmd/plugins" -s deps ||
+	{ echo "0 passed, 1 failed"; exit 1; }
 check "plugin and its test build (C and C++ parts) build with -Wall -Wextra -Werror" \
 	make -C "$KSDIR" -s clean all test
 [ -f "$KSDIR/test/plugin-unwind_stack.so" ] || finish

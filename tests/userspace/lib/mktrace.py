@@ -93,6 +93,16 @@ def _record_flags():
 
 
 _FLAGS = _record_flags()
+
+
+# the registrar's trace_marker lines (the dlopen scenario): their version,
+# as libustack/src/ustack-map-line.h defines it
+def _map_line_version():
+    h = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "..", "..", "..", "libustack", "src", "ustack-map-line.h")
+    with open(h) as f:
+        return int(re.search(r"#define USTACK_MAP_VERSION\s+(\d+)",
+                             f.read()).group(1))
 NO_USER_STACK = _FLAGS["USTACK_COOKIE_NO_USER_STACK"]   # user_stack_cookie
 TRUNCATED = _FLAGS["USTACK_STACK_TRUNCATED"]            # user_stack_deferred
 LATE = _FLAGS["USTACK_STACK_LATE"]
@@ -135,6 +145,13 @@ EXECVE_EXIT_FMT = (
     "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
     "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
     "print fmt: \"0x%lx\", REC->ret\n")
+# ftrace:print (trace_marker), as Linux 7.3 has it: the dlopen scenario's
+# registrar lines
+PRINT_FMT = (
+    "name: print\nID: 5\nformat:\n" + COMMON_FIELDS +
+    "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
+    "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n")
 OLD_COOKIE_FMT = (
     "name: user_stack_cookie\nID: 1500\nformat:\n" + COMMON_FIELDS +
     "\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
@@ -718,6 +735,46 @@ def binary_scenario(a, fmts):
             ts += 2500
         sc.kthread(w, ts, 0)
         return buffers, cmdlines, pms
+    elif a.scenario == "dlopen":
+        # a plugin loader: dlopen(A), --count entries in it, dlclose(A),
+        # dlopen(B) at the same base, --count entries with the same
+        # addresses from the same call site; B kept to the end, so the
+        # maps read at the end show B where A was.  The loads are the
+        # SFrame registrar's trace_marker lines (sframe-gen/preload/maps.c)
+        lib_a, lib_b = a.dl_libs.split(",")
+        funcs = dyn_funcs(lib_a)
+        base = 0x7ffff7fb0000
+        segs = ",".join("%x-%x@%x" % (s0, s1, off) for s0, s1, _, off in
+                        maps_lines(lib_a, lib_a, base))
+        fr = [base + funcs["dl%s_%s" % ("a", fn)][0] +
+              funcs["dl%s_%s" % ("a", fn)][1] // 2
+              for fn in ("inner", "middle", "work")]
+        fr += [sc.ret_addr("main", 0.8)]
+        sc.user_frames = lambda: fr
+
+        def mark(ts, text):
+            w.add(0, ts, hdr(pid, fmts.id("ftrace", "print")) +
+                  struct.pack("<Q", 0xffffffff81000010) +
+                  (text + "\n").encode() + b"\0")
+        n = 0
+        for lib in (lib_a, lib_b):
+            mark(ts, "ustack_map: open v=%d pid=%d tid=%d base=0x%x "
+                 "build_id=- segs=%s path=%s" % (_map_line_version(), pid,
+                                                 pid, base, segs,
+                                                 os.path.abspath(lib)))
+            ts += 10000
+            for i in range(a.count):
+                n += 1
+                sc.entry(w, pid, pid, n << 16, ts, i % 2, 1 - i % 2, True)
+                ts += 10000
+            if lib == lib_a:
+                mark(ts, "ustack_map: close v=%d pid=%d tid=%d base=0x%x" %
+                     (_map_line_version(), pid, pid, base))
+                ts += 10000
+        sc.kthread(w, ts, 0)
+        lines = sc.lines + maps_lines(lib_b, os.path.abspath(lib_b), base)
+        return buffers, [(pid, "callchain"), (33, "kworker/0:1")], \
+            [procmap_option(pid, sc.binname, lines)]
     elif a.scenario == "exec":
         # the process runs the binary at one base, execs (sched_process_
         # exec, or with --exec-event sys_exit_execve its successful
@@ -793,6 +850,12 @@ BINARY_SCENARIOS = {
             "mapped 0x3000 (--exec-shift) lower; the maps of both images saved (the old "
             "with execs=1, as record -T saves them), the new one's only "
             "with --no-old-maps",
+    "dlopen": "--dl-libs A,B (two libraries of one layout: "
+              "tests/workload/dlwork_lib.c): A dlopen()ed, --count entries "
+              "in dla_*, A dlclose()d, B dlopen()ed at the same base, "
+              "--count entries with the same addresses; the loads as the "
+              "registrar's trace_marker lines (ftrace:print), B in the "
+              "maps saved at the end",
     "flags": "one kernel entry each of: complete, truncated (depth 300), "
              "late (the kernel's LATE flag), lost (NO_USER_STACK cookies, "
              "no user stack), empty (no user frames), and no kernel frames "
@@ -1069,12 +1132,17 @@ def main():
     ap.add_argument("--pieces", action="store_true",
                     help="the binary mapped in pieces: no mapping of its "
                     "first segment (implies --pgoff; trigger, option, ...)")
+    ap.add_argument("--dl-libs", help="dlopen: the two libraries, A,B")
     a = ap.parse_args()
 
     fmts = Formats(a.formats)
     if a.scenario == "exec":
         fmts.files[("sched", "sched_process_exec")] = EXEC_FMT
         fmts.files[("syscalls", "sys_exit_execve")] = EXECVE_EXIT_FMT
+    if a.scenario == "dlopen":
+        fmts.files[("ftrace", "print")] = PRINT_FMT
+        if not a.dl_libs or len(a.dl_libs.split(",")) != 2:
+            ap.error("scenario dlopen needs --dl-libs A,B")
     if a.scenario in BINARY_SCENARIOS:
         if not a.binary:
             ap.error("scenario %s needs --binary" % a.scenario)

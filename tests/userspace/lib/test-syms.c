@@ -754,18 +754,48 @@ static void test_loads(const char *dir)
 			ustack_syms_add_exec(syms, 1, 1200);
 		loads = ustack_syms_loads(syms);
 		snprintf(line, sizeof(line),
-			 "ustack_map: open pid=1 base=0x%llx build_id=- %s path=%s\n",
+			 "ustack_map: open v=1 pid=1 tid=1 base=0x%llx build_id=- %s path=%s\n",
 			 B, segs, lib);
-		CHECK(ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=zz path=/x") == 0 &&
-		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=1000-2000@0 path=rel.so") == 0 &&
-		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=0 base=0x10 segs=1000-2000@0 path=/x") == 0 &&
-		      ustack_loads_add_line(loads, 10, "ustack_map: open pid=1 base=0x10 segs=2000-1000@0 path=/x") == 0 &&
-		      ustack_loads_add_line(loads, 10, "ustack_map: close pid=1") == 0 &&
-		      ustack_loads_add_line(loads, 10, "hello") == 0,
+		CHECK(ustack_loads_add_line(loads, 10, 1, "ustack_map: open v=1 pid=1 tid=1 base=0x10 segs=zz path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "ustack_map: open v=1 pid=1 tid=1 base=0x10 segs=1000-2000@0 path=rel.so") == 0 &&
+		      ustack_loads_add_line(loads, 10, 0, "ustack_map: open v=1 pid=0 tid=0 base=0x10 segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "ustack_map: open v=1 pid=1 tid=1 base=0x10 segs=2000-1000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "ustack_map: close v=1 pid=1 tid=1") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "hello") == 0,
 		      "lines that do not parse are left");
-		CHECK(ustack_loads_add_line(loads, 1000, line) == 1, "open: %s", line);
-		snprintf(line, sizeof(line), "ustack_map: close pid=1 base=0x%llx\n", B);
-		CHECK(ustack_loads_add_line(loads, 2000, line) == 1, "close");
+		/*
+		 * the line's ABI (ustack-map-line.h): a version this reader
+		 * knows, and written by the thread it names (the record's pid)
+		 */
+		CHECK(ustack_loads_add_line(loads, 10, 1, "ustack_map: open pid=1 base=0x10 build_id=- segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "ustack_map: open v=2 pid=1 tid=1 base=0x10 build_id=- segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 1, "ustack_map: open v=1 pid=1 base=0x10 build_id=- segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 9, "ustack_map: open v=1 pid=1 tid=1 base=0x10 build_id=- segs=1000-2000@0 path=/x") == 0 &&
+		      ustack_loads_add_line(loads, 10, 9, "ustack_map: close v=1 pid=1 tid=1 base=0x10") == 0 &&
+		      ustack_loads_add_line(loads, 10, 2, "ustack_map: open v=1 pid=1 tid=2 base=0x10 build_id=- segs=1000-2000@0 path=/y") == 1,
+		      "no version, another version, no tid, a tid not the record's pid: left; another thread of the process: taken");
+		CHECK(ustack_loads_add_line(loads, 1000, 1, line) == 1, "open: %s", line);
+		snprintf(line, sizeof(line), "ustack_map: close v=1 pid=1 tid=1 base=0x%llx\n", B);
+		CHECK(ustack_loads_add_line(loads, 2000, 1, line) == 1, "close");
+		/*
+		 * what a reader keeping printed text keys it on: every change
+		 * after the time (the load at 1000, the unload at 2000, and
+		 * with i the exec at 1200)
+		 */
+		CHECK(ustack_syms_maps_changes(syms, 1, 500) == 2 + i &&
+		      ustack_syms_maps_changes(syms, 1, 1000) == 1 + i &&
+		      ustack_syms_maps_changes(syms, 1, 1100) == 1 + i &&
+		      ustack_syms_maps_changes(syms, 1, 1500) == 1 &&
+		      ustack_syms_maps_changes(syms, 1, 2000) == 0 &&
+		      ustack_syms_maps_changes(syms, 1, 0) == 0 &&
+		      ustack_syms_maps_changes(syms, 2, 1500) == 0 &&
+		      ustack_syms_maps_changes(NULL, 1, 1500) < 0 && errno == EINVAL,
+		      "maps changes after 500 %d, 1000 %d, 1100 %d, 1500 %d, 2000 %d",
+		      ustack_syms_maps_changes(syms, 1, 500),
+		      ustack_syms_maps_changes(syms, 1, 1000),
+		      ustack_syms_maps_changes(syms, 1, 1100),
+		      ustack_syms_maps_changes(syms, 1, 1500),
+		      ustack_syms_maps_changes(syms, 1, 2000));
 
 		ustack_syms_set_time(syms, 1500);
 		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
@@ -798,11 +828,11 @@ static void test_loads(const char *dir)
 		unsigned long long b = 0x100000ULL * (i % 3);
 
 		snprintf(line, sizeof(line),
-			 "ustack_map: open pid=7 base=0x%llx build_id=- segs=%llx-%llx@0 path=/l%d.so",
+			 "ustack_map: open v=1 pid=7 tid=7 base=0x%llx build_id=- segs=%llx-%llx@0 path=/l%d.so",
 			 b, b, b + 0x2000, i);
-		snprintf(buf, sizeof(buf), "ustack_map: close pid=7 base=0x%llx", b);
-		if (ustack_loads_add_line(loads, 10 * i, line) != 1 ||
-		    ustack_loads_add_line(loads, 10 * i + 5, buf) != 1)
+		snprintf(buf, sizeof(buf), "ustack_map: close v=1 pid=7 tid=7 base=0x%llx", b);
+		if (ustack_loads_add_line(loads, 10 * i, 7, line) != 1 ||
+		    ustack_loads_add_line(loads, 10 * i + 5, 7, buf) != 1)
 			break;
 	}
 	{

@@ -67,8 +67,9 @@ def ustack(path, named=False):
             reqs[(cur["pid"], cur["cookie"], cur["name"], tuple(cur["k"]),
                   tuple(cur["u"]), cur["status"])] += 1
 
+    # (an event without a cookie ends its line after the status)
     head = re.compile(r"^\S.*-(\d+) \[\d+\] \d+\.\d+ (?:\(\S+\) )?(\S+) "
-                      r"status=([a-z-]+)\S* (?:cookie=0x([0-9a-f]+))?")
+                      r"status=([a-z-]+)\S*(?: cookie=0x([0-9a-f]+))?")
     unseen = "user_stack_cookie" if named else UNSEEN
     for line in open(path):
         m = head.match(line)

@@ -144,6 +144,43 @@ else
 	bad preload-start-objects-only "$(cat "$W/pre.err")"
 fi
 
+# 12. the loads it writes to SFREG_MAPS_MARKER (trace-cmd record -T gives
+# it the instance's trace_marker; a plain file here): dlwork loads
+# libdlwork-a.so, unloads it, loads libdlwork-b.so, and with "keep" exits
+# with b loaded.  A dlclose() is a close line; the loader's closes at
+# exit (_dl_fini(), before exit_group()) are not: b stays mapped until
+# exit_group(), and a frame in it on the exit path must be named (issue
+# 38 item 3; before: a close for b at exit).  Oracles: dlwork's own
+# dlinfo() bases, readelf's build IDs.
+mkdir -p "$W/dl"
+for l in a b; do
+	gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -DDLW_PREFIX=dl${l}_ \
+		-o "$W/dl/libdlwork-$l.so" "$REPO/tests/workload/dlwork_lib.c"
+done
+gcc -O1 -g -o "$W/dl/dlwork" "$REPO/tests/workload/dlwork.c" -ldl
+for mode in keep close; do
+	: > "$W/dl/marker.$mode"
+	env SFREG_DISABLE=1 SFREG_MAPS_MARKER="$W/dl/marker.$mode" LD_AUDIT="$REG" \
+		"$W/dl/dlwork" 1 $mode > "$W/dl/out.$mode" 2>&1
+	base=$(awk '$1 == "a" { print $2 }' "$W/dl/out.$mode")
+	bb=$(awk '$1 == "b" { print $2 }' "$W/dl/out.$mode")
+	{
+		echo "open base=$base build_id=$(build_id "$W/dl/libdlwork-a.so") path=$W/dl/libdlwork-a.so"
+		echo "close base=$base"
+		echo "open base=$bb build_id=$(build_id "$W/dl/libdlwork-b.so") path=$W/dl/libdlwork-b.so"
+		[ $mode = close ] && echo "close base=$bb"
+	} > "$W/dl/want.$mode"
+	# the line's ABI (libustack/src/ustack-map-line.h): version 1, the
+	# process and the thread that wrote it (dlwork has one thread)
+	pid=$(awk '$1 == "pid" { print $2 }' "$W/dl/out.$mode")
+	sed -E "s/^ustack_map: (open|close) v=1 pid=$pid tid=$pid /\\1 /; s/ segs=[^ ]*//" "$W/dl/marker.$mode" > "$W/dl/got.$mode"
+	if [ -n "$base" ] && diff "$W/dl/want.$mode" "$W/dl/got.$mode" > "$W/dl/diff.$mode"; then
+		ok "maps-lines-dlclose-$mode"
+	else
+		bad "maps-lines-dlclose-$mode" "$(tr '\n' ' ' < "$W/dl/diff.$mode") $(head -3 "$W/dl/out.$mode")"
+	fi
+done
+
 # 11. valgrind: no error in the registrar (as LD_PRELOAD, cold then warm)
 if command -v valgrind > /dev/null; then
 	for run in cold warm; do
