@@ -14,6 +14,20 @@
  *       segs=START-END@PGOFF[,...] path=PATH
  *   ustack_map: close pid=TGID base=0xBIAS
  *
+ * and from those trace-cmd record writes when it starts, without a
+ * command, for each process already running: a "synth" line before it
+ * reads the process's maps, then a "mapped" line (an "open" line's
+ * fields) for each object mapped there:
+ *
+ *   ustack_map: synth pid=TGID
+ *   ustack_map: mapped pid=TGID base=0xBIAS build_id=HEX|- \
+ *       segs=START-END@PGOFF[,...] path=PATH
+ *
+ * A "mapped" object was there before its line, since the process's start
+ * or its last exec: it holds for every earlier time of the same image,
+ * unless an exec came between the synth line and it (which image the
+ * maps were read in is then unknown, and syms.c leaves it).
+ *
  * execs.c finds them in a trace.dat file; syms.c asks for the loads that
  * hold an address.  A line is untrusted input: anything that does not
  * parse whole is ignored.
@@ -30,6 +44,7 @@
 
 struct pid_loads {
 	int			pid;
+	unsigned long long	synth;		/* its last "synth" line's time */
 	int			nr;
 	bool			sorted;		/* by lowest, for lookups */
 	unsigned long long	span;		/* the largest lowest..end */
@@ -177,7 +192,7 @@ static bool parse_segs(const char *s, const char *end, struct ustack_load *l)
 }
 
 static int add_open(struct ustack_loads *loads, unsigned long long ts,
-		    const char *line)
+		    const char *line, bool mapped)
 {
 	struct ustack_load l = { .from = ts, .to = ULLONG_MAX };
 	const char *s, *e, *path;
@@ -191,6 +206,15 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 	path += 6;
 	if (*path != '/')
 		return 0;
+	if (mapped) {
+		/* only after the synth line of its read */
+		p = pid_get(loads, pid, false);
+		if (!p || !p->synth || p->synth > ts)
+			return 0;
+		l.from = p->synth;
+		l.seen = ts;
+		l.since_image = true;
+	}
 	l.file = strndup(path, strcspn(path, "\n"));
 	if (field(line, "build_id", &s, &e) && e > s && e < path &&
 	    !(e - s == 1 && *s == '-'))
@@ -245,8 +269,24 @@ static int add_close(struct ustack_loads *loads, unsigned long long ts,
 	return 1;
 }
 
+/* A "synth" line: the maps of pid are read next */
+static int add_synth(struct ustack_loads *loads, unsigned long long ts,
+		     const char *line)
+{
+	struct pid_loads *p;
+	int pid;
+
+	if (!ts || !pid_field(line, &pid))
+		return 0;
+	p = pid_get(loads, pid, true);
+	if (!p)
+		return -1;
+	p->synth = ts;
+	return 1;
+}
+
 /**
- * ustack_loads_add_line - take one trace_marker line of the registrar
+ * ustack_loads_add_line - take one "ustack_map:" trace_marker line
  * @loads: the loads
  * @ts: the time stamp of its event
  * @line: the marker's text
@@ -258,7 +298,11 @@ int ustack_loads_add_line(struct ustack_loads *loads, unsigned long long ts,
 			  const char *line)
 {
 	if (!strncmp(line, USTACK_LOADS_OPEN, strlen(USTACK_LOADS_OPEN)))
-		return add_open(loads, ts, line);
+		return add_open(loads, ts, line, false);
+	if (!strncmp(line, USTACK_LOADS_MAPPED, strlen(USTACK_LOADS_MAPPED)))
+		return add_open(loads, ts, line, true);
+	if (!strncmp(line, USTACK_LOADS_SYNTH, strlen(USTACK_LOADS_SYNTH)))
+		return add_synth(loads, ts, line);
 	if (!strncmp(line, USTACK_LOADS_CLOSE, strlen(USTACK_LOADS_CLOSE)))
 		return add_close(loads, ts, line);
 	return 0;
