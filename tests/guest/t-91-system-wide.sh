@@ -1,0 +1,158 @@
+#!/bin/bash
+# System wide (issue 36): a process started BEFORE `trace-cmd record -T`
+# (no command) that makes its calls during the recording and exits
+# before it ends.  Its maps are not read at the end (it is gone), so
+# before trace-cmd patch 0023 its frames stayed addresses; now record
+# writes the maps of the running processes into the trace at the start
+# ("ustack_map: synth/mapped" trace_marker lines) and every reader
+# names them.  Oracles: nm -S and addr2line of the workload (each frame's
+# function and its offset inside it).  The negative twin,
+# --no-start-maps: no lines, the frames are addresses again.  Stock
+# trace-cmd 3.1.6 reads the file.  Needs FTD_TRACECMD (the series' build).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+reset_tracing
+. "$(dirname "$0")/tracecmd-lib.sh"
+D=$FTD_RESULTS/t91
+rm -rf "$D"
+mkdir -p "$D"
+TESTS="sw-start-maps-exited-named sw-no-start-maps-unnamed"
+tc_require $TESTS
+echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
+BIN=$WL/callchain-pie
+
+# ustacks REPORT EVENT: one line per EVENT: "COMM|frame;frame..." with
+# "FUNC FILE" for a named frame (offset dropped), the address otherwise
+ustacks() {
+	python3 - "$@" <<'EOF2'
+import re, sys
+rep, event = sys.argv[1:3]
+ev = re.compile(r'^\s*(\S.*)-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+lines = open(rep, errors='replace').read().split('\n')
+i = 0
+while i < len(lines):
+    m = ev.match(lines[i])
+    i += 1
+    if not m or m.group(2) != event:
+        continue
+    while i < len(lines) and not lines[i].startswith(' <user stack>'):
+        if ev.match(lines[i]):
+            break
+        i += 1
+    fr = []
+    if i < len(lines) and lines[i].startswith(' <user stack>'):
+        i += 1
+        while i < len(lines) and lines[i].startswith(' => '):
+            f = lines[i][4:]
+            i += 1
+            if ' [inlined] ' in f:
+                continue
+            f = re.sub(r' [^ ()]+:\d+$', '', f)
+            fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
+    print('%s|%s' % (m.group(1).strip(), ';'.join(fr)))
+EOF2
+}
+WCHAIN="work_inner $BIN;work_middle $BIN;work_outer $BIN;main $BIN"
+
+# run NAME ARGS...: start the workload (it waits for SIGUSR1), then
+# trace-cmd record -T ARGS system wide; once recording, tell the
+# workload to make its 3 getppid() calls, wait for its exit, stop record
+run() {
+	local n=$1 wp rp rc
+	shift
+	"$BIN" wait 3 &
+	wp=$!
+	echo "$wp" > "$D/$n.pid"
+	"$TCMD" record -o "$D/$n.dat" -T -e syscalls:sys_enter_getppid "$@" \
+		> "$D/$n.out" 2> "$D/$n.err" &
+	rp=$!
+	if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+		kill -INT $rp; wait $rp; kill $wp; wait $wp
+		t_fail "record did not enable sys_enter_getppid: $(tail -3 "$D/$n.err" | tr '\n' ' ')"
+		return 1
+	fi
+	sleep 5
+	kill -USR1 $wp
+	wait $wp
+	rc=$?
+	sleep 2
+	kill -INT $rp
+	wait $rp || { t_fail "record: status $?: $(tail -3 "$D/$n.err" | tr '\n' ' ')"; return 1; }
+	[ $rc = 0 ] || { t_fail "the workload exited $rc"; return 1; }
+	report "$n" &&
+	"$TCMD" dump --options "$D/$n.dat" > "$D/$n.opt" 2>&1 &&
+	ustacks "$D/$n.txt" sys_enter_getppid | grep "^callchain-pie|" > "$D/$n.stacks"
+	{ "$(dirname "$TCMD")/ustack" "$D/$n.dat" > "$D/$n.ust" 2> "$D/$n.uerr"; true; }
+}
+
+# nm_check REPORT: every "FUNC+0xOFF (BIN)" frame of the report is inside
+# FUNC by nm -S, and addr2line names FUNC at its call (the byte before)
+nm_check() {
+	python3 - "$1" "$BIN" <<'EOF2'
+import re, subprocess, sys
+rep, binary = sys.argv[1:3]
+sym = {}
+for l in subprocess.run(['nm', '-S', binary], capture_output=True, text=True).stdout.split('\n'):
+    f = l.split()
+    if len(f) == 4 and f[2] in 'tT':
+        sym[f[3]] = (int(f[0], 16), int(f[1], 16))
+n = 0
+for m in re.finditer(r' => (\w+)\+0x([0-9a-f]+) \(%s\)' % re.escape(binary), open(rep).read()):
+    name, off = m.group(1), int(m.group(2), 16)
+    if name not in sym or off >= sym[name][1]:
+        sys.exit('%s+0x%x: nm -S says %s' % (name, off, sym.get(name)))
+    a2l = subprocess.run(['addr2line', '-f', '-e', binary, '%x' % (sym[name][0] + off - 1)],
+                         capture_output=True, text=True).stdout.split('\n')[0]
+    if a2l != name:
+        sys.exit('%s+0x%x: addr2line says %s' % (name, off, a2l))
+    n += 1
+if n < 12:
+    sys.exit('%d frames in %s, want at least 12' % (n, binary))
+print('%d frames inside their functions (nm -S), named so by addr2line' % n)
+EOF2
+}
+
+t_begin sw-start-maps-exited-named
+if run sw; then
+	wp=$(cat "$D/sw.pid")
+	check "a synth line for the workload, before its getppid events" python3 - "$D/sw.txt" "$wp" <<'EOF2' &&
+import re, sys
+rep, pid = sys.argv[1:3]
+synth = get = None
+for n, l in enumerate(open(rep, errors='replace')):
+    if synth is None and re.search(r'ustack_map: synth pid=%s$' % pid, l):
+        synth = n
+    if get is None and re.search(r'-%s +\[\d+\].*sys_enter_getppid' % pid, l):
+        get = n
+if synth is None or get is None or synth > get:
+    sys.exit('synth line at %s, first getppid at %s' % (synth, get))
+print('synth at line %d, first getppid at line %d' % (synth, get))
+EOF2
+	check "a mapped line for it: $(grep -o "ustack_map: mapped pid=$wp .*callchain-pie" "$D/sw.txt" | cut -c1-160)" \
+		grep -q "ustack_map: mapped pid=$wp base=0x[0-9a-f]* build_id=[0-9a-f]\{40\} segs=[0-9a-f@,-]* path=$BIN\$" "$D/sw.txt" &&
+	check "no maps saved at the end for it (it exited)" \
+		test "$(grep -Ec " $BIN( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
+	check "3 stacks, named: $(head -1 "$D/sw.stacks" | cut -c1-200)" \
+		test "$(grep -c "^callchain-pie|$WCHAIN" "$D/sw.stacks")" = 3 &&
+	check "the names by nm and addr2line" nm_check "$D/sw.txt" &&
+	check "ustack names them too: $(grep -m1 'work_inner' "$D/sw.ust" | cut -c1-160)" \
+		test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.ust")" -ge 3 &&
+	{ /usr/bin/trace-cmd report -i "$D/sw.dat" > "$D/sw.stock" 2>&1; echo $? > "$D/sw.stock.rc"; } &&
+	check "stock trace-cmd 3.1.6 reads the file: status $(cat "$D/sw.stock.rc"), $(grep -c 'ustack_map:' "$D/sw.stock") marker lines" \
+		bash -c "test \$(cat '$D/sw.stock.rc') = 0 &&
+			test \$(grep -c 'sys_enter_getppid' '$D/sw.stock') -ge 3 &&
+			grep -q 'ustack_map: mapped pid=$wp ' '$D/sw.stock'" &&
+	t_pass
+fi
+
+t_begin sw-no-start-maps-unnamed
+if run nsw --no-start-maps; then
+	check "no ustack_map line" test "$(grep -c 'ustack_map:' "$D/nsw.txt")" = 0 &&
+	check "3 stacks of addresses: $(head -1 "$D/nsw.stacks" | cut -c1-200)" \
+		test "$(grep -c '^callchain-pie|0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*' "$D/nsw.stacks")" = 3 &&
+	check "ustack says why: $(cat "$D/nsw.uerr")" grep -q 'maps were not saved' "$D/nsw.uerr" &&
+	t_pass
+fi
+
+reset_tracing
+t_summary
