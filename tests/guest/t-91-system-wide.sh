@@ -130,6 +130,24 @@ print('synth at line %d, first getppid at line %d' % (synth, get))
 EOF2
 	check "a mapped line for it: $(grep -o "ustack_map: mapped pid=$wp .*callchain-pie" "$D/sw.txt" | cut -c1-160)" \
 		grep -q "ustack_map: mapped pid=$wp base=0x[0-9a-f]* build_id=[0-9a-f]\{40\} segs=[0-9a-f@,-]* path=$BIN\$" "$D/sw.txt" &&
+	# the cost, for the record (not a check): lines, bytes, time taken
+	python3 - "$D/sw.txt" <<'EOF2'
+import re, sys
+ts, n, b, procs = [], 0, 0, 0
+for l in open(sys.argv[1], errors='replace'):
+    m = re.search(r' (\d+\.\d+): print: .*?(ustack_map: (synth|mapped) .*)$', l)
+    if not m:
+        continue
+    ts.append(float(m.group(1)))
+    b += len(m.group(2)) + 1
+    if m.group(3) == 'synth':
+        procs += 1
+    else:
+        n += 1
+if ts:
+    print('  start maps: %d processes, %d objects, %d bytes of lines, %.3f s from first to last' %
+          (procs, n, b, ts[-1] - ts[0]))
+EOF2
 	check "no maps saved at the end for it (it exited)" \
 		test "$(grep -Ec " $BIN( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
 	check "3 stacks, named: $(head -1 "$D/sw.stacks" | cut -c1-200)" \
