@@ -16,24 +16,24 @@ reset_tracing
 D=$FTD_RESULTS/t91
 rm -rf "$D"
 mkdir -p "$D"
-TESTS="sw-start-maps-exited-named sw-no-start-maps-unnamed"
+TESTS="sw-start-maps-exited-named sw-start-maps-exec sw-no-start-maps-unnamed"
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
 BIN=$WL/callchain-pie
 
-# ustacks REPORT EVENT: one line per EVENT: "COMM|frame;frame..." with
+# ustacks REPORT EVENT: one line per EVENT: "COMM|PID|frame;frame..." with
 # "FUNC FILE" for a named frame (offset dropped), the address otherwise
 ustacks() {
 	python3 - "$@" <<'EOF2'
 import re, sys
 rep, event = sys.argv[1:3]
-ev = re.compile(r'^\s*(\S.*)-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+ev = re.compile(r'^\s*(\S.*)-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
 lines = open(rep, errors='replace').read().split('\n')
 i = 0
 while i < len(lines):
     m = ev.match(lines[i])
     i += 1
-    if not m or m.group(2) != event:
+    if not m or m.group(3) != event:
         continue
     while i < len(lines) and not lines[i].startswith(' <user stack>'):
         if ev.match(lines[i]):
@@ -49,18 +49,20 @@ while i < len(lines):
                 continue
             f = re.sub(r' [^ ()]+:\d+$', '', f)
             fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
-    print('%s|%s' % (m.group(1).strip(), ';'.join(fr)))
+    print('%s|%s|%s' % (m.group(1).strip(), m.group(2), ';'.join(fr)))
 EOF2
 }
 WCHAIN="work_inner $BIN;work_middle $BIN;work_outer $BIN;main $BIN"
 
-# run NAME ARGS...: start the workload (it waits for SIGUSR1), then
-# trace-cmd record -T ARGS system wide; once recording, tell the
-# workload to make its 3 getppid() calls, wait for its exit, stop record
+# run NAME 'WORKLOAD ARGS' ARGS...: start the workload (it waits for
+# SIGUSR1), then trace-cmd record -T ARGS system wide; once recording,
+# tell the workload to make its getppid() calls, wait for its exit, stop
+# record
 run() {
-	local n=$1 wp rp rc
-	shift
-	"$BIN" wait 3 &
+	local n=$1 w=$2 wp rp rc
+	shift 2
+	# shellcheck disable=SC2086
+	"$BIN" $w &
 	wp=$!
 	echo "$wp" > "$D/$n.pid"
 	"$TCMD" record -o "$D/$n.dat" -T -e syscalls:sys_enter_getppid "$@" \
@@ -81,16 +83,16 @@ run() {
 	[ $rc = 0 ] || { t_fail "the workload exited $rc"; return 1; }
 	report "$n" &&
 	"$TCMD" dump --options "$D/$n.dat" > "$D/$n.opt" 2>&1 &&
-	ustacks "$D/$n.txt" sys_enter_getppid | grep "^callchain-pie|" > "$D/$n.stacks"
+	ustacks "$D/$n.txt" sys_enter_getppid | grep "^[^|]*|$wp|" > "$D/$n.stacks"
 	{ "$(dirname "$TCMD")/ustack" "$D/$n.dat" > "$D/$n.ust" 2> "$D/$n.uerr"; true; }
 }
 
 # nm_check REPORT: every "FUNC+0xOFF (BIN)" frame of the report is inside
 # FUNC by nm -S, and addr2line names FUNC at its call (the byte before)
 nm_check() {
-	python3 - "$1" "$BIN" <<'EOF2'
+	python3 - "$1" "$BIN" "${2:-12}" <<'EOF2'
 import re, subprocess, sys
-rep, binary = sys.argv[1:3]
+rep, binary, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sym = {}
 for l in subprocess.run(['nm', '-S', binary], capture_output=True, text=True).stdout.split('\n'):
     f = l.split()
@@ -106,14 +108,14 @@ for m in re.finditer(r' => (\w+)\+0x([0-9a-f]+) \(%s\)' % re.escape(binary), ope
     if a2l != name:
         sys.exit('%s+0x%x: addr2line says %s' % (name, off, a2l))
     n += 1
-if n < 12:
-    sys.exit('%d frames in %s, want at least 12' % (n, binary))
+if n < want:
+    sys.exit('%d frames in %s, want at least %d' % (n, binary, want))
 print('%d frames inside their functions (nm -S), named so by addr2line' % n)
 EOF2
 }
 
 t_begin sw-start-maps-exited-named
-if run sw; then
+if run sw "wait 3"; then
 	wp=$(cat "$D/sw.pid")
 	check "a synth line for the workload, before its getppid events" python3 - "$D/sw.txt" "$wp" <<'EOF2' &&
 import re, sys
@@ -151,7 +153,7 @@ EOF2
 	check "no maps saved at the end for it (it exited)" \
 		test "$(grep -Ec " $BIN( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
 	check "3 stacks, named: $(head -1 "$D/sw.stacks" | cut -c1-200)" \
-		test "$(grep -c "^callchain-pie|$WCHAIN" "$D/sw.stacks")" = 3 &&
+		test "$(grep -c "^callchain-pie|[0-9]*|$WCHAIN" "$D/sw.stacks")" = 3 &&
 	check "the names by nm and addr2line" nm_check "$D/sw.txt" &&
 	check "ustack names them too: $(grep -m1 'work_inner' "$D/sw.ust" | cut -c1-160)" \
 		test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.ust")" -ge 3 &&
@@ -163,11 +165,26 @@ EOF2
 	t_pass
 fi
 
+# The workload execs (callchain-pie -> callchain) during the recording:
+# its getppid() before the exec is named in the image it had at the start
+# (callchain-pie), the one after it is not (no maps of the new image:
+# gone by the end), and above all not in callchain-pie's maps
+t_begin sw-start-maps-exec
+if run swx "wait-exec $WL/callchain"; then
+	check "2 stacks: $(tr '\n' ' ' < "$D/swx.stacks" | cut -c1-300)" test "$(wc -l < "$D/swx.stacks")" = 2 &&
+	check "before the exec, named in the image read at the start" \
+		grep -q "^callchain-pie|[0-9]*|$WCHAIN" <(sed -n 1p "$D/swx.stacks") &&
+	check "after it, addresses, nothing of callchain-pie" \
+		grep -Eq '^callchain\|[0-9]+\|0x[0-9a-f]+(;0x[0-9a-f]+)+$' <(sed -n 2p "$D/swx.stacks") &&
+	check "the names by nm and addr2line" nm_check "$D/swx.txt" 4 &&
+	t_pass
+fi
+
 t_begin sw-no-start-maps-unnamed
-if run nsw --no-start-maps; then
+if run nsw "wait 3" --no-start-maps; then
 	check "no ustack_map line" test "$(grep -c 'ustack_map:' "$D/nsw.txt")" = 0 &&
 	check "3 stacks of addresses: $(head -1 "$D/nsw.stacks" | cut -c1-200)" \
-		test "$(grep -c '^callchain-pie|0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*' "$D/nsw.stacks")" = 3 &&
+		test "$(grep -c '^callchain-pie|[0-9]*|0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*' "$D/nsw.stacks")" = 3 &&
 	check "ustack says why: $(cat "$D/nsw.uerr")" grep -q 'maps were not saved' "$D/nsw.uerr" &&
 	t_pass
 fi
