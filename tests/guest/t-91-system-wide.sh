@@ -162,6 +162,9 @@ EOF2
 		bash -c "test \$(cat '$D/sw.stock.rc') = 0 &&
 			test \$(grep -c 'sys_enter_getppid' '$D/sw.stock') -ge 3 &&
 			grep -q 'ustack_map: mapped pid=$wp ' '$D/sw.stock'" &&
+	{ TRACEEVENT_PLUGIN_DIR="$REPO/trace-cmd/plugins" /usr/bin/trace-cmd report -i "$D/sw.dat" > "$D/sw.plugin" 2>&1; true; } &&
+	check "stock trace-cmd with the libtraceevent plugin names them: $(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.plugin")" \
+		test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.plugin")" -ge 3 &&
 	t_pass
 fi
 
