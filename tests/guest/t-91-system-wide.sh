@@ -120,21 +120,6 @@ EOF2
 t_begin sw-start-maps-exited-named
 if run sw "wait 3"; then
 	wp=$(cat "$D/sw.pid")
-	check "a synth line for the workload, before its getppid events" python3 - "$D/sw.txt" "$wp" <<'EOF2' &&
-import re, sys
-rep, pid = sys.argv[1:3]
-synth = get = None
-for n, l in enumerate(open(rep, errors='replace')):
-    if synth is None and re.search(r'ustack_map: synth pid=%s$' % pid, l):
-        synth = n
-    if get is None and re.search(r'-%s +\[\d+\].*sys_enter_getppid' % pid, l):
-        get = n
-if synth is None or get is None or synth > get:
-    sys.exit('synth line at %s, first getppid at %s' % (synth, get))
-print('synth at line %d, first getppid at line %d' % (synth, get))
-EOF2
-	check "a mapped line for it: $(grep -o "ustack_map: mapped pid=$wp .*callchain-pie" "$D/sw.txt" | cut -c1-160)" \
-		grep -q "ustack_map: mapped pid=$wp base=0x[0-9a-f]* build_id=[0-9a-f]\{40\} segs=[0-9a-f@,-]* path=$BIN\$" "$D/sw.txt" &&
 	# the cost, for the record (not a check): lines, bytes, time taken
 	python3 - "$D/sw.txt" <<'EOF2'
 import re, sys
@@ -153,6 +138,21 @@ if ts:
     print('  start maps: %d processes, %d objects, %d bytes of lines, %.3f s from first to last' %
           (procs, n, b, ts[-1] - ts[0]))
 EOF2
+	check "a synth line for the workload, before its getppid events" python3 - "$D/sw.txt" "$wp" <<'EOF2' &&
+import re, sys
+rep, pid = sys.argv[1:3]
+synth = get = None
+for n, l in enumerate(open(rep, errors='replace')):
+    if synth is None and re.search(r'ustack_map: synth pid=%s$' % pid, l):
+        synth = n
+    if get is None and re.search(r'-%s +\[\d+\].*sys_enter_getppid' % pid, l):
+        get = n
+if synth is None or get is None or synth > get:
+    sys.exit('synth line at %s, first getppid at %s' % (synth, get))
+print('synth at line %d, first getppid at line %d' % (synth, get))
+EOF2
+	check "a mapped line for it: $(grep -o "ustack_map: mapped pid=$wp .*callchain-pie" "$D/sw.txt" | cut -c1-160)" \
+		grep -q "ustack_map: mapped pid=$wp base=0x[0-9a-f]* build_id=[0-9a-f]\{40\} segs=[0-9a-f@,-]* path=$BIN\$" "$D/sw.txt" &&
 	check "no maps saved at the end for it (it exited)" \
 		test "$(grep -Ec " $BIN( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
 	check "3 stacks, named: $(head -1 "$D/sw.stacks" | cut -c1-200)" \
