@@ -8,11 +8,19 @@
  *
  * They come from the trace_marker lines that the SFrame registrar
  * (sframe-gen/preload/maps.c) writes when trace-cmd record -T runs a
- * command with it, as ustack-map-line.h defines them.  execs.c finds
- * them in a trace.dat file; syms.c asks for the loads that hold an
- * address.  A line is untrusted input: anything that does not parse
- * whole, of another version, or written by another thread than its tid=
- * says is left.
+ * command with it, and those trace-cmd record writes when it starts
+ * without a command, for each process already running (a "synth" line,
+ * then a "mapped" line per object), as ustack-map-line.h defines them.
+ *
+ * A "mapped" object was there before its line, since the process's start
+ * or its last exec: it holds for every earlier time of the same image,
+ * unless an exec came between the synth line and it (which image the
+ * maps were read in is then unknown, and syms.c leaves it).
+ *
+ * execs.c finds them in a trace.dat file; syms.c asks for the loads that
+ * hold an address.  A line is untrusted input: anything that does not
+ * parse whole, of another version, or written by another thread than its
+ * tid= says is left.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +34,7 @@
 
 struct pid_loads {
 	int			pid;
+	unsigned long long	synth;		/* its last "synth" line's time */
 	int			nr;
 	bool			sorted;		/* by lowest, for lookups */
 	unsigned long long	span;		/* the largest lowest..end */
@@ -208,7 +217,7 @@ static bool line_ok(struct ustack_loads *loads, int rec_pid,
 }
 
 static int add_open(struct ustack_loads *loads, unsigned long long ts,
-		    int rec_pid, const char *line)
+		    int rec_pid, const char *line, bool mapped)
 {
 	struct ustack_load l = { .from = ts, .to = ULLONG_MAX };
 	const char *s, *e, *path;
@@ -223,6 +232,15 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 	path += strlen(USTACK_MAP_PATH_KEY);
 	if (*path != '/')
 		return 0;
+	if (mapped) {
+		/* only after the synth line of its read */
+		p = pid_get(loads, pid, false);
+		if (!p || !p->synth || p->synth > ts)
+			return 0;
+		l.from = p->synth;
+		l.seen = ts;
+		l.since_image = true;
+	}
 	l.file = strndup(path, strcspn(path, "\n"));
 	if (field(line, "build_id", &s, &e) && e > s && e < path &&
 	    !(e - s == 1 && *s == '-'))
@@ -282,8 +300,24 @@ static int add_close(struct ustack_loads *loads, unsigned long long ts,
 	return 1;
 }
 
+/* A "synth" line: the maps of pid are read next */
+static int add_synth(struct ustack_loads *loads, unsigned long long ts,
+		     int rec_pid, const char *line)
+{
+	struct pid_loads *p;
+	int pid;
+
+	if (!ts || !line_ok(loads, rec_pid, line, &pid))
+		return 0;
+	p = pid_get(loads, pid, true);
+	if (!p)
+		return -1;
+	p->synth = ts;
+	return 1;
+}
+
 /**
- * ustack_loads_add_line - take one trace_marker line of the registrar
+ * ustack_loads_add_line - take one "ustack_map:" trace_marker line
  * @loads: the loads
  * @ts: the time stamp of its event
  * @rec_pid: the pid of its event (common_pid: the thread that wrote it)
@@ -297,7 +331,11 @@ int ustack_loads_add_line(struct ustack_loads *loads, unsigned long long ts,
 			  int rec_pid, const char *line)
 {
 	if (!strncmp(line, USTACK_MAP_OPEN, strlen(USTACK_MAP_OPEN)))
-		return add_open(loads, ts, rec_pid, line);
+		return add_open(loads, ts, rec_pid, line, false);
+	if (!strncmp(line, USTACK_MAP_MAPPED, strlen(USTACK_MAP_MAPPED)))
+		return add_open(loads, ts, rec_pid, line, true);
+	if (!strncmp(line, USTACK_MAP_SYNTH, strlen(USTACK_MAP_SYNTH)))
+		return add_synth(loads, ts, rec_pid, line);
 	if (!strncmp(line, USTACK_MAP_CLOSE, strlen(USTACK_MAP_CLOSE)))
 		return add_close(loads, ts, rec_pid, line);
 	return 0;

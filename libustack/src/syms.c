@@ -764,7 +764,13 @@ static int load_lookup(struct ustack_syms *syms, int pid,
 		if (ustack_syms_execs_after(syms, pid, l->from) !=
 		    syms->cur_execs)
 			continue;	/* another image's */
-		if (syms->ts < l->from || syms->ts >= l->to) {
+		/* read in an image left between its synth and mapped lines */
+		if (l->since_image &&
+		    ustack_syms_execs_after(syms, pid, l->seen) !=
+		    syms->cur_execs)
+			continue;
+		if ((syms->ts < l->from && !l->since_image) ||
+		    syms->ts >= l->to) {
 			r = -1;
 			continue;
 		}
@@ -786,6 +792,38 @@ static int load_lookup(struct ustack_syms *syms, int pid,
 }
 
 /*
+ * Whether the last maps (read at the end, or a map function's) have
+ * another file at addr than the mapping already there at the start that
+ * @out holds: the object was unmapped and another mapped there during
+ * the recording, at a time no line says, so neither names the frame.
+ */
+static bool last_maps_differ(struct ustack_syms *syms, int pid,
+			     unsigned long long addr,
+			     const struct map_at *out)
+{
+	struct pid_maps *p = pid_maps_get(syms, pid, false);
+	const char *file = NULL, *build_id = NULL;
+	struct ustack_map um;
+	int i;
+
+	for (i = 0; p && i < p->nr && !file; i++) {
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			file = p->maps[i].name;
+	}
+	memset(&um, 0, sizeof(um));
+	if (!file && syms->map_func &&
+	    syms->map_func(syms->map_data, pid, addr, &um) > 0 && um.file) {
+		file = um.file;
+		build_id = um.build_id;
+	}
+	if (!file)
+		return false;	/* gone by then, or never read */
+	if (build_id && out->build_id)
+		return strcmp(build_id, out->build_id) != 0;
+	return strcmp(file, out->file) != 0;
+}
+
+/*
  * The mapping holding addr and the file's build ID if the maps have it,
  * in the maps that applied with syms->cur_execs execs of the process
  * still to come; out->lowest only as a map function gave it.  False when
@@ -804,6 +842,8 @@ static bool map_lookup(struct ustack_syms *syms, int pid,
 	memset(out, 0, sizeof(*out));
 	/* an object loaded at the frame's time, in whatever image */
 	r = load_lookup(syms, pid, addr, out, &load);
+	if (r > 0 && load->since_image && !execs)
+		return !last_maps_differ(syms, pid, addr, out);
 	if (r)
 		return r > 0;
 	if (execs > 0) {

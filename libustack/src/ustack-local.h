@@ -61,8 +61,9 @@ __hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
 					 void *data);
 /*
  * Objects mapped and unmapped during a recording (loads.c): the
- * registrar's trace_marker lines (ustack-map-line.h), kept per process
- * with their times.
+ * registrar's trace_marker lines and those trace-cmd record writes at the
+ * start for the processes already running (synth, then mapped), as
+ * ustack-map-line.h defines them, kept per process with their times.
  */
 #include "ustack-map-line.h"
 #define USTACK_LOAD_SEGS	USTACK_MAP_SEGS
@@ -75,6 +76,13 @@ struct ustack_load {
 	unsigned long long	from;		/* mapped at */
 	unsigned long long	to;		/* unmapped at, or ULLONG_MAX */
 	unsigned long long	base;		/* load bias: the close's key */
+	/*
+	 * A mapping already there when its maps were read (a "mapped" line):
+	 * from is the time of the read's "synth" line, seen the line's own;
+	 * the load holds for any earlier time in the same image too
+	 */
+	unsigned long long	seen;
+	bool			since_image;
 	char			*file;
 	char			*build_id;	/* NULL: none recorded */
 	int			nr_segs;

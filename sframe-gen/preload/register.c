@@ -49,17 +49,14 @@
 #include "sframe-gen.h"
 #include "cache.h"
 #include "maps.h"
+#include "objelf.h"
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
 #ifndef PR_ADD_SFRAME
 #define PR_ADD_SFRAME		82
 #define PR_REMOVE_SFRAME	83
 #endif
 
 #define SFREG_MAX_OBJS		1024	/* the kernel's per-mm bound too */
-#define SFREG_HDR_READ		4096
 
 /* A section this library registered, so it can be taken back */
 struct sfreg_obj {
@@ -99,83 +96,6 @@ static void read_env(void)
 	debug = s && *s && *s != '0';
 	s = getenv("SFREG_DISABLE");
 	disabled = s && *s && *s != '0';
-}
-
-/* What registration needs of an object, read from its file's headers */
-struct sfreg_elf {
-	uintptr_t text_start, text_end;		/* vaddrs, executable PT_LOADs */
-	uintptr_t sframe, sframe_len;		/* its own PT_GNU_SFRAME */
-	unsigned char build_id[SFCACHE_BUILD_ID_MAX];
-	unsigned int build_id_len;
-	struct sfreg_load loads[SFREG_MAX_LOADS];	/* in file order */
-	int nr_loads;
-};
-
-/* Find the GNU build ID note in @len bytes at @p */
-static void find_build_id(const unsigned char *p, size_t len,
-			  struct sfreg_elf *e)
-{
-	size_t off = 0;
-
-	while (len - off >= sizeof(Elf64_Nhdr)) {
-		const Elf64_Nhdr *n = (const void *)(p + off);
-		size_t name = (n->n_namesz + 3) & ~3UL;
-		size_t desc = (n->n_descsz + 3) & ~3UL;
-
-		off += sizeof(*n);
-		if (name > len - off || desc > len - off - name)
-			return;
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-		    !memcmp(p + off, "GNU", 4) && n->n_descsz &&
-		    n->n_descsz <= SFCACHE_BUILD_ID_MAX) {
-			memcpy(e->build_id, p + off + name, n->n_descsz);
-			e->build_id_len = n->n_descsz;
-			return;
-		}
-		off += name + desc;
-	}
-}
-
-static int read_elf(int fd, struct sfreg_elf *e)
-{
-	unsigned char buf[SFREG_HDR_READ];
-	const Elf64_Ehdr *eh = (const void *)buf;
-	const Elf64_Phdr *ph;
-	ssize_t n;
-	int i;
-
-	memset(e, 0, sizeof(*e));
-	e->text_start = UINTPTR_MAX;
-	n = pread(fd, buf, sizeof(buf), 0);
-	if (n < (ssize_t)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 ||
-	    eh->e_phentsize != sizeof(*ph) || eh->e_phoff > (size_t)n ||
-	    eh->e_phnum > ((size_t)n - eh->e_phoff) / sizeof(*ph))
-		return -1;
-	ph = (const void *)(buf + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_LOAD && e->nr_loads < SFREG_MAX_LOADS)
-			e->loads[e->nr_loads++] = (struct sfreg_load){
-				ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_offset };
-		if (ph[i].p_type == PT_GNU_SFRAME) {
-			e->sframe = ph[i].p_vaddr;
-			e->sframe_len = ph[i].p_memsz;
-		} else if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
-			if (ph[i].p_vaddr < e->text_start)
-				e->text_start = ph[i].p_vaddr;
-			if (ph[i].p_vaddr + ph[i].p_memsz > e->text_end)
-				e->text_end = ph[i].p_vaddr + ph[i].p_memsz;
-		} else if (ph[i].p_type == PT_NOTE && !e->build_id_len) {
-			unsigned char note[512];
-			size_t len = ph[i].p_filesz;
-
-			if (len > sizeof(note))
-				len = sizeof(note);
-			if (pread(fd, note, len, ph[i].p_offset) == (ssize_t)len)
-				find_build_id(note, len, e);
-		}
-	}
-	return e->text_end ? 0 : -1;
 }
 
 static int remember(uintptr_t base, void *map, size_t len, uintptr_t sframe)
@@ -297,7 +217,7 @@ static void register_object(const char *path, uintptr_t base, int announce)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	if (read_elf(fd, &e)) {
+	if (sfreg_read_elf(fd, &e)) {
 		dbg("%s: not an x86-64 ELF object with code", path);
 		goto close;
 	}

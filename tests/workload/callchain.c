@@ -13,6 +13,12 @@
  *   getppid N   N getppid() calls, one kernel entry each (default)
  *   pause N     the same, then pause() until a signal ends it (a process
  *               that asked and still lives when a recording ends)
+ *   wait N      pause() until SIGUSR1 (handled), then N getppid() calls:
+ *               a process started before a recording that makes its calls
+ *               during it, when told, then exits
+ *   wait-exec PATH
+ *               the same with one getppid(), then execve(PATH, [PATH,
+ *               "getppid", "1"]) from work_inner
  *   sleep MS    one nanosleep of MS milliseconds (a task blocked in a
  *               syscall, for tests that act while requests are pending)
  *   exit        exit_group() from inside work_inner
@@ -154,6 +160,17 @@ NOINLINE void work_inner(void)
 		/* pause: then wait, alive, until a signal ends it */
 		if (!strcmp(mode, "pause"))
 			raw_syscall3(SYS_pause, 0, 0, 0);
+	} else if (!strcmp(mode, "wait") || !strcmp(mode, "wait-exec")) {
+		unsigned long none = 0;
+
+		/* SIGUSR1 is blocked (main): unblocked and waited for at once */
+		while (got_signal != SIGUSR1)
+			raw_syscall3(SYS_rt_sigsuspend, (long)&none, sizeof(none), 0);
+		for (i = 0; i < count; i++)
+			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+		if (exec_argv)
+			sink += raw_syscall3(SYS_execve, (long)exec_argv[0],
+					    (long)exec_argv, 0);
 	} else if (!strcmp(mode, "sleep")) {
 		ts.tv_sec = count / 1000;
 		ts.tv_nsec = (count % 1000) * 1000000L;
@@ -273,11 +290,12 @@ int main(int argc, char **argv)
 		bench_depth = strtol(argv[3], NULL, 0);
 	if (!strcmp(mode, "vdso-dump"))
 		return argc < 3 ? 2 : vdso_dump(argv[2]);
-	if (!strcmp(mode, "exec")) {
+	if (!strcmp(mode, "exec") || !strcmp(mode, "wait-exec")) {
 		if (argc < 3) {
-			fprintf(stderr, "usage: %s exec PATH\n", argv[0]);
+			fprintf(stderr, "usage: %s %s PATH\n", argv[0], mode);
 			return 2;
 		}
+		count = 1;
 		args[0] = argv[2];
 		args[1] = "getppid";
 		args[2] = "1";
@@ -302,6 +320,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "bench-main")) {
 		bench_deep(1);
 		return 0;
+	}
+	if (!strcmp(mode, "wait") || !strcmp(mode, "wait-exec")) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		signal(SIGUSR1, on_signal);
 	}
 	if (!strcmp(mode, "spin")) {
 		spin(count);

@@ -822,6 +822,80 @@ static void test_loads(const char *dir)
 		ustack_syms_free(syms);
 	}
 
+	/*
+	 * Maps synthesized at the start (trace-cmd record without a
+	 * command): "synth" before the read, "mapped" per object after it.
+	 * Cases: 0 the process exits (no last maps), 1 it execs after the
+	 * read, 2 it execs between synth and mapped, 3 its last maps have
+	 * another file there, 4 they have the same one, 5 closed later.
+	 */
+	for (i = 0; i < 6; i++) {
+		static const char *const what[] = {
+			"gone by the end", "exec'd after the read",
+			"exec'd during the read", "another file there at the end",
+			"the same file at the end", "closed at 400",
+		};
+		char want[64];
+
+		syms = ustack_syms_alloc();
+		loads = ustack_syms_loads(syms);
+		if (i == 1)
+			ustack_syms_add_exec(syms, 3, 300);
+		if (i == 2)
+			ustack_syms_add_exec(syms, 3, 105);
+		if (i == 3)
+			ustack_syms_add_map(syms, 3, B, B + 0x10000, 0, prog);
+		if (i == 4) {
+			/* the lib's own mappings, as in segs */
+			const char *g = segs + 5;
+			unsigned long long gs, ge, go;
+			int n;
+
+			while (sscanf(g, "%llx-%llx@%llx%n", &gs, &ge, &go, &n) == 3) {
+				ustack_syms_add_map(syms, 3, gs, ge, go, lib);
+				g += n + (g[n] == ',');
+			}
+		}
+		snprintf(line, sizeof(line),
+			 "ustack_map: mapped v=1 pid=3 tid=77 base=0x%llx build_id=- %s path=%s\n",
+			 B, segs, lib);
+		/* trace-cmd record (thread 77) writes synth and mapped lines */
+		CHECK(ustack_loads_add_line(loads, 90, 77, line) == 0,
+		      "%s: mapped before any synth line is left", what[i]);
+		CHECK(ustack_loads_add_line(loads, 100, 77, "ustack_map: synth v=1 pid=3 tid=77\n") == 1 &&
+		      ustack_loads_add_line(loads, 110, 77, line) == 1,
+		      "%s: synth, mapped taken", what[i]);
+		if (i == 5) {
+			snprintf(buf, sizeof(buf), "ustack_map: close v=1 pid=3 tid=3 base=0x%llx", B);
+			CHECK(ustack_loads_add_line(loads, 400, 3, buf) == 1, "close after mapped");
+		}
+		snprintf(want, sizeof(want), "0x%llx", B + off + 2);
+		/* before the read: from the recording's start */
+		ustack_syms_set_time(syms, 50);
+		ustack_syms_format(syms, 3, B + off + 2, buf, sizeof(buf));
+		if (i == 2 || i == 3)
+			CHECK(!strstr(buf, "libsymtest"), "%s, at 50: not named: %s",
+			      what[i], buf);
+		else
+			CHECK(!strncmp(buf, "lib_func+0x2 (", 14) &&
+			      strstr(buf, "/libsymtest.so)"),
+			      "%s, at 50: named: %s", what[i], buf);
+		/* after the read */
+		ustack_syms_set_time(syms, 500);
+		ustack_syms_format(syms, 3, B + off + 2, buf, sizeof(buf));
+		if (i == 0 || i == 4)
+			CHECK(!strncmp(buf, "lib_func+0x2 (", 14) &&
+			      strstr(buf, "/libsymtest.so)"),
+			      "%s, at 500: named: %s", what[i], buf);
+		else if (i == 3)
+			CHECK(!strstr(buf, "libsymtest"), "%s, at 500: not lib_func: %s",
+			      what[i], buf);
+		else
+			CHECK(!strcmp(buf, want), "%s, at 500: an address: %s",
+			      what[i], buf);
+		ustack_syms_free(syms);
+	}
+
 	/* many loads (the array grows), three places reused in turn */
 	loads = ustack_loads_alloc();
 	for (i = 0; i < 100; i++) {

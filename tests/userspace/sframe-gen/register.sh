@@ -196,5 +196,36 @@ else
 	bad valgrind-clean "valgrind is not installed"
 fi
 
+# 12. sframe-feed (the system-wide feeder's user space half): the objects
+# of a running process, once per file, into the registrar's cache; the
+# registrar then generates nothing; each file's section is what
+# sframe-gen writes for it; a second run takes all from the cache
+FEED=$B/sframe-feed
+F=$W/feed
+sleep 30 &
+sp=$!
+SFREG_CACHE_DIR=$F "$FEED" -p $sp -p $sp > "$W/feed.out" 2>&1
+SFREG_CACHE_DIR=$F "$FEED" -p $sp > "$W/feed2.out" 2>&1
+kill $sp; wait $sp 2>/dev/null
+env SFREG_DEBUG=1 SFREG_CACHE_DIR="$F" LD_AUDIT="$REG" /bin/sleep 0 2> "$W/feed-reg.err"
+"$B/sframe-gen" "$LIBC" -o "$W/libc.sframe" 2>/dev/null
+lsz=$(awk -v l="$LIBC" '$1 == "gen" && $4 == l { print $2 }' "$W/feed.out")
+if [ "$(grep -c '^gen ' "$W/feed.out")" -ge 2 ] && ! grep -q '^fail ' "$W/feed.out" &&
+   [ "$(grep -c "^gen .* $LIBC\$" "$W/feed.out")" = 1 ] &&
+   [ "$lsz" = "$(stat -c %s "$W/libc.sframe")" ] &&
+   [ -f "$F/$(build_id "$LIBC").sframe" ] &&
+   ! grep -q '^gen ' "$W/feed2.out" && grep -q '^hit ' "$W/feed2.out" &&
+   grep -q 'libc.so.6: cached section' "$W/feed-reg.err" &&
+   ! grep -q ': generated section' "$W/feed-reg.err" &&
+   grep -q 'none attached' "$W/feed.out"; then
+	ok feed-fills-the-registrars-cache
+else
+	bad feed-fills-the-registrars-cache "libc $lsz bytes, sframe-gen $(stat -c %s "$W/libc.sframe"); $(cat "$W/feed.out" "$W/feed2.out" "$W/feed-reg.err" | tr '\n' ' ')"
+fi
+# bad arguments: exit 2, nothing read; a process that is gone: exit 1
+SFREG_CACHE_DIR=$F "$FEED" -p nope > /dev/null 2>&1; r1=$?
+SFREG_CACHE_DIR=$F "$FEED" -p $sp > /dev/null 2>&1; r2=$?
+[ $r1 = 2 ] && [ $r2 = 1 ] && ok feed-bad-input || bad feed-bad-input "exit $r1 for -p nope, $r2 for a gone pid"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

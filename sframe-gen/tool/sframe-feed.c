@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-feed: the user space half of feeding the kernel SFrame sections
+ * for processes nobody started with the registrar (system wide; see
+ * Documentation/decisions.md, "System-wide").  For every object with an
+ * executable mapping in the running processes (or in those of -p), once
+ * per file: its own .sframe (PT_GNU_SFRAME) when it has one, else the
+ * section the registrar would use, from the same cache (preload/cache.c,
+ * keyed by build ID), generated from .eh_frame on a miss and stored.
+ * One line per object: what it took, the section's bytes, the CPU time.
+ *
+ * The kernel interface that would take the sections (a section attached
+ * to a file) is not in this kernel: nothing is attached, and the tool
+ * says so.  See Documentation/sframe-feed.txt.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sframe-gen.h"
+#include "objelf.h"
+
+static const char *prog = "sframe-feed";
+
+struct obj {
+	char		dev[32];
+	unsigned long	ino;
+};
+
+struct feed {
+	struct obj	*objs;		/* the files seen */
+	int		nr;
+	bool		quiet;
+	int		own, hit, gen, fail, procs;
+	unsigned long long bytes;
+	double		ms;
+};
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Whether the file (dev, ino) was seen; remember it if not */
+static bool seen(struct feed *f, const char *dev, unsigned long ino)
+{
+	struct obj *o;
+	int i;
+
+	for (i = 0; i < f->nr; i++)
+		if (f->objs[i].ino == ino && !strcmp(f->objs[i].dev, dev))
+			return true;
+	o = realloc(f->objs, (f->nr + 1) * sizeof(*o));
+	if (!o)
+		return true;	/* no memory: skip it rather than fail */
+	f->objs = o;
+	snprintf(o[f->nr].dev, sizeof(o[f->nr].dev), "%s", dev);
+	o[f->nr].ino = ino;
+	f->nr++;
+	return false;
+}
+
+/* The section of the object mapped at @start-@end of @pid (@path) */
+static void feed_obj(struct feed *f, int pid, unsigned long long start,
+		     unsigned long long end, const char *path)
+{
+	struct sfcache_key key;
+	const char *what = "fail";
+	size_t map_len, off, len = 0;
+	struct sfreg_elf e;
+	struct sfgen_stats st;
+	char mf[PATH_MAX];
+	void *map, *sec;
+	double t0 = cpu_ms(), ms;
+	int fd;
+
+	/* the file mapped, even if the path now names another */
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || sfreg_read_elf(fd, &e)) {
+		f->fail++;
+		goto out;
+	}
+	if (e.sframe) {
+		what = "own";
+		len = e.sframe_len;
+		f->own++;
+		goto out;
+	}
+	sfcache_key_init(&key, fd, e.build_id, e.build_id_len, e.text_start,
+			 e.text_end);
+	map = sfcache_map(&key, &map_len, &off, &len);
+	if (map) {
+		munmap(map, map_len);
+		what = "hit";
+		f->hit++;
+		goto out;
+	}
+	if (sfgen_from_fd(fd, 0, &sec, &len, &st)) {
+		len = 0;
+		f->fail++;
+		goto out;
+	}
+	if (sfcache_store(&key, sec, len) && !f->quiet)
+		fprintf(stderr, "%s: %s: not cached: %s\n", prog, path,
+			strerror(errno));
+	free(sec);
+	what = "gen";
+	f->gen++;
+out:
+	if (fd >= 0)
+		close(fd);
+	ms = cpu_ms() - t0;
+	f->ms += ms;
+	f->bytes += len;
+	if (!f->quiet)
+		printf("%-4s %8zu %8.3f %s\n", what, len, ms, path);
+}
+
+static void feed_pid(struct feed *f, int pid)
+{
+	char buf[PATH_MAX + 128], perms[8], dev[32];
+	unsigned long long start, end, pgoff;
+	unsigned long ino;
+	char *path;
+	FILE *m;
+	int n;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/maps", pid);
+	m = fopen(buf, "r");
+	if (!m)
+		return;
+	f->procs++;
+	while (fgets(buf, sizeof(buf), m)) {
+		n = 0;
+		if (sscanf(buf, "%llx-%llx %7s %llx %31s %lu %n", &start, &end,
+			   perms, &pgoff, dev, &ino, &n) != 6 || !n)
+			continue;
+		path = buf + n;
+		path[strcspn(path, "\n")] = '\0';
+		if (!strchr(perms, 'x') || !ino || path[0] != '/' ||
+		    strstr(path, " (deleted)") || seen(f, dev, ino))
+			continue;
+		feed_obj(f, pid, start, end, path);
+	}
+	fclose(m);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [-p PID]... [-q]\n"
+		"  -p PID  the objects of PID (default: of every process)\n"
+		"  -q      print the summary only\n"
+		"Each object: own|hit|gen|fail, section bytes, CPU ms, path.\n"
+		"The cache is the registrar's (SFREG_CACHE_DIR, else\n"
+		"$XDG_CACHE_HOME/sframe, else $HOME/.cache/sframe).\n", prog);
+}
+
+int main(int argc, char **argv)
+{
+	struct feed f = { 0 };
+	int *pids = NULL, nr = 0, c, i;
+	struct dirent *d;
+	char *end;
+	DIR *dir;
+	long v;
+
+	while ((c = getopt(argc, argv, "p:qh")) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v <= 0 || v > INT_MAX) {
+				fprintf(stderr, "%s: not a pid: %s\n", prog, optarg);
+				return 2;
+			}
+			pids = realloc(pids, (nr + 1) * sizeof(*pids));
+			if (!pids)
+				return 1;
+			pids[nr++] = (int)v;
+			break;
+		case 'q':
+			f.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (nr) {
+		for (i = 0; i < nr; i++)
+			feed_pid(&f, pids[i]);
+	} else {
+		dir = opendir("/proc");
+		while (dir && (d = readdir(dir))) {
+			v = atoi(d->d_name);
+			if (v > 0 && v != getpid())
+				feed_pid(&f, (int)v);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	printf("%d processes, %d objects: %d own .sframe, %d from the cache, %d generated, %d failed; %llu bytes, %.1f ms CPU\n",
+	       f.procs, f.nr, f.own, f.hit, f.gen, f.fail, f.bytes, f.ms);
+	printf("no kernel interface to attach them to (decisions.md, System-wide): none attached\n");
+	free(f.objs);
+	free(pids);
+	return f.procs ? 0 : 1;
+}

@@ -1,0 +1,199 @@
+#!/bin/bash
+# System wide (issue 36): a process started BEFORE `trace-cmd record -T`
+# (no command) that makes its calls during the recording and exits
+# before it ends.  Its maps are not read at the end (it is gone), so
+# before trace-cmd patch 0023 its frames stayed addresses; now record
+# writes the maps of the running processes into the trace at the start
+# ("ustack_map: synth/mapped" trace_marker lines) and every reader
+# names them.  Oracles: nm -S and addr2line of the workload (each frame's
+# function and its offset inside it).  The negative twin,
+# --no-start-maps: no lines, the frames are addresses again.  Stock
+# trace-cmd 3.1.6 reads the file.  Needs FTD_TRACECMD (the series' build).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+reset_tracing
+. "$(dirname "$0")/tracecmd-lib.sh"
+D=$FTD_RESULTS/t91
+rm -rf "$D"
+mkdir -p "$D"
+TESTS="sw-start-maps-exited-named sw-start-maps-exec sw-no-start-maps-unnamed"
+tc_require $TESTS
+echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
+BIN=$WL/callchain-pie
+
+# ustacks REPORT EVENT: one line per EVENT: "COMM|PID|frame;frame..." with
+# "FUNC FILE" for a named frame (offset dropped), the address otherwise
+ustacks() {
+	python3 - "$@" <<'EOF2'
+import re, sys
+rep, event = sys.argv[1:3]
+ev = re.compile(r'^\s*(\S.*)-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
+lines = open(rep, errors='replace').read().split('\n')
+i = 0
+while i < len(lines):
+    m = ev.match(lines[i])
+    i += 1
+    if not m or m.group(3) != event:
+        continue
+    while i < len(lines) and not lines[i].startswith(' <user stack>'):
+        if ev.match(lines[i]):
+            break
+        i += 1
+    fr = []
+    if i < len(lines) and lines[i].startswith(' <user stack>'):
+        i += 1
+        while i < len(lines) and lines[i].startswith(' => '):
+            f = lines[i][4:]
+            i += 1
+            if ' [inlined] ' in f:
+                continue
+            f = re.sub(r' [^ ()]+:\d+$', '', f)
+            fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
+    print('%s|%s|%s' % (m.group(1).strip(), m.group(2), ';'.join(fr)))
+EOF2
+}
+WCHAIN="work_inner $BIN;work_middle $BIN;work_outer $BIN;main $BIN"
+
+# run NAME 'WORKLOAD ARGS' ARGS...: start the workload (it waits for
+# SIGUSR1), then trace-cmd record -T ARGS system wide; once recording,
+# tell the workload to make its getppid() calls, wait for its exit, stop
+# record
+run() {
+	local n=$1 w=$2 wp rp rc
+	shift 2
+	# shellcheck disable=SC2086
+	"$BIN" $w &
+	wp=$!
+	echo "$wp" > "$D/$n.pid"
+	"$TCMD" record -o "$D/$n.dat" -T -e syscalls:sys_enter_getppid "$@" \
+		> "$D/$n.out" 2> "$D/$n.err" &
+	rp=$!
+	if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+		kill -INT $rp; wait $rp; kill $wp; wait $wp
+		t_fail "record did not enable sys_enter_getppid: $(tail -3 "$D/$n.err" | tr '\n' ' ')"
+		return 1
+	fi
+	sleep 5
+	kill -USR1 $wp
+	wait $wp
+	rc=$?
+	sleep 2
+	kill -INT $rp
+	wait $rp || { t_fail "record: status $?: $(tail -3 "$D/$n.err" | tr '\n' ' ')"; return 1; }
+	[ $rc = 0 ] || { t_fail "the workload exited $rc"; return 1; }
+	report "$n" &&
+	"$TCMD" dump --options "$D/$n.dat" > "$D/$n.opt" 2>&1 &&
+	ustacks "$D/$n.txt" sys_enter_getppid | grep "^[^|]*|$wp|" > "$D/$n.stacks"
+	{ "$(dirname "$TCMD")/ustack" "$D/$n.dat" > "$D/$n.ust" 2> "$D/$n.uerr"; true; }
+}
+
+# nm_check REPORT: every "FUNC+0xOFF (BIN)" frame of the report is inside
+# FUNC by nm -S, and addr2line names FUNC at its call (the byte before;
+# the outermost of the functions inlined there)
+nm_check() {
+	python3 - "$1" "$BIN" "${2:-12}" <<'EOF2'
+import re, subprocess, sys
+rep, binary, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sym = {}
+for l in subprocess.run(['nm', '-S', binary], capture_output=True, text=True).stdout.split('\n'):
+    f = l.split()
+    if len(f) == 4 and f[2] in 'tT':
+        sym[f[3]] = (int(f[0], 16), int(f[1], 16))
+n = 0
+for m in re.finditer(r' => (\w+)\+0x([0-9a-f]+) \(%s\)' % re.escape(binary), open(rep).read()):
+    name, off = m.group(1), int(m.group(2), 16)
+    if name not in sym or off >= sym[name][1]:
+        sys.exit('%s+0x%x: nm -S says %s' % (name, off, sym.get(name)))
+    # -i: inlined functions first (raw_syscall3), the frame's own last
+    out = subprocess.run(['addr2line', '-f', '-i', '-e', binary, '%x' % (sym[name][0] + off - 1)],
+                         capture_output=True, text=True).stdout.split('\n')
+    a2l = [l for l in out[0::2] if l][-1] if any(out[0::2]) else ''
+    if a2l != name:
+        sys.exit('%s+0x%x: addr2line says %s' % (name, off, a2l))
+    n += 1
+if n < want:
+    sys.exit('%d frames in %s, want at least %d' % (n, binary, want))
+print('%d frames inside their functions (nm -S), named so by addr2line' % n)
+EOF2
+}
+
+t_begin sw-start-maps-exited-named
+if run sw "wait 3"; then
+	wp=$(cat "$D/sw.pid")
+	# the cost, for the record (not a check): lines, bytes, time taken
+	python3 - "$D/sw.txt" <<'EOF2'
+import re, sys
+ts, n, b, procs = [], 0, 0, 0
+for l in open(sys.argv[1], errors='replace'):
+    m = re.search(r' (\d+\.\d+): print: .*?(ustack_map: (synth|mapped) .*)$', l)
+    if not m:
+        continue
+    ts.append(float(m.group(1)))
+    b += len(m.group(2)) + 1
+    if m.group(3) == 'synth':
+        procs += 1
+    else:
+        n += 1
+if ts:
+    print('  start maps: %d processes, %d objects, %d bytes of lines, %.3f s from first to last' %
+          (procs, n, b, ts[-1] - ts[0]))
+EOF2
+	check "a synth line for the workload, before its getppid events" python3 - "$D/sw.txt" "$wp" <<'EOF2' &&
+import re, sys
+rep, pid = sys.argv[1:3]
+synth = get = None
+for n, l in enumerate(open(rep, errors='replace')):
+    if synth is None and re.search(r'ustack_map: synth v=1 pid=%s tid=\d+$' % pid, l):
+        synth = n
+    if get is None and re.search(r'-%s +\[\d+\].*sys_enter_getppid' % pid, l):
+        get = n
+if synth is None or get is None or synth > get:
+    sys.exit('synth line at %s, first getppid at %s' % (synth, get))
+print('synth at line %d, first getppid at line %d' % (synth, get))
+EOF2
+	check "a mapped line for it: $(grep -o "ustack_map: mapped v=1 pid=$wp .*callchain-pie" "$D/sw.txt" | cut -c1-160)" \
+		grep -q "ustack_map: mapped v=1 pid=$wp tid=[0-9]* base=0x[0-9a-f]* build_id=[0-9a-f]\{40\} segs=[0-9a-f@,-]* path=$BIN\$" "$D/sw.txt" &&
+	check "no maps saved at the end for it (it exited)" \
+		test "$(grep -Ec " $BIN( [0-9a-f]+)?( pgoff=[0-9a-f]+)?\$" "$D/sw.opt")" = 0 &&
+	check "3 stacks, named: $(head -1 "$D/sw.stacks" | cut -c1-200)" \
+		test "$(grep -c "^callchain-pie|[0-9]*|$WCHAIN" "$D/sw.stacks")" = 3 &&
+	check "the names by nm and addr2line" nm_check "$D/sw.txt" &&
+	check "ustack names them too: $(grep -m1 'work_inner' "$D/sw.ust" | cut -c1-160)" \
+		test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.ust")" -ge 3 &&
+	{ /usr/bin/trace-cmd report -i "$D/sw.dat" > "$D/sw.stock" 2>&1; echo $? > "$D/sw.stock.rc"; } &&
+	check "stock trace-cmd 3.1.6 reads the file: status $(cat "$D/sw.stock.rc"), $(grep -c 'ustack_map:' "$D/sw.stock") marker lines" \
+		bash -c "test \$(cat '$D/sw.stock.rc') = 0 &&
+			test \$(grep -c 'sys_enter_getppid' '$D/sw.stock') -ge 3 &&
+			grep -q 'ustack_map: mapped v=1 pid=$wp ' '$D/sw.stock'" &&
+	{ TRACEEVENT_PLUGIN_DIR="${FTD_PLUGIN_DIR:-$REPO/trace-cmd/plugins}" /usr/bin/trace-cmd report -i "$D/sw.dat" > "$D/sw.plugin" 2>&1; true; } &&
+	check "stock trace-cmd with the libtraceevent plugin names them: $(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.plugin")" \
+		test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/sw.plugin")" -ge 3 &&
+	t_pass
+fi
+
+# The workload execs (callchain-pie -> callchain) during the recording:
+# its getppid() before the exec is named in the image it had at the start
+# (callchain-pie), the one after it is not (no maps of the new image:
+# gone by the end), and above all not in callchain-pie's maps
+t_begin sw-start-maps-exec
+if run swx "wait-exec $WL/callchain"; then
+	check "2 stacks: $(tr '\n' ' ' < "$D/swx.stacks" | cut -c1-300)" test "$(wc -l < "$D/swx.stacks")" = 2 &&
+	check "before the exec, named in the image read at the start" \
+		grep -q "^[^|]*|[0-9]*|$WCHAIN" <(sed -n 1p "$D/swx.stacks") &&
+	check "after it, addresses, nothing of callchain-pie" \
+		grep -Eq '^[^|]*\|[0-9]+\|0x[0-9a-f]+(;0x[0-9a-f]+)+$' <(sed -n 2p "$D/swx.stacks") &&
+	check "the names by nm and addr2line" nm_check "$D/swx.txt" 4 &&
+	t_pass
+fi
+
+t_begin sw-no-start-maps-unnamed
+if run nsw "wait 3" --no-start-maps; then
+	check "no ustack_map line" test "$(grep -c 'ustack_map:' "$D/nsw.txt")" = 0 &&
+	check "3 stacks of addresses: $(head -1 "$D/nsw.stacks" | cut -c1-200)" \
+		test "$(grep -c '^callchain-pie|[0-9]*|0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*' "$D/nsw.stacks")" = 3 &&
+	check "ustack names none of them either" test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/nsw.ust")" = 0 &&
+	t_pass
+fi
+
+reset_tracing
+t_summary
