@@ -23,6 +23,22 @@
       the same for the output of `perf script -F comm,event,ip,sym`:
       the user frames of each sample (addresses below the kernel's; the
       "(inlined)" lines of perf's inline expansion are not frames)
+  benchtool.py chain TRACE BINARY SKIP [cold]
+      the user stacks of a tracefs `trace` dump whose innermost frame is a
+      chain function of BINARY (sfchain: sfc_fn_*), after its first SKIP
+      such stacks (a warm-up round): stacks=N frames=F unwinder=U:N,...
+      Then the kernel's per-mm kept-rule table (kernel/unwind/
+      sframe_rules.h: 2^8 direct-mapped slots, slot hash_64(ip, 8), a rule
+      kept only when found, all forgotten when a section goes) replayed
+      exactly on every stack's lookups, the warm-up's included: the
+      topmost frame's address, then each caller's return address - 1, as
+      kernel/unwind/user.c looks them up; a lookup inside an FDE of
+      BINARY's .sframe can be kept, any other finds no rule (no section,
+      or no FDE) and is counted apart.  With cold, every rule is forgotten
+      before each stack (sfchain cold).  Counted on the N stacks:
+      lookups=L hits=H hit_rate=H/L distinct=D (addresses looked up
+      inside FDEs) norule=R (lookups outside them) fdes=F (in BINARY's
+      .sframe)
   benchtool.py selftest
       checks the readers on records built here (no perf or tracefs
       needed); ends with an "N passed, N failed" line
@@ -193,6 +209,103 @@ def perf_stacks(lines):
     return stacks
 
 
+GOLDEN_RATIO_64 = 0x61C8864680B583EB
+RULE_BITS = 8
+
+
+def rule_slot(ip):
+    """hash_long(ip, SFRAME_CACHE_BITS) of a 64-bit kernel (hash_64_generic)"""
+    return ((ip * GOLDEN_RATIO_64) & (1 << 64) - 1) >> (64 - RULE_BITS)
+
+
+class KeptRules:
+    """The per-mm kept-rule table, as sframe_find_slow()/sframe_rule_get()
+    use it: a lookup hits when its slot holds its address from the current
+    generation; a miss that finds a rule overwrites the slot."""
+
+    def __init__(self, covered):
+        self.covered = covered          # ip -> True when an FDE covers it
+        self.slots = [None] * (1 << RULE_BITS)
+        self.gen = 0
+
+    def forget(self):
+        self.gen += 1
+
+    def stack(self, addrs):
+        """(hits, misses, norule, ips looked up inside FDEs) of one walk"""
+        hits = misses = norule = 0
+        ips = []
+        for i, a in enumerate(addrs):
+            ip = a if i == 0 else a - 1
+            if not self.covered(ip):
+                norule += 1
+                continue
+            ips.append(ip)
+            s = rule_slot(ip)
+            if self.slots[s] == (ip, self.gen):
+                hits += 1
+            else:
+                misses += 1
+                self.slots[s] = (ip, self.gen)
+        return hits, misses, norule, ips
+
+
+def fde_ranges(binary):
+    """covered(ip) for the FDEs of BINARY's .sframe (sframe-tool.py reads
+    it; version 2 or 3)"""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        'tests', 'workload', 'sframe-tool.py')
+    spec = importlib.util.spec_from_file_location('sframe_tool', path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with open(binary, 'rb') as f:
+        data = f.read()
+    s = mod.SFrame(data)
+    r = sorted((f['start'], f['start'] + f['size']) for f in s.fdes)
+    starts = [a for a, _ in r]
+
+    def covered(ip):
+        i = bisect.bisect_right(starts, ip) - 1
+        return i >= 0 and ip < r[i][1]
+    covered.fdes = len(r)
+    return covered
+
+
+def chain(lines, binary, skip, cold, syms=None, covered=None):
+    """the line `benchtool.py chain` prints"""
+    syms = syms or Symbols(binary)
+    covered = covered or fde_ranges(binary)
+    unw = []
+    stacks = ftrace_stacks(lines, unw)
+    mine = [(s, u) for s, u in zip(stacks, unw)
+            if s and syms.name(s[0]).startswith('sfc_fn_')]
+    table = KeptRules(covered)
+    hits = misses = norule = 0
+    distinct = set()
+    for n, (s, _) in enumerate(mine):
+        if cold:
+            table.forget()
+        h, m, r, ips = table.stack(s)
+        if n >= skip:
+            hits, misses, norule = hits + h, misses + m, norule + r
+            distinct.update(ips)
+    meas = mine[skip:]
+    if not meas:
+        return 'stacks=0 frames=- unwinder=- lookups=0 hits=0 hit_rate=- distinct=0 norule=0'
+    depth = collections.Counter(len(s) for s, _ in meas).most_common(1)[0][0]
+    u = collections.Counter(x for _, x in meas)
+    look = hits + misses
+    return ('stacks=%d frames=%d unwinder=%s lookups=%d hits=%d hit_rate=%s '
+            'distinct=%d norule=%d' % (
+                len(meas), depth,
+                ','.join('%s:%d' % kv for kv in sorted(u.items())), look,
+                hits, '%.4f' % (hits / look) if look else '-',
+                len(distinct), norule)) + (
+                ' fdes=%d' % covered.fdes if hasattr(covered, 'fdes') else '')
+
+
 def selftest():
     import os
     import tempfile
@@ -260,6 +373,33 @@ def selftest():
           'stacks=1 frames=4 names=leaf,main*3')
     check('perf stacks', perf_stacks(ps), [[0x1010, 0x2010, 0x3010],
                                            [0x1010]])
+    # the kept-rule model: a slot's hash as the kernel's hash_64(), and a
+    # table replayed by hand
+    check('rule slot', [rule_slot(x) for x in (0, 1, 0x401000)],
+          [0, 0x61, ((0x401000 * GOLDEN_RATIO_64) % (1 << 64)) >> 56])
+    t = KeptRules(lambda ip: 0x1000 <= ip < 0x2000)
+    check('kept first walk', t.stack([0x1010, 0x1021, 0x9000])[:3], (0, 2, 1))
+    check('kept again', t.stack([0x1010, 0x1021, 0x9000])[:3], (2, 0, 1))
+    t.forget()
+    check('kept forgotten', t.stack([0x1010, 0x1021])[:3], (0, 2, 0))
+    a = 0x1100
+    b = next(x for x in range(a + 1, 0x2000) if rule_slot(x - 1) == rule_slot(a - 1))
+    check('kept collision', [t.stack([0x1010, x])[:2] for x in (a, b, a)],
+          [(1, 1), (1, 1), (1, 1)])
+
+    class S:
+        def name(self, addr):
+            return 'sfc_fn_1' if 0x1000 <= addr < 0x1100 else 'other'
+    tr = ['x: user_stack_deferred: cookie=1 frames={0x1010,0x1021} unwinder=sframe',
+          'x: user_stack_deferred: cookie=2 frames={0x1010,0x1021} unwinder=sframe',
+          'x: user_stack_deferred: cookie=3 frames={0x1010,0x1021} unwinder=sframe']
+    cov = (lambda ip: 0x1000 <= ip < 0x2000)
+    check('chain warm', chain(tr, None, 1, False, S(), cov),
+          'stacks=2 frames=2 unwinder=sframe:2 lookups=4 hits=4 '
+          'hit_rate=1.0000 distinct=2 norule=0')
+    check('chain cold', chain(tr, None, 1, True, S(), cov),
+          'stacks=2 frames=2 unwinder=sframe:2 lookups=4 hits=0 '
+          'hit_rate=0.0000 distinct=2 norule=0')
     print('%d passed, %d failed' % (ok, bad))
     return 1 if bad else 0
 
@@ -270,6 +410,11 @@ def main(argv):
     try:
         if len(argv) == 3 and argv[1] == 'perfdata':
             print(perfdata_line(perfdata(argv[2])))
+        elif argv[1:2] == ['chain'] and len(argv) in (5, 6) and \
+                argv[5:] in ([], ['cold']):
+            with open(argv[2], errors='replace') as f:
+                lines = f.read().splitlines()
+            print(chain(lines, argv[3], int(argv[4]), argv[5:] == ['cold']))
         elif len(argv) == 5 and argv[1] in ('ftrace-depth', 'perf-depth'):
             with open(argv[2], errors='replace') as f:
                 lines = f.read().splitlines()

@@ -1,0 +1,250 @@
+#!/bin/bash
+# In-guest half of bench/sframe-rows.sh: instructions per deferred user
+# stack and per frame, SFrame against frame pointers, when the addresses
+# looked up are many and new (issue 37).
+#
+# The workload is tests/workload/sfchain (sfchain.c): K paths of D
+# frames, each frame its own function, round robin, one getppid() per
+# path, between the instruction-count markers of ID 61.  Two builds, one
+# binary for both unwinders each (frame pointers and .sframe):
+# sfchain-small (its own section: 64 chain functions, 79 FDEs) and
+# sfchain-big (10000 chain functions: a section of python3.11's size).
+# Each run is made with the sections registered (LD_PRELOAD=
+# libsframe-preload.so) and unregistered (libsframe-unreg.so: frame
+# pointers alone), untraced and with stacktrace:defer on
+# syscalls:sys_enter_getppid; one stack costs (median traced - median
+# untraced) / N.
+#
+#   cold     K = 1, and before each getppid() the process registers and
+#            unregisters libsfwork.so's section (sfchain cold): the removal
+#            makes the kernel forget every rule it kept for the mm, so
+#            each lookup of the walk is a first lookup (a maple tree
+#            lookup, a binary search over the FDEs in user memory, the
+#            FRE walk).  The untraced runs do the same; what the two
+#            prctl() cost is printed (untraced cold - untraced warm).
+#            Both builds, at BENCH_COLD_DEPTHS (default "2 32").
+#   rotate   sfchain-big, no invalidation, K = A / D paths for A in
+#            BENCH_ROTATE_ADDRS (default "64 256 1024 4096" distinct chain
+#            addresses), at BENCH_ROTATE_DEPTHS (default "4 16").
+# Per frame: the slope between the two depths of a row.  The hit rate of
+# the kept-rule table: the kernel has no counter, so it is the exact
+# user-space model of bench/benchtool.py `chain` replaying the addresses
+# of the stacks the traced SFrame run recorded (round 1).
+#
+# Every traced run is checked: N stacks (after the warm-up round) whose
+# innermost frame is a chain function (round 1; later rounds count the
+# stacks), the unwinder the records name
+# (sframe or sframe+fp registered, fp alone unregistered), one frame count
+# for both unwinders, no ring buffer overrun or dropped event; a run that
+# fails a check gives no row, and the script exits 1.
+#   BENCH_N (default 1000), BENCH_ROUNDS (default 3), BENCH_CPU,
+#   BENCH_ROWS (default "cold rotate")
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+. "$(dirname "$0")/bench-lib.sh"
+N=${BENCH_N:-1000}
+ROUNDS=${BENCH_ROUNDS:-3}
+ROWS=${BENCH_ROWS:-cold rotate}
+COLD_DEPTHS=${BENCH_COLD_DEPTHS:-2 32}
+ROT_DEPTHS=${BENCH_ROTATE_DEPTHS:-4 16}
+ROT_ADDRS=${BENCH_ROTATE_ADDRS:-64 256 1024 4096}
+CPU=${BENCH_CPU:-$(($(nproc) - 1))}
+ICLOG=${BENCH_INSN_LOG:-$FTD_RESULTS/insn-count.log}
+TOOL="python3 $REPO/bench/benchtool.py"
+MARK_ID=61
+TMP=/tmp/bench-sfrows.$$
+mkdir -p $TMP
+[ -f "$ICLOG" ] || { echo "no $ICLOG: boot with the TCG plugin (bench/sframe-rows.sh)"; exit 1; }
+for f in $WL/sfchain-small $WL/sfchain-big $WL/libsframe-preload.so $WL/libsframe-unreg.so; do
+	[ -f $f ] || { echo "no $f: make -C tests/workload sframe"; exit 1; }
+done
+
+preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
+
+# one BIN UNWINDER TRACED FULL ARGS...: prints "insns check"; a traced
+# run writes `benchtool.py chain` of its stacks to $TMP/chain (FULL=1;
+# else only its count and main unwinder)
+one() {
+	local bin=$1 u=$2 u2=$2 traced=$3 full=$4 d=$TRACEFS/instances/bsr pid l i st ok=ok n skip cold=
+	shift 4
+	# sfchain bench N D K [cold]: the warm-up round is K stacks
+	skip=$4
+	[ "${5:-}" = cold ] && cold=cold
+	reset_tracing >/dev/null
+	mkdir $d && echo 16384 > $d/buffer_size_kb
+	rm -f $TMP/go && mkfifo $TMP/go
+	taskset -c $CPU env LD_PRELOAD=$(preload $u) sh -c "read x < $TMP/go; exec $bin $*" > /dev/null &
+	pid=$!
+	echo $pid > $d/set_event_pid
+	[ $traced = 1 ] && echo stacktrace:defer > $d/events/syscalls/sys_enter_getppid/trigger
+	l=$(wc -l < "$ICLOG")
+	echo go > $TMP/go
+	wait $pid || ok=workload-exit-$?
+	i=$(bench_insns "$l" $MARK_ID)
+	[ "$i" = - ] && ok=no-instruction-count
+	echo 0 > $d/tracing_on
+	st=$(bench_lost $d)
+	[ "$st" = 0 ] || ok=ftrace-lost-$st
+	if [ $traced = 1 ] && [ $full = 0 ]; then
+		# rounds after the first: the count and the unwinders only
+		# (the model in Python is slow under TCG)
+		n=$(grep -c 'user_stack_deferred:' $d/trace)
+		n=$((n - skip))
+		u=$(grep -o 'unwinder=[^ ]*' $d/trace | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+		echo "stacks=$n frames=- $u" > $TMP/chain
+		[ $n -ge $N ] || ok=stacks-missing-$n-of-$N
+		case $u in
+		unwinder=*sframe*) [ $u2 = sframe ] || ok=not-fp-alone ;;
+		unwinder=fp) [ $u2 = fp ] || ok=no-sframe-walk ;;
+		*) ok=unwinder-$u ;;
+		esac
+	elif [ $traced = 1 ]; then
+		$TOOL chain $d/trace $bin $skip $cold > $TMP/chain || ok=benchtool-failed
+		n=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/chain)
+		[ "${n:-0}" -ge $N ] || ok=stacks-missing-${n:-0}-of-$N
+		case $u in
+		sframe) grep -q 'unwinder=[^ ]*sframe' $TMP/chain || ok=no-sframe-walk ;;
+		fp) grep -q 'unwinder=fp:[0-9]* ' $TMP/chain || ok=not-fp-alone ;;
+		esac
+	fi
+	echo "$i $ok"
+}
+
+declare -A base traced why chainof
+failed=0
+# measure KEY BIN ARGS...: ROUNDS rounds of sframe and fp, untraced and
+# traced, into base[u.KEY], traced[u.KEY], chainof[u.KEY] (round 1)
+measure() {
+	local key=$1 bin=$2 r u t i ok
+	shift 2
+	for r in $(seq 1 $ROUNDS); do
+		for u in sframe fp; do
+			for t in 0 1; do
+				read -r i ok < <(one $bin $u $t $((r == 1)) "$@")
+				if [ $t = 0 ]; then base[$u.$key]+="$i "; else traced[$u.$key]+="$i "; fi
+				[ $t = 1 ] && [ $r = 1 ] && chainof[$u.$key]=$(cat $TMP/chain)
+				if [ "$ok" != ok ]; then
+					why[$u.$key]=${why[$u.$key]:-}${why[$u.$key]:+,}$ok
+					failed=1
+				fi
+			done
+		done
+	done
+}
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<< " $2"; }
+cost() { # KEY U: insns per stack, or -
+	local b t
+	[ -n "${why[$2.$1]:-}" ] && { echo -; return; }
+	b=$(echo ${base[$2.$1]} | median) t=$(echo ${traced[$2.$1]} | median)
+	[ "$b" = - ] || [ "$t" = - ] && { echo -; return; }
+	echo $(( (t - b) / N ))
+}
+# row KEY LABEL: one line per unwinder
+row() {
+	local k=$1 label=$2 u c f x
+	for u in fp sframe; do
+		if [ -n "${why[$u.$k]:-}" ]; then
+			printf '%-22s %-7s REFUSED: %s\n' "$label" $u "${why[$u.$k]}"
+			continue
+		fi
+		c=$(cost $k $u) f=$(field frames "${chainof[$u.$k]}")
+		x=-
+		[ $u = sframe ] && x=$(awk -v a=$c -v b=$(cost $k fp) 'BEGIN {
+			if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b }')
+		printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' "$label" $u "$f" "$c" "$x" \
+			"$(field hit_rate "${chainof[$u.$k]}")" "$(field distinct "${chainof[$u.$k]}")" \
+			"$(field norule "${chainof[$u.$k]}")" "$(field unwinder "${chainof[$u.$k]}")"
+	done
+	[ "$(field frames "${chainof[fp.$k]:-}")" = "$(field frames "${chainof[sframe.$k]:-}")" ] ||
+		echo "  (the two unwinders returned different frame counts)"
+}
+# slope LABEL KEY_LO KEY_HI: insns per frame of each unwinder
+slope() {
+	local label=$1 lo=$2 hi=$3 u s sf=- fp=-
+	for u in fp sframe; do
+		s=$(awk -v a="$(cost $lo $u)" -v b="$(cost $hi $u)" \
+			-v fa="$(field frames "${chainof[$u.$lo]:-}")" -v fb="$(field frames "${chainof[$u.$hi]:-}")" 'BEGIN {
+			if (a == "-" || b == "-" || fa == "" || fb == "" || fa == fb) print "-"
+			else printf "%.1f", (b - a) / (fb - fa) }')
+		[ $u = fp ] && fp=$s || sf=$s
+	done
+	awk -v l="$label" -v f=$fp -v s=$sf 'BEGIN {
+		printf "  %-34s fp %7s  sframe %7s  x-fp %s\n", l, f, s,
+			(f == "-" || s == "-" || f <= 0) ? "-" : sprintf("%.2f", s / f) }'
+}
+
+declare -A inval
+for row in $ROWS; do
+	case $row in
+	cold)
+		for b in small big; do
+			for dp in $COLD_DEPTHS; do
+				measure cold.$b.$dp $WL/sfchain-$b bench $N $dp 1 cold
+				# what the invalidation costs: untraced, cold - warm
+				w=
+				for r in $(seq 1 $ROUNDS); do
+					read -r i ok < <(one $WL/sfchain-$b sframe 0 0 bench $N $dp 1)
+					[ "$ok" = ok ] && w+="$i "
+				done
+				inval[$b.$dp]=$(awk -v c="$(echo ${base[sframe.cold.$b.$dp]} | median)" \
+					-v w="$(echo $w | median)" -v n=$N 'BEGIN {
+					if (c == "-" || w == "-") print "-"; else printf "%d", (c - w) / n }')
+			done
+		done ;;
+	rotate)
+		for a in $ROT_ADDRS; do
+			for dp in $ROT_DEPTHS; do
+				measure rot.$a.$dp $WL/sfchain-big bench $N $dp $((a / dp))
+			done
+		done ;;
+	*) echo "unknown row $row"; exit 1 ;;
+	esac
+done
+reset_tracing >/dev/null
+rm -rf $TMP
+
+echo "deferred user stacks when the addresses are many and new: tests/workload/sfchain bench $N DEPTH K [cold]"
+echo "  (-O1, frame pointers and .sframe), registered (libsframe-preload.so) and unregistered (libsframe-unreg.so);"
+echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds; instructions (TCG plugin), CPU $CPU"
+echo "  hit: the kept-rule table's hit rate, from an exact model replaying the recorded stacks (benchtool.py chain;"
+echo "  the kernel counts none); distinct: addresses looked up inside FDEs; norule: lookups per run outside them"
+hdr() { printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' row unwinder frames insns/stk x-fp hit distinct norule unwinders; }
+for row in $ROWS; do
+	case $row in
+	cold)
+		echo
+		echo "sframe-cold: K=1, every kept rule forgotten before each getppid (PR_ADD_SFRAME + PR_REMOVE_SFRAME of libsfwork.so's section)"
+		for b in small big; do
+			set -- $COLD_DEPTHS
+			echo "  sfchain-$b: $(field fdes "${chainof[sframe.cold.$b.$1]:-}") FDEs in its .sframe"
+		done
+		hdr
+		for b in small big; do
+			for dp in $COLD_DEPTHS; do row cold.$b.$dp "cold $b D=$dp"; done
+		done
+		echo "the invalidation's own cost (untraced, cold - warm, per getppid; subtracted by the untraced run):"
+		for b in small big; do
+			for dp in $COLD_DEPTHS; do echo "  $b D=$dp: ${inval[$b.$dp]} insns"; done
+		done
+		echo "per frame (slope between D=${COLD_DEPTHS% *} and D=${COLD_DEPTHS#* }):"
+		set -- $COLD_DEPTHS
+		for b in small big; do slope "cold, sfchain-$b" cold.$b.$1 cold.$b.${!#}; done ;;
+	rotate)
+		echo
+		echo "sframe-rotate: sfchain-big, K = A/D paths of D frames round robin, no invalidation"
+		hdr
+		for a in $ROT_ADDRS; do
+			for dp in $ROT_DEPTHS; do row rot.$a.$dp "rotate A=$a D=$dp"; done
+		done
+		echo "per frame (slope between D=${ROT_DEPTHS% *} and D=${ROT_DEPTHS#* } at the same A):"
+		set -- $ROT_DEPTHS
+		for a in $ROT_ADDRS; do slope "rotate A=$a" rot.$a.$1 rot.$a.${!#}; done ;;
+	esac
+done
+echo "samples (instructions of a loop, untraced / traced):"
+for k in "${!base[@]}"; do echo "  $k: ${base[$k]}/ ${traced[$k]:-}"; done | sort
+if [ $failed = 1 ]; then
+	echo "bench-sframe-rows: some runs failed their checks; their rows are refused (REFUSED above)"
+	exit 1
+fi
+exit 0
