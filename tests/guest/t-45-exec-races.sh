@@ -151,29 +151,6 @@ else
 fi
 
 if [ -n "${hung:-}" ]; then
-	t_skip "the task of the test before hung"
-elif [ "${FTD_DEBUG:-0}" != 1 ]; then
-	t_skip "needs the debug kernel's race delay (rig/run-guest.sh --debug)"
-elif [ -z "$PERF" ] || ! [ -x "$PERF" ]; then
-	t_fail "no perf: FTD_PERF='$PERF' (rig/test-all.sh builds it with rig/build-perf.sh)"
-else
-	reset_tracing
-	cp "$WL"/callchain /tmp/ftd-race3 &&
-	mkinst xreset &&
-	trig xreset syscalls/sys_enter_execve 'stacktrace:defer if comm == "ftd-race3"' &&
-	trig xreset sched/sched_process_exec 'stacktrace:defer if filename == "/bin/true"' &&
-	"$PERF" record -q -e cpu-clock -c 1000000 --call-graph fp,defer -o "$D/perf-reset.data" -- \
-		/tmp/ftd-race3 exec /bin/true > "$D/perf-reset.txt" 2>&1 &&
-	f=$(save xreset exec-reset-late-request) &&
-	"$PERF" script -i "$D/perf-reset.data" > "$D/perf-reset-script.txt" 2>&1 &&
-	n=$(grep -c 'cpu-clock' "$D/perf-reset-script.txt") &&
-	check "perf sampled the execve ($n samples)" test "$n" -gt 10 &&
-	check "every cookie resolves" $TC complete "$f" --min 2 &&
-	check "old image before, new image after" $TC exec "$f" /tmp/ftd-race3 &&
-	t_pass
-fi
-
-if [ -n "${hung:-}" ]; then
 	# The task spinning in the kernel can block the clean-up (it never
 	# schedules voluntarily): give it a minute, then say where it waits
 	( reset_tracing ) &
