@@ -279,7 +279,7 @@ fi
 # A child gets the sections of the mappings it was given, copied under the
 # mmap lock that fork copies the mappings under (issue 35, defect 4):
 # sfwork-unmap fork removes the library's section in the parent while the
-# fork runs; the debug kernel's fork spins 1 s right after copying the
+# fork runs; the debug kernel's fork spins 3 s right after copying the
 # mappings (rig_race_delay() of kernel-config/debug.patch, for the task
 # "ftd-race4"), so the removal lands there.  Copied after the lock was
 # dropped, the child had the library mapped and no section for it.  Only

@@ -24,9 +24,9 @@
  *           race its removal; every prctl() must succeed, and nothing
  *           else may happen (a debug kernel reports a use after free)
  *   fork    the task, renamed "ftd-race4", forks while a second thread
- *           removes the section 200 ms later; the child has the library
+ *           removes the section 300 ms later; the child has the library
  *           mapped and must have its section (PR_REMOVE_SFRAME succeeds
- *           in the child).  The debug kernel's fork spins 1 s right after
+ *           in the child).  The debug kernel's fork spins 3 s right after
  *           copying the mappings (rig_race_delay(), kernel-config/
  *           debug.patch), so the removal falls after the mappings were
  *           copied: a kernel that copies the sections only then, outside
@@ -166,7 +166,7 @@ static int remove_rc = -1;
 
 static void *remover(void *arg)
 {
-	usleep(200000);
+	usleep(300000);
 	remove_rc = prctl(PR_REMOVE_SFRAME, ((const struct obj *)arg)->sf, 0, 0, 0);
 	return NULL;
 }
