@@ -174,7 +174,7 @@ suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
-		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
+		--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh lifetime sframe exec-races"
 fi
 
 # The userspace suites before the s390x suite, whose kernel is built in

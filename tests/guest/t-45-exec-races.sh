@@ -127,8 +127,8 @@ t_begin exec-reset-despite-late-request
 kp=$TRACEFS/kprobe_events
 if [ -n "${hung:-}" ]; then
 	t_skip "the task of the test before hung"
-elif [ "${FTD_DEBUG:-0}" != 1 ]; then
-	t_skip "needs the debug kernel's rig_exec_window() (rig/run-guest.sh --debug)"
+elif ! race_hooks; then
+	t_skip "needs the race hooks of kernel-config/debug.patch (rig/build-kernel.sh --debug)"
 elif [ -z "$PERF" ] || ! [ -x "$PERF" ]; then
 	t_fail "no perf: FTD_PERF='$PERF' (rig/test-all.sh builds it with rig/build-perf.sh)"
 elif ! echo 'p:ftd_exec_window rig_exec_window' >> "$kp"; then

@@ -64,8 +64,8 @@ t_pass
 # the test is skipped.
 t_begin lifetime-slot-reused-during-callback
 reset_tracing
-if [ "${FTD_DEBUG:-0}" != 1 ]; then
-	t_skip "needs the debug kernel's race delay (rig/run-guest.sh --debug)"
+if ! race_hooks; then
+	t_skip "needs the race hooks of kernel-config/debug.patch (rig/build-kernel.sh --debug)"
 else
 	cp "$WL"/callchain /tmp/ftd-race1 &&
 	mkinst asker &&

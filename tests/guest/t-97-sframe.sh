@@ -286,8 +286,8 @@ fi
 # the debug kernel has the delay: elsewhere the race is not reached, and
 # the test is skipped.
 t_begin sframe-fork-sections-of-mappings
-if [ "${FTD_DEBUG:-0}" != 1 ]; then
-	t_skip "needs the debug kernel's race delay (rig/run-guest.sh --debug)"
+if ! race_hooks; then
+	t_skip "needs the race hooks of kernel-config/debug.patch (rig/build-kernel.sh --debug)"
 else
 	out=$("$WL"/sfwork-unmap fork "$WL"/libsfwork.so 2>&1)
 	case $? in
