@@ -89,6 +89,12 @@ series_patches() {
 }
 
 patches=()
+# The debug kernel also gets kernel-config/debug.patch (rig only, never
+# posted): the delays that widen the race windows some guest tests need.
+extra=()
+if [ $debug = 1 ] && [ "${FTD_NO_OURS:-0}" != 1 ] && [ -f "$REPO/kernel-config/debug.patch" ]; then
+	extra=("$REPO/kernel-config/debug.patch")
+fi
 if [ "${FTD_NO_OURS:-0}" != 1 ]; then
 	"$here/series.sh" check >&2 ||
 		die "the repo's new kernel files and patches/ disagree: run rig/series.sh refresh"
@@ -108,6 +114,7 @@ key=$( {
 		[ -f "$REPO/patches/$p" ] || die "patches/series names missing patch $p"
 		echo "patch $p"; sha256sum < "$REPO/patches/$p"
 	done
+	for p in "${extra[@]}"; do echo "extra $p"; sha256sum < "$p"; done
 } | sha256sum | cut -c1-16)
 
 stamp=$CACHE/work/.prepared$sfx
@@ -126,6 +133,10 @@ else
 		log "  applying patches/$p"
 		gitp apply --cached --whitespace=nowarn "$REPO/patches/$p" ||
 			die "patch patches/$p does not apply to pristine + earlier patches"
+	done
+	for p in "${extra[@]}"; do
+		log "  applying $p"
+		gitp apply --cached --whitespace=nowarn "$p" || die "$p does not apply to the series"
 	done
 	wtree=$(gitp write-tree)
 	commit=$(printf 'ftd work tree %s\n\npatches: %s\n' "$key" \

@@ -242,7 +242,7 @@ demo_suite() {
 suite demo demo_suite
 if [ $debug = 1 ]; then
 	suite guest-debug guest_suite --debug --timeout 3600 \
-		--cmd "$REPO/tests/guest/run-all.sh lifetime sframe"
+		--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh lifetime sframe exec-races"
 fi
 
 host_suites_count

@@ -81,7 +81,7 @@ cp() { (cd "$tree" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict "$@")
 # include/linux/trace*.h, include/trace/, kernel/trace/, the ftrace
 # selftests), except arch/s390/include/asm/unwind_user.h, under S390
 # ARCHITECTURE, and kernel/unwind/*, under USERSPACE STACK UNWINDING
-# (SFrame 17's private header).  So that warning, and only it, is answered by asking
+# (SFrame 9's private header).  So that warning, and only it, is answered by asking
 # get_maintainer.pl for each file the patch adds; any file outside its
 # entry fails the check (Documentation/decisions.md).
 covered_by_tracing() {

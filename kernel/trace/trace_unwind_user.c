@@ -92,10 +92,11 @@ static void trace_unwind_release(struct trace_array *tr)
 	}
 
 	/*
-	 * A callback that read one of the bits just cleared may not have
-	 * looked up the slot yet.  Until it is done, the slot must not be
-	 * given to another instance, which would then get the stack of a
-	 * request it never made: wait for it, with trace_unwind_mutex held.
+	 * A callback that read one of the bits just cleared, in its RCU
+	 * section, may not have looked up the slot yet.  Until it is done,
+	 * the slot must not be given to another instance, which would then
+	 * get the stack of a request it never made: wait for it, with
+	 * trace_unwind_mutex held.
 	 */
 	synchronize_rcu();
 }
@@ -556,10 +557,18 @@ static void trace_unwind_callback(struct unwind_work *work,
 
 	/* After marking the entry delivered: see trace_unwind_user_request() */
 	barrier();
+	/*
+	 * The bits are read inside the RCU section that reads the slots:
+	 * trace_unwind_release() clears the bits of a slot between two grace
+	 * periods and gives the slot away only after the second one, so a bit
+	 * read here names the instance that asked, or a slot found empty.
+	 * Read before the section, a bit could outlive the release and name
+	 * the slot's next owner, which never asked.
+	 */
+	guard(rcu)();
 	for (i = 0; i < BITS_TO_LONGS(TRACE_UNWIND_MAX_INSTANCES); i++)
 		asked[i] = READ_ONCE(rec->asked[i]);
 
-	guard(rcu)();
 	for_each_set_bit(slot, asked, TRACE_UNWIND_MAX_INSTANCES) {
 		tr = rcu_dereference(trace_unwind_slots[slot]);
 		if (tr)

@@ -63,7 +63,8 @@
  * and the caller's stack pointer is CFA + SP_OFF.  An ABI that defines
  * UNWIND_USER_SFRAME_RA_REG tracks the return address in each FRE (the
  * header has no fixed offset for it), and until it is saved it is in that
- * register; with UNWIND_USER_SFRAME_REG_OFFSETS, an RA or FP offset with
+ * register; with UNWIND_USER_SFRAME_REG_OFFSETS, in a version 2 section
+ * (version 3 has flexible FDEs for it), an RA or FP offset with
  * its lowest bit set names the register that keeps the value,
  * (regnum << 1) | 1, and an RA offset of 0 says "not saved".
  */
@@ -131,6 +132,9 @@ static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 /**
  * sframe_free_mm - free the .sframe sections of an mm
  * @mm: the mm, no longer used by anyone
+ *
+ * Called from __mmdrop(), which may run with preemption off (from the
+ * scheduler, for a lazy TLB mm): nothing here may sleep.
  */
 void sframe_free_mm(struct mm_struct *mm)
 {
@@ -144,7 +148,7 @@ void sframe_free_mm(struct mm_struct *mm)
 	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
 		kfree(sec);
 	mtree_destroy(&sm->sections);
-	kvfree(sm->rules);
+	kfree(sm->rules);
 	kfree(sm);
 	mm->sframe = NULL;
 }
@@ -152,9 +156,12 @@ void sframe_free_mm(struct mm_struct *mm)
 /**
  * sframe_dup_mm - give a forked mm the .sframe sections of its parent
  * @mm: the new mm
- * @oldmm: the mm it was copied from
+ * @oldmm: the mm it was copied from, its mmap lock held for writing
  *
  * The child has the same mappings, so the same sections describe them.
+ * Called by dup_mmap() with the lock it copied the mappings under, which
+ * every registration and removal of a section takes too: the sections
+ * copied are those of the mappings copied.
  *
  * Return: 0, or -ENOMEM
  */
@@ -165,6 +172,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	unsigned long index = 0;
 	int ret = 0;
 
+	mmap_assert_write_locked(oldmm);
 	if (!old)
 		return 0;
 	sm = sframe_mm_alloc();
@@ -278,7 +286,9 @@ static int sframe_remove_from(struct mm_struct *mm, unsigned long sframe_start,
 /*
  * Drop a section found inconsistent (or gone): the registration that was
  * read, not one made at the same address since.  Any process can make its
- * own sections inconsistent, so each mm is reported once.
+ * own sections inconsistent, so each mm is reported once.  Not under the
+ * mmap lock: a child forked meanwhile may keep the section, and drops it
+ * itself when it reads it.
  */
 static void sframe_drop(const struct sframe_section *sec, const char *why)
 {
@@ -572,13 +582,23 @@ int sframe_add_section_lazy(unsigned long sframe_start,
  * sframe_remove_section - unregister an .sframe section of the current mm
  * @sframe_start: user address the section was registered with
  *
- * Return: 0, or -ENOENT when no section starts there
+ * Return: 0, -ENOENT when no section starts there, or -EINTR on a fatal
+ * signal
  */
 int sframe_remove_section(unsigned long sframe_start)
 {
-	if (!current->mm)
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
 		return -EINVAL;
-	return sframe_remove_from(current->mm, sframe_start, 0);
+	/* under the mmap lock, as registration: see sframe_dup_mm() */
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
+		return ret;
+	ret = sframe_remove_from(mm, sframe_start, 0);
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 /*
@@ -1003,7 +1023,8 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 		frame->ra_in_reg = true;
 		frame->ra_reg = UNWIND_USER_SFRAME_RA_REG;
 	}
-	if (!UNWIND_USER_SFRAME_REG_OFFSETS)
+	/* version 3 says it with a flexible FDE instead */
+	if (!UNWIND_USER_SFRAME_REG_OFFSETS || sec->version != SFRAME_VERSION_2)
 		return;
 	/* kept in another register: (regnum << 1) | 1 */
 	if (frame->ra_off & 1) {
@@ -1044,14 +1065,20 @@ static struct sframe_rule *sframe_rule_slot(struct sframe_mm *sm,
 	struct sframe_rule *rules = READ_ONCE(sm->rules), *new;
 
 	if (!rules) {
-		new = kvcalloc(1 << SFRAME_CACHE_BITS, sizeof(*new),
-			       GFP_KERNEL_ACCOUNT);
+		/*
+		 * Not kvcalloc(): the table is freed from __mmdrop(), which
+		 * may run with preemption off, where vfree() must not be
+		 * called.  Without the table, every lookup finds its rule
+		 * in the section: no need to try hard.
+		 */
+		new = kcalloc(1 << SFRAME_CACHE_BITS, sizeof(*new),
+			      GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 		if (!new)
 			return NULL;
 		/* threads of one mm may race to create it: one wins */
 		rules = cmpxchg(&sm->rules, NULL, new);
 		if (rules)
-			kvfree(new);
+			kfree(new);
 		else
 			rules = new;
 	}
@@ -1069,7 +1096,8 @@ static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 		return;
 	WRITE_ONCE(slot->ip, ip);
 	WRITE_ONCE(slot->gen, gen);
-	slot->frame = *frame;
+	/* readers that copy it meanwhile see seq change and drop the copy */
+	data_race(slot->frame = *frame);
 	/* the rule before the even seq that lets readers use it */
 	smp_store_release(&slot->seq, seq + 2);
 }

@@ -50,3 +50,7 @@ kstacks() {
 	awk '/user_stack_cookie:/ { c = 1; next }
 	     c && /^ => / { n++ } { c = 0 } END { print n + 0 }' "$1"
 }
+
+# race_hooks: the kernel has the race hooks of kernel-config/debug.patch
+# (rig only: the debug kernel), which widen race windows for some tests
+race_hooks() { grep -q ' rig_exec_window$' /proc/kallsyms; }

@@ -52,6 +52,40 @@ check "new instance: own cookie answered, nothing stray" $TC complete "$f" --min
 check "no stack of the sleeper" bash -c "! grep -q 'callchain-$pid ' '$f'" &&
 t_pass
 
+# The deferred callback reads which instances asked (a bit per slot), then
+# looks the slots up under RCU.  An instance removed in between gives its
+# slot back, and the next instance gets it: the bits must be read inside
+# the RCU section that trace_unwind_release() waits for, or the new owner
+# is handed the stack of a request it never made (issue 35, defect 1).
+# The debug kernel's callback spins 8 s right after reading the bits for
+# the task "ftd-race1" (rig_race_delay() of kernel-config/debug.patch);
+# the instance that asked is removed and a new one made meanwhile.  Only
+# the debug kernel has the delay: elsewhere the race is not reached, and
+# the test is skipped.
+t_begin lifetime-slot-reused-during-callback
+reset_tracing
+if ! race_hooks; then
+	t_skip "needs the race hooks of kernel-config/debug.patch (rig/build-kernel.sh --debug)"
+else
+	cp "$WL"/callchain /tmp/ftd-race1 &&
+	mkinst asker &&
+	trig asker syscalls/sys_enter_getppid 'stacktrace:defer if comm == "ftd-race1"' &&
+	{ /tmp/ftd-race1 getppid 1 & pid=$!; } &&
+	check "the request was made" wait_for grep -q user_stack_cookie "$(idir asker)/trace" &&
+	sleep 0.3 &&
+	check "its callback is spinning" kill -0 $pid &&
+	t0=$(date +%s.%N) &&
+	check "instance removed while its callback runs" rmdir "$(idir asker)" &&
+	mkdir "$(idir heir)" &&
+	trig heir syscalls/sys_enter_getppid 'stacktrace:defer if comm == "nobody"' &&
+	t1=$(date +%s.%N) &&
+	wait $pid &&
+	echo "  rmdir + new instance took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" &&
+	f=$(save heir lifetime-slot-heir) &&
+	check "the new instance got no stack" $TC none "$f" &&
+	t_pass
+fi
+
 t_begin lifetime-churn
 reset_tracing
 ok=1

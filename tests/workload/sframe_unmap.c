@@ -23,6 +23,14 @@
  *           times (default 2000): the kernel's lookups of the section
  *           race its removal; every prctl() must succeed, and nothing
  *           else may happen (a debug kernel reports a use after free)
+ *   fork    the task, renamed "ftd-race4", forks while a second thread
+ *           removes the section 300 ms later; the child has the library
+ *           mapped and must have its section (PR_REMOVE_SFRAME succeeds
+ *           in the child).  The debug kernel's fork spins 3 s right after
+ *           copying the mappings (rig_race_delay(), kernel-config/
+ *           debug.patch), so the removal falls after the mappings were
+ *           copied: a kernel that copies the sections only then, outside
+ *           the mmap lock, gives the child none
  * For the first five, PR_REMOVE_SFRAME tells whether the kernel still has
  * the section (ENOENT: it was dropped with its mapping).
  *
@@ -43,6 +51,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sframe_reg.h"	/* PT_GNU_SFRAME, PR_ADD_SFRAME, PR_REMOVE_SFRAME */
@@ -153,6 +162,41 @@ static int race(void *h, const struct obj *o)
 	return result(1, "removed and registered while a thread unwound through it");
 }
 
+static int remove_rc = -1;
+
+static void *remover(void *arg)
+{
+	usleep(300000);
+	remove_rc = prctl(PR_REMOVE_SFRAME, ((const struct obj *)arg)->sf, 0, 0, 0);
+	return NULL;
+}
+
+static int forkgap(const struct obj *o)
+{
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	if (prctl(PR_SET_NAME, "ftd-race4", 0, 0, 0) ||
+	    pthread_create(&t, NULL, remover, (void *)o))
+		return perror("forkgap"), 2;
+	pid = fork();
+	if (pid < 0)
+		return perror("fork"), 2;
+	if (!pid)
+		_exit(gone(o) ? 1 : 0);
+	pthread_join(t, NULL);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return perror("waitpid"), 2;
+	if (remove_rc) {
+		printf("inconclusive: the parent's removal failed: %s\n", strerror(errno));
+		return 2;
+	}
+	return result(WEXITSTATUS(st) == 0, WEXITSTATUS(st) == 0 ?
+		      "the child has the section of the library it has mapped" :
+		      "the child lost the section of a library it has mapped");
+}
+
 static int swap(void *h, const struct obj *o)
 {
 	void (*outer)(long, long, long) =
@@ -176,7 +220,7 @@ int main(int argc, char **argv)
 	void *h, *p;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone|swap|race LIB\n",
+		fprintf(stderr, "usage: %s reload|munmap|mremap|fixed|keep|noexec|gone|swap|race|fork LIB\n",
 			argv[0]);
 		return 2;
 	}
@@ -207,6 +251,8 @@ int main(int argc, char **argv)
 		return race(h, &o);
 	if (!strcmp(mode, "swap"))
 		return swap(h, &o);
+	if (!strcmp(mode, "fork"))
+		return forkgap(&o);
 	if (!strcmp(mode, "reload")) {
 		dlclose(h);
 		h = dlopen(argv[2], RTLD_NOW);

@@ -42,7 +42,9 @@ static inline unsigned long unwind_user_backchain_reg_ra(struct pt_regs *regs)
  * of 8).  The return address is tracked in each FRE: until a function
  * saves it, it is in r14.  A leaf may keep the return address or the
  * frame pointer (r11, which the CFA may be based on) in another register,
- * a floating-point one: an odd RA or FP offset, (DWARF regnum << 1) | 1.
+ * a floating-point one: in a version 2 section, an odd RA or FP offset,
+ * (DWARF regnum << 1) | 1 (version 3 says so with a flexible FDE, which
+ * is not followed here: that frame is left to the back chain).
  */
 #define UNWIND_USER_SFRAME_ABI		SFRAME_ABI_S390X_ENDIAN_BIG
 #define UNWIND_USER_SFRAME_CFA_ADJUST	160
