@@ -56,7 +56,7 @@ TMP=/tmp/bench-sfrows.$$
 mkdir -p $TMP
 [ -f "$ICLOG" ] || { echo "no $ICLOG: boot with the TCG plugin (bench/sframe-rows.sh)"; exit 1; }
 for f in $WL/sfchain-small $WL/sfchain-big $WL/libsframe-preload.so $WL/libsframe-unreg.so; do
-	[ -f $f ] || { echo "no $f: make -C tests/workload sframe"; exit 1; }
+	[ -f $f ] || { echo "no $f: bench/sframe-rows.sh builds it"; exit 1; }
 done
 
 preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
