@@ -80,8 +80,8 @@ cp() { (cd "$tree" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict "$@")
 # is no: each falls under the TRACING entry already (Documentation/trace/*,
 # include/linux/trace*.h, include/trace/, kernel/trace/, the ftrace
 # selftests), except arch/s390/include/asm/unwind_user.h, under S390
-# ARCHITECTURE, and kernel/unwind/*, under USERSPACE STACK UNWINDING
-# (SFrame 9's private header).  So that warning, and only it, is answered by asking
+# ARCHITECTURE, and kernel/unwind/* and the prctl's doc and kselftest,
+# under USERSPACE STACK UNWINDING.  So that warning, and only it, is answered by asking
 # get_maintainer.pl for each file the patch adds; any file outside its
 # entry fails the check (Documentation/decisions.md).
 covered_by_tracing() {
@@ -96,7 +96,8 @@ covered_by_tracing() {
 		want=TRACING
 		case $f in
 		arch/s390/*) want='S390 ARCHITECTURE' ;;
-		kernel/unwind/*) want='USERSPACE STACK UNWINDING' ;;
+		kernel/unwind/*|Documentation/userspace-api/sframe.rst|tools/testing/selftests/prctl/sframe-test.c)
+			want='USERSPACE STACK UNWINDING' ;;
 		esac
 		(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
 			--no-email --subsystem --no-rolestats "$tmp/one.patch" 2>/dev/null) |
