@@ -113,7 +113,7 @@ fi
 
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
-	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libustack/src/*.[ch] \
+	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libustack/src/*.[ch] "$REPO"/libustack/tool/*.[ch] \
 		"$REPO"/libustack/include/*.h "$REPO"/libustack/Makefile |
 		cut -d' ' -f1
 	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1

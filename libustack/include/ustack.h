@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	0
+#define USTACK_VERSION_MINOR	1
 
 /*
  * Messages of the library at or below this level go to libtraceevent's
@@ -368,6 +368,23 @@ int ustack_syms_maps_changes(struct ustack_syms *syms, int pid,
 			     unsigned long long ts);
 int ustack_syms_maps_known(struct ustack_syms *syms, int pid,
 			   unsigned long long ts);
+
+/*
+ * Archives of the files that named frames, by build ID, in the layout of
+ * perf's build-ID cache: read later or elsewhere, they name the frames
+ * again (ustack_syms_archive(3)).
+ */
+enum ustack_archive_result {
+	USTACK_ARCHIVE_ADDED,		/* copied into the archive */
+	USTACK_ARCHIVE_PRESENT,		/* the archive had it already */
+	USTACK_ARCHIVE_NO_BUILD_ID,	/* recorded without one: not taken */
+	USTACK_ARCHIVE_NOT_FOUND,	/* no file of that build found here */
+};
+typedef int (*ustack_archive_func)(void *data, const char *name,
+				   const char *build_id, const char *path,
+				   enum ustack_archive_result result);
+int ustack_syms_archive(struct ustack_syms *syms, const char *dir,
+			ustack_archive_func func, void *data);
 
 /* ---- records (ustack_record(3)) ---- */
 

@@ -148,9 +148,37 @@ static void cache_clear(struct ustack_syms *syms)
 		cached_reset(&syms->cache[i]);
 }
 
+/*
+ * A file read from a build-ID directory (perf's layout, which
+ * ustack_syms_archive() writes: .build-id/xx/rest/elf) has its debug file
+ * beside it as "debug"; any other is looked for the standard way.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	char path[8192];
+	int fd;
+
+	if (slash && (!strcmp(slash, "/elf") || !strcmp(slash, "/vdso")) &&
+	    snprintf(path, sizeof(path), "%.*s/debug", (int)(slash - file_name),
+		     file_name) < (int)sizeof(path)) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			*debuginfo_file_name = strdup(path);
+			return fd;
+		}
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf		= dwfl_build_id_find_elf,
-	.find_debuginfo		= dwfl_standard_find_debuginfo,
+	.find_debuginfo		= find_debuginfo,
 	.section_address	= dwfl_offline_section_address,
 };
 
@@ -1246,6 +1274,97 @@ static bool try_dirs(struct ustack_syms *syms, struct elf_file *f,
 	return false;
 }
 
+/*
+ * A build ID as recorded is a path component below: hex digits only, of
+ * a length some linker writes (8 to 64 bytes; GNU ld's are 20).
+ */
+bool ustack_build_id_valid(const char *build_id)
+{
+	size_t n = build_id ? strlen(build_id) : 0;
+
+	if (n < 16 || n > 128 || n % 2)
+		return false;
+	return strspn(build_id, "0123456789abcdef") == n;
+}
+
+/*
+ * The build-ID directory perf's cache uses (perf buildid-cache,
+ * perf archive), and ustack_syms_archive() writes: $HOME/.debug
+ */
+static const char *perf_buildid_dir(char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || !*home ||
+	    snprintf(buf, size, "%s/.debug", home) >= (int)size)
+		return NULL;
+	return buf;
+}
+
+/*
+ * Look for f by its build ID in dir/.build-id/: xx/rest/elf (perf's
+ * layout; vdso for its vDSO images) or xx/rest (elfutils' for a main
+ * file).  try_elf() still checks the build.
+ */
+static bool try_build_id_dir(struct ustack_syms *syms, struct elf_file *f,
+			     const char *dir, int pid,
+			     unsigned long long lowest, int *err)
+{
+	static const char *const leaves[] = { "/elf", "/vdso", "" };
+	char path[8192];
+	size_t i;
+
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
+			     f->build_id, f->build_id + 2,
+			     leaves[i]) >= (int)sizeof(path))
+			return false;
+		if (try_elf(syms, f, path, pid, lowest, err))
+			return true;
+	}
+	return false;
+}
+
+/* An archive in dir itself, or in dir/.debug (ustack --archive's) */
+static bool try_archives(struct ustack_syms *syms, struct elf_file *f,
+			 char **dirs, int nr, int pid,
+			 unsigned long long lowest, int *err)
+{
+	char path[4096];
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (snprintf(path, sizeof(path), "%s/.debug",
+			     dirs[i]) < (int)sizeof(path) &&
+		    try_build_id_dir(syms, f, path, pid, lowest, err))
+			return true;
+		if (try_build_id_dir(syms, f, dirs[i], pid, lowest, err))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * With a build ID: the archives in the search directories, in the trace's
+ * directories and perf's cache, so that an archive of a trace's binaries
+ * (ustack --archive, perf archive) names its frames on another machine or
+ * after the files were replaced.
+ */
+static bool try_build_ids(struct ustack_syms *syms, struct elf_file *f,
+			  int pid, unsigned long long lowest, int *err)
+{
+	char buf[4096];
+	const char *perf;
+
+	if (!ustack_build_id_valid(f->build_id))
+		return false;
+	if (try_archives(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, err) ||
+	    try_archives(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, err))
+		return true;
+	perf = perf_buildid_dir(buf, sizeof(buf));
+	return perf && try_build_id_dir(syms, f, perf, pid, lowest, err);
+}
+
 /* ---- the vDSO ---- */
 
 /*
@@ -1371,6 +1490,7 @@ static bool vdso_get(struct ustack_syms *syms, struct elf_file *f, int pid,
 		return false;
 	}
 	return try_vdso_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, err) ||
+	       try_build_ids(syms, f, pid, lowest, err) ||
 	       try_vdso_modules(syms, f, pid, lowest, err) ||
 	       try_vdso_own(syms, f, pid, lowest, err) ||
 	       try_vdso_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, err);
@@ -1378,6 +1498,7 @@ static bool vdso_get(struct ustack_syms *syms, struct elf_file *f, int pid,
 
 /*
  * The ELF file of a mapping: looked for in the search directories, then
+ * by its build ID (try_build_ids()), then
  * at its own path, then in the trace file's directory (a copy next to
  * the trace is taken over a recorded path that exists only when that
  * one is not the file that was mapped); with a build ID from the maps,
@@ -1420,6 +1541,7 @@ static struct elf_file *elf_get(struct ustack_syms *syms, const char *name,
 		return f;
 	}
 	if (try_dirs(syms, f, syms->dirs, syms->nr_dirs, pid, lowest, &err) ||
+	    (f->build_id && try_build_ids(syms, f, pid, lowest, &err)) ||
 	    try_elf(syms, f, name, pid, lowest, &err) ||
 	    try_dirs(syms, f, syms->tdirs, syms->nr_tdirs, pid, lowest, &err)) {
 		/*
@@ -1957,4 +2079,23 @@ int ustack_syms_format_kernel(struct ustack_syms *syms,
 	if (s.name)
 		return snprintf(buf, size, "%s+0x%llx", s.name, s.offset);
 	return snprintf(buf, size, "0x%llx", addr);
+}
+
+/*
+ * Call @func for each ELF file looked up for a frame (archive.c): its name
+ * in the maps, the recorded build ID (or NULL), and its module (NULL when
+ * no file of that build was found).
+ */
+int ustack_syms_for_each_file(struct ustack_syms *syms,
+			      ustack_syms_file_func func, void *data)
+{
+	struct elf_file *f;
+	int ret;
+
+	for (f = syms->files; f; f = f->next) {
+		ret = func(data, f->name, f->build_id, f->mod, f->path);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

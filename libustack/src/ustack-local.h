@@ -107,4 +107,14 @@ __hidden struct ustack_loads *ustack_syms_loads(struct ustack_syms *syms);
 /* Non-zero once a callback asked to stop. */
 __hidden int ustack_join_stopped(struct ustack_join *join);
 
+/* syms.c: the files looked up for frames, for archive.c */
+#include <elfutils/libdwfl.h>
+typedef int (*ustack_syms_file_func)(void *data, const char *name,
+				     const char *build_id, Dwfl_Module *mod,
+				     const char *path);
+__hidden int ustack_syms_for_each_file(struct ustack_syms *syms,
+				       ustack_syms_file_func func,
+				       void *data);
+__hidden bool ustack_build_id_valid(const char *build_id);
+
 #endif /* _USTACK_LOCAL_H */

@@ -52,6 +52,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_WEIGHT,
 	OPT_JSON,
+	OPT_ARCHIVE,
 };
 
 struct ctx {
@@ -68,6 +69,9 @@ struct ctx {
 	struct tree_opts	topts;		/* --tree's */
 	struct weights		*weights;	/* --weight=latency */
 	bool			json;		/* --json */
+	const char		*archive;	/* --archive: into this directory */
+	bool			archiving;	/* --archive given */
+	int			archive_missing;
 	bool			said;		/* an error was told */
 	struct evfilter		*filter;	/* -F, --pid, --comm, --time */
 	bool			live;
@@ -174,6 +178,10 @@ static void usage(FILE *fp)
 "      --max-stack N     --tree: the N innermost frames of each stack\n"
 "      --no-kernel       --tree: user frames only\n"
 "      --json            one JSON object per event, a line each\n"
+"      --archive[=DIR]   print no events: copy the binaries their user\n"
+"                        frames are in into DIR (default: .debug in FILE's\n"
+"                        directory) by build ID, where every reader looks\n"
+"                        for them\n"
 "      --weight=latency  --folded, --summary, --tree: each event weighs the\n"
 "                        time to its pair (sys_enter_X to sys_exit_X,\n"
 "                        sched_switch out to back in), in ns\n"
@@ -799,6 +807,64 @@ static void print_text(struct ctx *c, const struct ustack_event *ev)
 	printf("\n");
 }
 
+/* --archive: look up the files of its user frames, print nothing */
+static int archive_event(struct ctx *c, const struct ustack_event *ev)
+{
+	struct ustack_sym sym;
+	int i;
+
+	for (i = 0; i < ev->nr_user; i++)
+		ustack_syms_resolve(c->syms, ev->tgid, ev->user[i], &sym);
+	return 0;
+}
+
+static const char *const archive_said[] = {
+	[USTACK_ARCHIVE_ADDED]		= "added",
+	[USTACK_ARCHIVE_PRESENT]	= "present",
+	[USTACK_ARCHIVE_NO_BUILD_ID]	= "not archived: no build ID recorded",
+	[USTACK_ARCHIVE_NOT_FOUND]	= "not archived: no file of this build found",
+};
+
+/* One line per file: its build ID, its name, what was done */
+static int archive_line(void *data, const char *name, const char *build_id,
+			const char *path, enum ustack_archive_result result)
+{
+	(void)data;
+	(void)path;
+	printf("%s %s %s\n", build_id ? build_id : "-", name,
+	       archive_said[result]);
+	return 0;
+}
+
+/* --archive: the files looked up for the frames read, into c->archive */
+static int archive_write(struct ctx *c, const char *path)
+{
+	char *copy = NULL, *dir = (char *)c->archive;
+	int n;
+
+	/* by default beside the trace, where every reader looks */
+	if (!dir) {
+		copy = strdup(path);
+		if (!copy || asprintf(&dir, "%s/.debug", dirname(copy)) < 0) {
+			perror("ustack");
+			free(copy);
+			return -1;
+		}
+		free(copy);
+		copy = dir;
+	}
+	n = ustack_syms_archive(c->syms, dir, archive_line, c);
+	if (n < 0)
+		fprintf(stderr, "ustack: --archive %s: %s\n", dir,
+			strerror(errno));
+	else if (n)
+		fprintf(stderr, "ustack: %d binar%s not archived: %s cannot name %s frames\n",
+			n, n > 1 ? "ies" : "y", dir, n > 1 ? "their" : "its");
+	free(copy);
+	c->archive_missing = n > 0 ? n : 0;
+	return n < 0 ? -1 : 0;
+}
+
 static int event_cb(const struct ustack_event *ev, void *data)
 {
 	struct ctx *c = data;
@@ -834,6 +900,8 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	/* its user frames in the maps of its time */
 	c->ts = ev->ts;
 	ustack_syms_set_time(c->syms, ev->ts);
+	if (c->archiving)
+		return archive_event(c, ev);
 	if (c->folded || c->summary || c->tree) {
 		if (print_folded(c, ev) < 0 ||
 		    (c->weights && weights_observe(c->weights, ev, c->buf) < 0)) {
@@ -1170,6 +1238,8 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	c->stats = st;
 	if (stats)
 		print_stats(&st);
+	if (!ret && c->archiving && archive_write(c, path) < 0)
+		ret = 1;
 	if (aggregate_print(c) < 0)
 		ret = 1;
 	/* the symbols use the file: drop them first */
@@ -1195,6 +1265,7 @@ int main(int argc, char **argv)
 		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
 		{ "weight",	required_argument,	NULL, OPT_WEIGHT },
 		{ "json",	no_argument,		NULL, OPT_JSON },
+		{ "archive",	optional_argument,	NULL, OPT_ARCHIVE },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
 		{ "time",	required_argument,	NULL, OPT_TIME },
@@ -1299,6 +1370,10 @@ int main(int argc, char **argv)
 				goto fail;
 			tree_opt = "--sort";
 			break;
+		case OPT_ARCHIVE:
+			c.archiving = true;
+			c.archive = optarg;
+			break;
 		case OPT_JSON:
 			c.json = true;
 			break;
@@ -1392,8 +1467,8 @@ int main(int argc, char **argv)
 			last_filter);
 		goto fail;
 	}
-	if (c.folded + c.summary + c.tree + c.json > 1) {
-		fprintf(stderr, "ustack: one of --folded, --summary, --tree and --json\n");
+	if (c.folded + c.summary + c.tree + c.json + c.archiving > 1) {
+		fprintf(stderr, "ustack: one of --folded, --summary, --tree, --json and --archive\n");
 		goto fail;
 	}
 	if (tree_opt && !c.tree) {
@@ -1428,8 +1503,8 @@ int main(int argc, char **argv)
 		tracefs_set_loglevel(TEP_LOG_NONE);
 	}
 	if (lo.instance) {
-		if (optind < argc || buffer) {
-			fprintf(stderr, "ustack: -i reads live: no FILE or -B\n");
+		if (optind < argc || buffer || c.archiving) {
+			fprintf(stderr, "ustack: -i reads live: no FILE, -B or --archive\n");
 			goto fail;
 		}
 		if (tracefs && set_tracefs(tracefs) < 0) {
@@ -1467,7 +1542,7 @@ int main(int argc, char **argv)
 		return ret;
 	if (damaged)
 		return EXIT_DAMAGED;
-	if (errors)
+	if (errors || c.archive_missing)
 		return EXIT_SYMS;
 	return 0;
 fail:

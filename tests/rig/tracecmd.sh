@@ -161,6 +161,87 @@ nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/
 [ "$nseries" = 0 ] && [ "$nbook" -ge 1 ] && pass tracecmd-ustack-no-probe ||
 	fail tracecmd-ustack-no-probe "processes made: series $nseries, bookworm $nbook (the probe makes 1)"
 
+# Archives (issue 39 item 5): ustack --archive copies the binaries a
+# trace's frames are in, by the build ID the maps saved, in the layout of
+# perf's build-ID cache, into .debug beside the trace; every reader looks
+# in the archives in its search directories and in the trace's directory,
+# and in $HOME/.debug.
+# Oracles: perf (its buildid-cache -l reads our archive; its buildid-cache
+# -a writes the cache ustack then reads), cmp, readelf -n.  The traces
+# names /gone/callchain, a path no machine has: without an archive its
+# frames are addresses.
+need_pkgs linux-perf
+A=$T/arch
+mkdir -p "$A/rec" "$A/moved" "$A/bare" "$A/home" "$A/evil" "$A/nobid"
+mka() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	--binary "$T/bid/callchain" --count 2 --binname "$@"; }
+mka /gone/callchain --build-id "$bid" trigger "$A/rec/t.dat" &&
+mka /x/../../evil/callchain --build-id "$bid" trigger "$A/evil/t.dat" &&
+mka /gone/callchain trigger "$A/nobid/t.dat" &&
+mka /gone/callchain --build-id 0123456789abcdef0123456789abcdef01234567 trigger "$A/rec/other.dat" ||
+	fail tracecmd-ustack-archive "mktrace.py failed"
+cp "$A/rec/t.dat" "$A/bare/t.dat"
+cp "$T/bid/callchain" "$A/rec/callchain"	# found beside the trace
+cp "$T/bid/callchain" "$A/evil/callchain"
+cp "$T/bid/callchain" "$A/nobid/callchain"
+"$useries" -q "$A/rec/t.dat" > "$A/named.out" 2>&1
+"$useries" -q "$A/bare/t.dat" > "$A/bare.out" 2>&1
+"$useries" --archive "$A/rec/t.dat" > "$A/add.out" 2> "$A/add.err"; rc_add=$?
+"$useries" --archive "$A/rec/t.dat" > "$A/again.out" 2> "$A/again.err"; rc_again=$?
+# perf lists a cache entry whose file is still at its path with that build
+"$useries" --archive="$A/right" "$T/bid/right.dat" > "$A/right.out" 2>&1
+perf --buildid-dir "$A/right" buildid-cache -l > "$A/perf-list.out" 2>&1
+entry=$A/rec/.debug/gone/callchain/$bid
+if [ "$rc_add" = 0 ] && [ "$(cat "$A/add.out")" = "$bid /gone/callchain added" ] &&
+   [ "$rc_again" = 0 ] && [ "$(cat "$A/again.out")" = "$bid /gone/callchain present" ] &&
+   cmp -s "$entry/elf" "$T/bid/callchain" &&
+   [ "$(readelf -n "$entry/elf" | awk '/Build ID:/ { print $3 }')" = "$bid" ] &&
+   grep -qx "$bid $T/bid/callchain" "$A/perf-list.out"; then
+	pass tracecmd-ustack-archive
+else
+	fail tracecmd-ustack-archive "exit $rc_add/$rc_again: $(head -2 "$A/add.out" "$A/add.err" "$A/again.out" | tr '\n' ' '); perf -l: $(head -2 "$A/perf-list.out" | tr '\n' ' ')"
+fi
+# read elsewhere: the trace and its archive without the binary name every
+# frame as the binary did; the trace alone names none
+cp "$A/rec/t.dat" "$A/moved/" && cp -a "$A/rec/.debug" "$A/moved/"
+"$useries" -q "$A/moved/t.dat" > "$A/moved.out" 2>&1
+# the series' report reads it through the same lookup
+"$tc" report "$A/moved/t.dat" > "$A/moved.rep" 2>&1
+"$tc" report "$A/bare/t.dat" > "$A/bare.rep" 2>&1
+nn=$(grep -c '^  u work_inner+0x' "$A/named.out")
+if [ "$nn" -ge 2 ] && diff -q "$A/named.out" "$A/moved.out" > /dev/null &&
+   ! grep -q '^  u work_inner' "$A/bare.out" && grep -q '^  u /gone/callchain+0x' "$A/bare.out" &&
+   [ "$(grep -c '=> work_inner+0x' "$A/moved.rep")" = "$nn" ] && ! grep -q '=> work_inner' "$A/bare.rep"; then
+	pass tracecmd-ustack-archive-read-elsewhere
+else
+	fail tracecmd-ustack-archive-read-elsewhere "named with the binary: $nn; moved: $(grep -m1 '^  u ' "$A/moved.out"), report $(grep -c '=> work_inner+0x' "$A/moved.rep"); bare: $(grep -m1 '^  u ' "$A/bare.out")"
+fi
+# perf's own cache ($HOME/.debug, written by perf buildid-cache -a) names
+# the frames of the bare trace
+HOME=$A/home perf buildid-cache -a "$T/bid/callchain" > "$A/perf-add.out" 2>&1
+HOME=$A/home "$useries" -q "$A/bare/t.dat" > "$A/perfcache.out" 2>&1
+if [ -e "$A/home/.debug/.build-id/${bid:0:2}/${bid:2}" ] &&
+   diff -q "$A/named.out" "$A/perfcache.out" > /dev/null; then
+	pass tracecmd-ustack-archive-perf-cache
+else
+	fail tracecmd-ustack-archive-perf-cache "perf: $(head -1 "$A/perf-add.out"); ustack: $(grep -m1 '^  u ' "$A/perfcache.out")"
+fi
+# what cannot be archived is said, exit 2, nothing written for it: a wrong
+# build recorded, no build ID recorded; a name with .. stays inside
+"$useries" --archive="$A/out-other" "$A/rec/other.dat" > "$A/other.out" 2>&1; rc_other=$?
+"$useries" --archive="$A/out-nobid" "$A/nobid/t.dat" > "$A/nobid.out" 2>&1; rc_nobid=$?
+"$useries" --archive="$A/out-evil" "$A/evil/t.dat" > "$A/evil.out" 2>&1; rc_evil=$?
+if [ "$rc_other" = 2 ] && grep -qx '0123456789abcdef0123456789abcdef01234567 /gone/callchain not archived: no file of this build found' "$A/other.out" &&
+   [ -z "$(find "$A/out-other" -type f)" ] &&
+   [ "$rc_nobid" = 2 ] && grep -qx -- '- /gone/callchain not archived: no build ID recorded' "$A/nobid.out" &&
+   [ -z "$(find "$A/out-nobid" -type f)" ] &&
+   [ "$rc_evil" = 0 ] && cmp -s "$A/out-evil/[unnamed]/$bid/elf" "$T/bid/callchain" &&
+   [ "$(find "$A/out-evil" -type f | wc -l)" = 1 ] && [ ! -e "$T/evil" ] && [ ! -e "$A/evil/evil" ]; then
+	pass tracecmd-ustack-archive-refusals
+else
+	fail tracecmd-ustack-archive-refusals "wrong build: exit $rc_other $(head -1 "$A/other.out"); no build ID: exit $rc_nobid $(head -1 "$A/nobid.out"); ..: exit $rc_evil $(find "$A/out-evil" -type f | head -3 | tr '\n' ' ')"
+fi
+
 # Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
