@@ -39,6 +39,12 @@
       lookups=L hits=H hit_rate=H/L distinct=D (addresses looked up
       inside FDEs) norule=R (lookups outside them) fdes=F (in BINARY's
       .sframe)
+  benchtool.py table TRACE COMM
+      the kept-rule table above replayed on every user stack of COMM's
+      user_stack_deferred records in a tracefs `trace` dump, each address
+      taken as inside an FDE (an upper bound of the hit rate: a lookup
+      outside every FDE keeps nothing): stacks=N frames=F (the median)
+      unwinder=U:N,... lookups=L hits=H hit_rate=H/L distinct=D
   benchtool.py selftest
       checks the readers on records built here (no perf or tracefs
       needed); ends with an "N passed, N failed" line
@@ -306,6 +312,33 @@ def chain(lines, binary, skip, cold, syms=None, covered=None):
                 ' fdes=%d' % covered.fdes if hasattr(covered, 'fdes') else '')
 
 
+def table(lines, comm):
+    """the line `benchtool.py table` prints"""
+    stacks, unw, keep = [], [], []
+    for line in lines:
+        if 'user_stack_deferred:' in line:
+            keep.append(line.lstrip().startswith(comm + '-'))
+    st = ftrace_stacks([l for l in lines if 'user_stack_deferred:' in l], unw)
+    stacks = [s for s, k in zip(st, keep) if k and s]
+    unw = [u for u, k, s in zip(unw, keep, st) if k and s]
+    t = KeptRules(lambda ip: True)
+    hits = misses = 0
+    distinct = set()
+    for s in stacks:
+        h, m, _, ips = t.stack(s)
+        hits, misses = hits + h, misses + m
+        distinct.update(ips)
+    if not stacks:
+        return 'stacks=0 frames=- unwinder=- lookups=0 hits=0 hit_rate=- distinct=0'
+    fr = sorted(len(s) for s in stacks)
+    u = collections.Counter(unw)
+    look = hits + misses
+    return ('stacks=%d frames=%d unwinder=%s lookups=%d hits=%d hit_rate=%.4f '
+            'distinct=%d' % (len(stacks), fr[len(fr) // 2],
+                             ','.join('%s:%d' % kv for kv in sorted(u.items())),
+                             look, hits, hits / look, len(distinct)))
+
+
 def selftest():
     import os
     import tempfile
@@ -400,6 +433,12 @@ def selftest():
     check('chain cold', chain(tr, None, 1, True, S(), cov),
           'stacks=2 frames=2 unwinder=sframe:2 lookups=4 hits=0 '
           'hit_rate=0.0000 distinct=2 norule=0')
+    tr2 = ['  py-1 [0] 1.0: user_stack_deferred: cookie=1 frames={0x1010,0x1021} unwinder=sframe',
+           '  sh-2 [0] 1.1: user_stack_deferred: cookie=2 frames={0x5010} unwinder=fp',
+           '  py-1 [0] 1.2: user_stack_deferred: cookie=3 frames={0x1010,0x1021,0x3000} unwinder=sframe']
+    check('table', table(tr2, 'py'),
+          'stacks=2 frames=3 unwinder=sframe:2 lookups=5 hits=2 '
+          'hit_rate=0.4000 distinct=3')
     print('%d passed, %d failed' % (ok, bad))
     return 1 if bad else 0
 
@@ -415,6 +454,10 @@ def main(argv):
             with open(argv[2], errors='replace') as f:
                 lines = f.read().splitlines()
             print(chain(lines, argv[3], int(argv[4]), argv[5:] == ['cold']))
+        elif len(argv) == 4 and argv[1] == 'table':
+            with open(argv[2], errors='replace') as f:
+                lines = f.read().splitlines()
+            print(table(lines, argv[3]))
         elif len(argv) == 5 and argv[1] in ('ftrace-depth', 'perf-depth'):
             with open(argv[2], errors='replace') as f:
                 lines = f.read().splitlines()
