@@ -9,6 +9,8 @@
 # stacks not walked by SFrame.
 #
 #   bench/python-real.sh [run-guest.sh options]
+#   BENCH_WORKLOAD=cc1plus: the same for Debian's g++ compiling
+#   tests/workload/cxxreal.cc (cc1plus: 49,002 FDEs)
 #   BENCH_ROUNDS (default 3), BENCH_PY_ROUNDS (default 20), BENCH_CPU,
 #   BENCH_PERF (perf binary; default rig/build-perf.sh's; 0: no perf rows)
 set -euo pipefail
@@ -24,6 +26,7 @@ export FTD_ACCEL=tcg
 env=("BENCH_ROUNDS=${BENCH_ROUNDS:-3}" "BENCH_PY_ROUNDS=${BENCH_PY_ROUNDS:-20}")
 [ -n "${BENCH_CPU:-}" ] && env+=("BENCH_CPU=$BENCH_CPU")
 [ -n "${BENCH_KEEP:-}" ] && env+=("BENCH_KEEP=1")
+[ -n "${BENCH_WORKLOAD:-}" ] && env+=("BENCH_WORKLOAD=$BENCH_WORKLOAD")
 if [ "${BENCH_PERF:-}" != 0 ]; then
 	if perf=${BENCH_PERF:-$("$here/rig/build-perf.sh")}; then
 		env+=("BENCH_PERF=$perf")

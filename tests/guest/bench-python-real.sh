@@ -19,9 +19,14 @@
 # defer's stacks must be walked by SFrame.  Also the stacks' frames
 # (median), their distinct addresses and the kept-rule table's hit rate
 # replayed on them (benchtool.py table: an upper bound).
+# BENCH_WORKLOAD=cc1plus instead: g++ -O1 -c tests/workload/cxxreal.cc,
+# Debian's cc1plus (49,002 FDEs) walked the same way (ftrace follows the
+# driver's children with event-fork, perf by default); the kept-rule
+# table on cc1plus's stacks.  Events are those of every process of the
+# workload but the launchers (taskset, env, insn-marker).
 #   BENCH_ROUNDS (default 3), BENCH_PY_ROUNDS (pyreal.py's, default 20),
 #   BENCH_CPU (default the last CPU), BENCH_PERF (perf binary; empty: no
-#   perf rows)
+#   perf rows), BENCH_WORKLOAD (python3 or cc1plus)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 . "$(dirname "$0")/bench-lib.sh"
@@ -34,10 +39,18 @@ REG=$REPO/sframe-gen/build/libsframe-register.so
 TOOL="python3 $REPO/bench/benchtool.py"
 PY=/usr/bin/python3
 ID=51
+WORKLOAD=${BENCH_WORKLOAD:-python3}
+case $WORKLOAD in
+python3) CMD=($PY $WL/pyreal.py $PYR $TMP/work) MAIN=python3 ;;
+cc1plus) CMD=(/usr/bin/g++ -std=c++17 -O1 -c $WL/cxxreal.cc -o $TMP/work/cxxreal.o) MAIN=cc1plus ;;
+*) echo "BENCH_WORKLOAD: python3 or cc1plus"; exit 1 ;;
+esac
+# the events counted: every process's but the launchers'
+LAUNCHERS='^ *(taskset|env|insn-marker)-[0-9]'
 TMP=/tmp/bench-pyreal.$$
 mkdir -p $TMP/cache $TMP/work
 [ -f "$ICLOG" ] || { echo "no $ICLOG: boot with the TCG plugin (bench/python-real.sh)"; exit 1; }
-for f in $REG $WL/insn-marker $WL/pyreal.py; do
+for f in $REG $WL/insn-marker $WL/pyreal.py $WL/cxxreal.cc; do
 	[ -f $f ] || { echo "no $f"; exit 1; }
 done
 MODES="off defer"
@@ -48,7 +61,7 @@ if [ -n "$PERF" ]; then
 fi
 WORK=(env PYTHONHASHSEED=0 SFREG_CACHE_DIR=$TMP/cache LD_AUDIT=$REG)
 # warm the registrar's cache, so that no run generates sections
-"${WORK[@]}" $PY $WL/pyreal.py 1 $TMP/work > /dev/null
+"${WORK[@]}" "${CMD[@]}" > /dev/null
 
 # one MODE: prints "insns events bytes check [table]"
 one() {
@@ -60,9 +73,10 @@ one() {
 	off|defer)
 		mkdir $d && echo 16384 > $d/buffer_size_kb
 		[ $m = defer ] && echo stacktrace:defer > $d/events/raw_syscalls/sys_enter/trigger
+		echo 1 > $d/options/event-fork
 		l=$(wc -l < "$ICLOG")
 		taskset -c $CPU "${WORK[@]}" $WL/insn-marker run $ID -p $d/set_event_pid \
-			$PY $WL/pyreal.py $PYR $TMP/work > /dev/null || ok=workload-exit-$?
+			"${CMD[@]}" > /dev/null || ok=workload-exit-$?
 		i=$(bench_insns "$l" $ID)
 		echo 0 > $d/tracing_on
 		st=$(bench_lost $d)
@@ -70,10 +84,10 @@ one() {
 		if [ $m = defer ]; then
 			cat $d/trace > $TMP/trace
 			[ -n "${BENCH_KEEP:-}" ] && cp $TMP/trace $FTD_RESULTS/defer-trace.txt
-			tab=$($TOOL table $TMP/trace python3)
-			ev=$(grep ' user_stack_cookie: ' $TMP/trace | grep -c '^ *python3-')
+			tab=$($TOOL table $TMP/trace $MAIN)
+			ev=$(grep ' user_stack_cookie: ' $TMP/trace | grep -Evc "$LAUNCHERS")
 			by=$(awk '/^bytes:/ { b += $2 } END { print b + 0 }' $d/per_cpu/cpu*/stats)
-			c=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' <<< "$tab")
+			c=$(grep ' user_stack_deferred: ' $TMP/trace | grep -Evc "$LAUNCHERS")
 			[ "$ev" -gt 0 ] && [ "${c:-0}" -ge "$ev" ] || ok=stacks-missing-${c:-0}-of-$ev
 			[[ $tab == *unwinder=*sframe* ]] || ok=not-walked-by-sframe
 		fi ;;
@@ -83,7 +97,7 @@ one() {
 		l=$(wc -l < "$ICLOG")
 		taskset -c 0 "$PERF" record -o $data -c 1 -m $mm --no-buildid \
 			-e raw_syscalls:sys_enter "${cg[@]}" -- taskset -c $CPU "${WORK[@]}" \
-			$WL/insn-marker run $ID $PY $WL/pyreal.py $PYR $TMP/work \
+			$WL/insn-marker run $ID "${CMD[@]}" \
 			> /dev/null 2> $TMP/perf.err || ok=perf-record-failed
 		i=$(bench_insns "$l" $ID)
 		if c=$($TOOL perfdata $data); then
@@ -91,8 +105,9 @@ one() {
 			read -r all nl nls nth by < <(tr ' =' '\n ' <<< "$c" | awk '{ v[$1] = $2 }
 				END { print v["samples"], v["lost"], v["lost_samples"], v["throttle"], v["bytes"] }')
 			[ "$nl" = 0 ] && [ "$nls" = 0 ] && [ "$nth" = 0 ] || ok=perf-lost-$nl-$nls-$nth
-			# python3's samples: the launchers' before it are not counted
-			ev=$("$PERF" script -i $data -G -F comm 2> $TMP/script.err | grep -c '^ *python3 *$')
+			# the launchers' samples before the workload are not counted
+			ev=$("$PERF" script -i $data -G -F comm,tid 2> $TMP/script.err |
+				sed 's/ *\([0-9]*\) *$/-\1/' | grep -Evc "$LAUNCHERS")
 			[ -n "${BENCH_KEEP:-}" ] && cp $TMP/script.err $TMP/perf.err $FTD_RESULTS/ &&
 				"$PERF" script -i $data -G -F comm 2>/dev/null | head -50 > $FTD_RESULTS/perf-comm.txt
 			by=$((by * ev / all))
@@ -121,9 +136,15 @@ done
 reset_tracing >/dev/null
 rm -rf $TMP
 
-echo "deferred user stacks at every system call of Debian's python3 running"
-echo "  tests/workload/pyreal.py $PYR (start-up, json, re, difflib, decimal, email,"
-echo "  ElementTree, a file), SFrame from .eh_frame (registrar as LD_AUDIT, warm cache);"
+if [ $WORKLOAD = python3 ]; then
+	echo "deferred user stacks at every system call of Debian's python3 running"
+	echo "  tests/workload/pyreal.py $PYR (start-up, json, re, difflib, decimal, email,"
+	echo "  ElementTree, a file),"
+else
+	echo "deferred user stacks at every system call of Debian's g++ -O1 -c"
+	echo "  tests/workload/cxxreal.cc (the driver, cc1plus, as),"
+fi
+echo "  SFrame from .eh_frame (registrar as LD_AUDIT, warm cache);"
 echo "  median of $ROUNDS rounds; instructions (TCG plugin), CPU $CPU"
 b=$(echo ${ins[off]} | median)
 printf '%-13s %12s %7s %12s %10s %9s\n' mode insns events insns/event x-fpdefer B/event
@@ -153,7 +174,7 @@ for m in $MODES; do
 			if (f == "" || f <= 0) print "-"; else printf "%.2f", a / f }')" \
 		"$(awk -v b=${bys[$m]} -v e=${evs[$m]} 'BEGIN { printf "%.0f", b / e }')"
 done
-[ -n "${tabs[defer]:-}" ] && echo "defer's stacks: ${tabs[defer]}"
+[ -n "${tabs[defer]:-}" ] && echo "defer's stacks of $MAIN: ${tabs[defer]}"
 echo "samples (instructions of a run): "
 for m in $MODES; do echo "  $m: ${ins[$m]}"; done
 if [ $failed = 1 ]; then
