@@ -96,6 +96,16 @@ got=$(user_frames "$rep" sys_exit_getppid)
 got=$(event_block "$rep" sys_enter_getppid | wc -l)
 [ "$got" = 7 ] && pass demo-event-block || fail demo-event-block "got $got lines"
 
+# ---- the benchmarks' reader of their runs (bench/benchtool.py selftest:
+# perf.data records, trace dumps, the kept-rule table model) -------------
+python3 "$REPO/bench/benchtool.py" selftest > "$T/benchtool.out" 2>&1
+line=$(tail -1 "$T/benchtool.out")
+if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && [ "${BASH_REMATCH[2]}" = 0 ]; then
+	pass benchtool-selftest
+else
+	fail benchtool-selftest "$(grep FAIL "$T/benchtool.out" | head -3 | tr '\n' ' ')$line"
+fi
+
 "$HERE/tracecmd.sh" > "$T/tracecmd.out" 2>&1
 grep -vE '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out"
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out" | tail -1)
