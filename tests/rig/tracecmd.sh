@@ -161,6 +161,28 @@ nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/
 [ "$nseries" = 0 ] && [ "$nbook" -ge 1 ] && pass tracecmd-ustack-no-probe ||
 	fail tracecmd-ustack-no-probe "processes made: series $nseries, bookworm $nbook (the probe makes 1)"
 
+# Nothing paid when there is nothing to join (issue 38): a trace from a
+# kernel with the series, recorded without -T or a stack trigger (the
+# stack records' formats, no stack record), is opened by the series'
+# report as often as by stock 3.4 (once), and printed the same.  Before:
+# 3 opens (a look-ahead handle and a pass for the execs).
+mkdir -p "$T/opens"
+if python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	nostacks "$T/opens/nostacks.dat"; then
+	opens() { strace -f -qq -e trace=openat,open -o "$T/opens/strace" "$@" > /dev/null 2>&1
+		grep -c 'nostacks\.dat"' "$T/opens/strace"; }
+	oseries=$(opens "$tc" report "$T/opens/nostacks.dat")
+	ostock=$(opens "$stock" report "$T/opens/nostacks.dat")
+	if [ "$oseries" = "$ostock" ] && [ "$ostock" = 1 ] &&
+	   cmp -s <("$tc" report "$T/opens/nostacks.dat" 2>&1) <("$stock" report "$T/opens/nostacks.dat" 2>&1); then
+		pass tracecmd-report-opens-once
+	else
+		fail tracecmd-report-opens-once "opens of a trace without stack records: series $oseries, stock $ostock"
+	fi
+else
+	fail tracecmd-report-opens-once "mktrace.py nostacks failed"
+fi
+
 # Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
