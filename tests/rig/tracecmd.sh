@@ -805,9 +805,8 @@ done
 # The report path fuzzed in-process (the library's trace.dat harness,
 # tests/userspace/lib/fuzz/fuzz-tracedat.c, built -DFUZZ_REPORT; libFuzzer,
 # ASan+UBSan): the series' trace-read-ustack.c with libustack's join,
-# symbols, printer, page check and walk of the saved maps (file.c, with
-# the series' public maps API: USTACK_TRACECMD_MAPS), against the
-# series' libtracecmd.a, the
+# symbols, printer, page check and the execs, against the series'
+# libtracecmd.a (whose saved maps report hands libustack), the
 # look-ahead limited to 256 records so that the index runs; seeds from
 # mktrace.py (stuck threads, late ones, flags, large), pages damaged at
 # will.  Built on the code before the fix, it finds the 1.18 GB copy in
@@ -829,11 +828,11 @@ if command -v clang-14 > /dev/null; then
 		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libustack/include" \
-		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS -DUSTACK_TRACECMD_MAP_EXECS -DUSTACK_TRACECMD_MAP_PGOFF \
+		-I"$REPO/libustack/src" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then
