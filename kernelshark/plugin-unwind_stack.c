@@ -40,6 +40,7 @@
 #include <trace-cmd.h>
 #include <event-parse.h>
 #include <ustack.h>
+#include "ustack-file.h"
 
 #include "unwind_stack.h"
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Install the Debian packages that libustack, its tests and its
-# benchmark need, when they are missing.  Run as root (or with sudo).
+# Install the Debian packages that libustack, its tool (libtracecmd-dev:
+# the library itself needs none), its tests and its benchmark need, when
+# they are missing.  Run as root (or with sudo).
 set -e
 PKGS="gcc make pkg-config binutils libtracefs-dev libtraceevent-dev
 libtracecmd-dev libdw-dev libelf-dev g++ trace-cmd valgrind clang

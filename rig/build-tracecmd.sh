@@ -19,7 +19,8 @@
 #     (a static library, linked after -ltracefs; its header is
 #     force-included so the calls are declared);
 #   - libustack (the join and the symbol lookup that report uses
-#     with the series) is this repo's, as the static libustack.a,
+#     with the series; it does not link libtracecmd) is this repo's,
+#     as the static libustack.a,
 #     named by a libustack.pc of the prefix: trace-cmd finds it with
 #     pkg-config like its other libraries.
 # Each build starts from a fresh copy of the pristine trees in
@@ -216,15 +217,13 @@ U=$D/ustack
 # the same cache) may be newer than this one's sources, and make would
 # keep them
 rm -rf "$U"
-# Against the series' trace-cmd.h (its public API for the saved maps,
-# patch 0007): report names frames through libustack's walk of the maps
-# (ustack_syms_set_tracecmd()), which then reads their build IDs.
+# The library needs no libtracecmd (no package cycle): report hands it
+# the saved maps and the execs from its own handles.
 if [ $stock = 0 ]; then
 	run "libustack: libustack.a" \
-		make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" \
-		TRACECMD_INC="$W/trace-cmd/include/trace-cmd" static
-	nm "$U/file.o" | grep -q ' U tracecmd_proc_addr_map_build_id$' ||
-		die "libustack.a did not take the series' tracecmd_proc_addr_map_*() from $W/trace-cmd"
+		make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" static
+	! nm -u "$U/libustack.a" | grep -q ' tracecmd_' ||
+		die "libustack.a uses libtracecmd: $(nm -u "$U/libustack.a" | grep -m1 ' tracecmd_')"
 fi
 uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libustack/Makefile")
 [ $stock = 0 ] && cat > "$P/lib/pkgconfig/libustack.pc" <<EOF
@@ -255,16 +254,17 @@ run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$W/trace-cmd/utest/trace-utest" ] || die "the build left no utest/trace-utest"
 [ -x "$bin" ] || die "the build left no $bin"
 
-# 5. libustack and its ustack tool against this libtracecmd: with the
-# series' public API for the saved maps (patch 0007) the library reads the
-# build IDs and needs none of src/tracecmd-compat.h.  $P/bin/ustack.
+# 5. the ustack tool (its trace.dat reader, tool/file.c) against this
+# libtracecmd: with the series' public API for the saved maps (patch
+# 0007) it reads the build IDs and needs none of tool/tracecmd-compat.h.
+# $P/bin/ustack.
 if [ $stock = 0 ]; then
 	rm -rf "$D/ext"
 	run "libustack and ustack against this libtracecmd" \
 		make -C "$REPO/libustack" CC="$cc" OUT="$D/ext" CFLAGS="-O2 -g $san" \
 		LDFLAGS="-Wl,-rpath,$P/lib $san" all
 	nm -u "$D/ext/ustack" | grep -q ' tracecmd_proc_addr_map_build_id$' ||
-		die "libustack did not take the series' tracecmd_proc_addr_map_*() from $P"
+		die "ustack did not take the series' tracecmd_proc_addr_map_*() from $P"
 	install -m 755 "$D/ext/ustack" "$P/bin/ustack"
 fi
 ver=$("$bin" --version 2>&1 | awk '/version/ { print; exit }') || true

@@ -250,23 +250,8 @@ int ustack_join_holds(struct ustack_join *join, int cpu,
 int ustack_join_get_stats(struct ustack_join *join,
 			  struct ustack_join_stats *stats);
 
-/* ---- sources (ustack_file(3), ustack_live(3)) ---- */
-
-struct tracecmd_input;
-struct ustack_file;
-
-struct ustack_file *ustack_file_open(const char *path);
-void ustack_file_close(struct ustack_file *file);
-struct tep_handle *ustack_file_tep(struct ustack_file *file);
-struct tracecmd_input *ustack_file_handle(struct ustack_file *file);
-int ustack_file_instances(struct ustack_file *file);
-const char *ustack_file_instance_name(struct ustack_file *file, int index);
-int ustack_file_set_limits(struct ustack_file *file, size_t max_cookies,
-			   size_t max_events, size_t max_tasks);
-int ustack_file_set_flags(struct ustack_file *file, unsigned int flags);
-int ustack_file_iterate(struct ustack_file *file, int index,
-			ustack_join_cb cb, void *data,
-			struct ustack_join_stats *stats);
+/* ---- live source (ustack_live(3)); a trace file is read by its host,
+ * which feeds ustack_join_add_record() ---- */
 
 struct ustack_live;
 
@@ -299,7 +284,6 @@ int ustack_syms_add_map(struct ustack_syms *syms, int pid,
 int ustack_syms_load_pid(struct ustack_syms *syms, int pid);
 int ustack_syms_add_search_dir(struct ustack_syms *syms, const char *dir);
 int ustack_syms_add_trace_dir(struct ustack_syms *syms, const char *dir);
-int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file);
 /*
  * Maps kept by the caller.  Fills @map for the file mapped at
  * @addr in process @pid and returns 1, or returns 0 (no mapping there).
@@ -323,9 +307,17 @@ typedef int (*ustack_map_func)(void *data, int pid, unsigned long long addr,
 			       struct ustack_map *map);
 int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 			     void *data);
-/* the maps that a trace.dat file saved, through its libtracecmd handle */
-int ustack_syms_set_tracecmd(struct ustack_syms *syms,
-			     struct tracecmd_input *handle);
+/*
+ * Maps kept by the caller per image: those @pid had with @execs of its
+ * execs still to come (0: its last image).  Fills @map (when not NULL)
+ * and returns 1, returns 0 when no file is mapped at @addr, -1 when the
+ * maps of that image are not known.
+ */
+typedef int (*ustack_image_map_func)(void *data, int pid, int execs,
+				     unsigned long long addr,
+				     struct ustack_map *map);
+int ustack_syms_set_image_map_func(struct ustack_syms *syms,
+				   ustack_image_map_func func, void *data);
 int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep);
 int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path);
 int ustack_syms_resolve(struct ustack_syms *syms, int pid,
@@ -346,8 +338,8 @@ int ustack_syms_errors(struct ustack_syms *syms);
  * The maps of each frame's time.  A process that calls
  * execve() changes maps; trace-cmd record -T (with the series) saves the
  * maps a process had before each exec and records sched_process_exec.
- * ustack_syms_add_exec() notes an exec (ustack_syms_load_execs() those a
- * trace.dat file recorded; ustack_syms_set_file() does it), and
+ * ustack_syms_add_exec() notes an exec (ustack_syms_add_record() takes
+ * the execs and loads of a trace's records from the host's read loop), and
  * ustack_syms_set_time() the time of the frames resolved next
  * (ustack_event_print() sets its event's): a frame from before an exec
  * is named with the maps of its own image, and printed
@@ -360,7 +352,8 @@ int ustack_syms_errors(struct ustack_syms *syms);
 #define USTACK_BEFORE_EXEC_TEXT		"[before exec]"
 int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
 			 unsigned long long ts);
-int ustack_syms_load_execs(struct ustack_syms *syms, const char *path);
+int ustack_syms_add_record(struct ustack_syms *syms, struct tep_handle *tep,
+			   struct tep_record *record);
 int ustack_syms_set_time(struct ustack_syms *syms, unsigned long long ts);
 int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
 			    unsigned long long ts);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Symbols: user frames through the process maps (added by hand, read
- * from /proc/PID/maps, or looked up by a function of the caller's: file.c
- * gives the ones "trace-cmd record --proc-map" saves in trace.dat) and the ELF files they name, read with elfutils' libdwfl; kernel
+ * from /proc/PID/maps, or looked up by a function of the caller's, as
+ * trace-cmd report and the ustack tool do for the maps "trace-cmd record
+ * --proc-map" saves in trace.dat) and the ELF files they name, read with elfutils' libdwfl; kernel
  * frames through kallsyms (saved in trace.dat, or /proc/kallsyms).
  *
  * Each ELF file is opened once and reported to its own Dwfl so that
@@ -118,8 +119,14 @@ struct ustack_syms {
 	int			nr_execs;
 	/* the time of the frames resolved now (ustack_syms_set_time()) */
 	unsigned long long	ts;
-	/* maps per number of execs still to come (file.c) */
-	ustack_execs_map_func	execs_func;
+	/* the execs of sys_exit_execve, used when none of
+	 * sched_process_exec was seen (ustack_syms_add_record()) */
+	struct pid_execs	*sys_execs;
+	int			nr_sys_execs;
+	/* the exec and load events of the last tep (execs.c) */
+	void			*exec_events;
+	/* maps per number of execs still to come */
+	ustack_image_map_func	execs_func;
 	void			*execs_data;
 	/* the execs still to come of the frame being resolved */
 	int			cur_execs;
@@ -186,7 +193,7 @@ static const Dwfl_Callbacks dwfl_cbs = {
  * ustack_syms_alloc - symbols for the frames of stacks
  *
  * Maps come from ustack_syms_add_map(), ustack_syms_load_pid(),
- * ustack_syms_set_file() or ustack_syms_set_map_func(); kernel names from
+ * or ustack_syms_set_map_func(); kernel names from
  * ustack_syms_set_tep() or ustack_syms_load_kallsyms().
  *
  * Returns the symbols (ustack_syms_free() frees them), or NULL with errno
@@ -237,6 +244,10 @@ void ustack_syms_free(struct ustack_syms *syms)
 	for (i = 0; i < syms->nr_execs; i++)
 		free(syms->execs[i].ts);
 	free(syms->execs);
+	free(syms->exec_events);
+	for (i = 0; i < syms->nr_sys_execs; i++)
+		free(syms->sys_execs[i].ts);
+	free(syms->sys_execs);
 	if (syms->own_tep)
 		tep_free(syms->tep);
 	free(syms);
@@ -434,13 +445,31 @@ int ustack_syms_set_map_func(struct ustack_syms *syms, ustack_map_func func,
 	return 0;
 }
 
-/* file.c: the maps a trace.dat saved before an exec */
-void ustack_syms_set_execs_func(struct ustack_syms *syms,
-				ustack_execs_map_func func, void *data)
+/**
+ * ustack_syms_set_image_map_func - maps kept by the caller, per image
+ * @syms: the symbols
+ * @func: the maps a process had with a number of its execs still to
+ *	come, or NULL for none
+ * @data: passed to @func
+ *
+ * A host that saved the maps of each image of a process (trace-cmd
+ * record -T with the series saves them before each exec) gives them
+ * here; the execs come from ustack_syms_add_exec() or
+ * ustack_syms_add_record().
+ *
+ * Returns 0, or -1 with errno EINVAL for a NULL @syms.
+ */
+int ustack_syms_set_image_map_func(struct ustack_syms *syms,
+				   ustack_image_map_func func, void *data)
 {
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
 	cache_clear(syms);
 	syms->execs_func = func;
 	syms->execs_data = data;
+	return 0;
 }
 
 /*
@@ -455,59 +484,48 @@ struct ustack_loads *ustack_syms_loads(struct ustack_syms *syms)
 	return syms->loads;
 }
 
-static struct pid_execs *pid_execs_get(struct ustack_syms *syms, int pid)
+static struct pid_execs *pid_execs_find(struct pid_execs *tab, int nr,
+					 int pid)
 {
-	int lo = 0, hi = syms->nr_execs, mid;
+	int lo = 0, hi = nr, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (syms->execs[mid].pid < pid)
+		if (tab[mid].pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < syms->nr_execs && syms->execs[lo].pid == pid ?
-		&syms->execs[lo] : NULL;
+	return lo < nr && tab[lo].pid == pid ? &tab[lo] : NULL;
 }
 
-/**
- * ustack_syms_add_exec - note that a process exec'd
- * @syms: the symbols
- * @pid: the process (ustack_event.tgid)
- * @ts: the time stamp of its exec (its sched_process_exec event)
- *
- * A user frame of @pid from before @ts belongs to the image the process
- * left: once the time of the frames is set (ustack_syms_set_time()), it
- * is named only by maps saved for that image (a trace.dat of trace-cmd
- * record -T: ustack_syms_set_tracecmd()), and is printed "0xaddr [before
- * exec]" when there are none, never in the maps of a later image.
- * ustack_syms_set_file() and ustack_syms_load_execs() add the execs that
- * a trace.dat file recorded.  Adding the same exec twice adds it once.
- *
- * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, ENOMEM).
- */
-int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
-			 unsigned long long ts)
+/* The execs that count: sched_process_exec's, else sys_exit_execve's */
+static struct pid_execs *pid_execs_get(struct ustack_syms *syms, int pid)
+{
+	if (syms->nr_execs || !syms->nr_sys_execs)
+		return pid_execs_find(syms->execs, syms->nr_execs, pid);
+	return pid_execs_find(syms->sys_execs, syms->nr_sys_execs, pid);
+}
+
+/* Add @ts to @pid's execs in the table @tab of *@nr processes */
+static int execs_add(struct pid_execs **tab, int *nr, int pid,
+		     unsigned long long ts)
 {
 	struct pid_execs *p;
 	unsigned long long *t;
 	int i;
 
-	if (!syms) {
-		errno = EINVAL;
-		return -1;
-	}
-	p = pid_execs_get(syms, pid);
+	p = pid_execs_find(*tab, *nr, pid);
 	if (!p) {
-		p = realloc(syms->execs, (syms->nr_execs + 1) * sizeof(*p));
+		p = realloc(*tab, (*nr + 1) * sizeof(*p));
 		if (!p)
 			return -1;
-		syms->execs = p;
-		for (i = syms->nr_execs; i > 0 && p[i - 1].pid > pid; i--)
+		*tab = p;
+		for (i = *nr; i > 0 && p[i - 1].pid > pid; i--)
 			p[i] = p[i - 1];
 		memset(&p[i], 0, sizeof(p[i]));
 		p[i].pid = pid;
-		syms->nr_execs++;
+		(*nr)++;
 		p = &p[i];
 	}
 	for (i = 0; i < p->nr; i++)
@@ -522,6 +540,48 @@ int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
 	t[i] = ts;
 	p->nr++;
 	return 0;
+}
+
+/* Where execs.c keeps its lookup of a tep's events; NULL without memory */
+__hidden void *ustack_syms_exec_events(struct ustack_syms *syms)
+{
+	if (!syms->exec_events)
+		syms->exec_events = calloc(1, ustack_exec_events_size());
+	return syms->exec_events;
+}
+
+/* A successful sys_exit_execve (ustack_syms_add_record()) */
+__hidden int ustack_syms_add_sys_exec(struct ustack_syms *syms, int pid,
+				      unsigned long long ts)
+{
+	return execs_add(&syms->sys_execs, &syms->nr_sys_execs, pid,
+				ts);
+}
+
+/**
+ * ustack_syms_add_exec - note that a process exec'd
+ * @syms: the symbols
+ * @pid: the process (ustack_event.tgid)
+ * @ts: the time stamp of its exec (its sched_process_exec event)
+ *
+ * A user frame of @pid from before @ts belongs to the image the process
+ * left: once the time of the frames is set (ustack_syms_set_time()), it
+ * is named only by maps saved for that image (a trace.dat of trace-cmd
+ * record -T: ustack_syms_set_image_map_func()), and is printed "0xaddr
+ * [before exec]" when there are none, never in the maps of a later
+ * image.  ustack_syms_add_record() adds the execs of a trace's records.
+ * Adding the same exec twice adds it once.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, ENOMEM).
+ */
+int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
+			 unsigned long long ts)
+{
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	return execs_add(&syms->execs, &syms->nr_execs, pid, ts);
 }
 
 /**
@@ -570,7 +630,7 @@ int ustack_syms_execs_after(struct ustack_syms *syms, int pid,
  *
  * Counts what changes, after @ts, the maps that name the frames of @pid:
  * its execs (ustack_syms_add_exec()) and the objects it loaded or
- * unloaded (the registrar's lines that ustack_syms_load_execs() reads).
+ * unloaded (the registrar's lines that ustack_syms_add_record() takes).
  * Frames of the same address and process print alike at two times with
  * the same count: a reader that keeps the text of a stack keys it on
  * this, not on the execs alone.
@@ -624,8 +684,8 @@ int ustack_syms_set_time(struct ustack_syms *syms, unsigned long long ts)
  *
  * Known are maps added by hand or read from /proc for @pid, maps a map
  * function gives (ustack_syms_set_map_func(): assumed known), and the
- * maps of the image @pid had at @ts that a trace.dat file saved
- * (ustack_syms_set_tracecmd()).  The frames of a process whose maps are
+ * maps of the image @pid had at @ts that the caller keeps
+ * (ustack_syms_set_image_map_func()).  The frames of a process whose maps are
  * not known (a process that exited before a system-wide recording
  * ended, whose maps could not be read) print as addresses; those of an
  * image before an exec, "0xaddr [before exec]".
@@ -1730,7 +1790,7 @@ static int resolve_cached(struct ustack_syms *syms, int pid,
 		errno = EINVAL;
 		return -1;
 	}
-	syms->cur_execs = syms->nr_execs ?
+	syms->cur_execs = syms->nr_execs || syms->nr_sys_execs ?
 		ustack_syms_execs_after(syms, pid, syms->ts) : 0;
 	/* the same address names another object in another load's time */
 	ret = load_lookup(syms, pid, addr, &m, &load);

@@ -45,20 +45,12 @@ __hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
 						    void *data);
 __hidden int ustack_join_feed(struct ustack_join *join,
 			      const struct ustack_input *in);
-/* ustack_file_open() without its probe in a child process */
-__hidden struct ustack_file *ustack_file_open_probed(const char *path);
-/*
- * The maps of @pid that applied with @execs execs of it still to come:
- * fills @map (when not NULL) for the file mapped at @addr and returns 1,
- * returns 0 when no file is mapped there, -1 when no such maps are known
- * (file.c, for the maps a trace.dat saved).
- */
-typedef int (*ustack_execs_map_func)(void *data, int pid, int execs,
-				     unsigned long long addr,
-				     struct ustack_map *map);
-__hidden void ustack_syms_set_execs_func(struct ustack_syms *syms,
-					 ustack_execs_map_func func,
-					 void *data);
+/* execs.c's lookup of a tep's exec and load events, kept in syms */
+__hidden size_t ustack_exec_events_size(void);
+__hidden void *ustack_syms_exec_events(struct ustack_syms *syms);
+/* a successful sys_exit_execve: counted when no sched_process_exec is */
+__hidden int ustack_syms_add_sys_exec(struct ustack_syms *syms, int pid,
+				      unsigned long long ts);
 /*
  * Objects mapped and unmapped during a recording (loads.c): the
  * registrar's trace_marker lines and those trace-cmd record writes at the

@@ -21,6 +21,7 @@
 #include <event-utils.h>
 
 #include "ustack.h"
+#include "ustack-file.h"
 #include "evfilter.h"
 #include "frames.h"
 #include "tree.h"

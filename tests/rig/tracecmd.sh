@@ -242,6 +242,28 @@ else
 	fail tracecmd-ustack-archive-refusals "wrong build: exit $rc_other $(head -1 "$A/other.out"); no build ID: exit $rc_nobid $(head -1 "$A/nobid.out"); ..: exit $rc_evil $(find "$A/out-evil" -type f | head -3 | tr '\n' ' ')"
 fi
 
+# Nothing paid when there is nothing to join (issue 38): a trace from a
+# kernel with the series, recorded without -T or a stack trigger (the
+# stack records' formats, no stack record), is opened by the series'
+# report as often as by stock 3.4 (once), and printed the same.  Before:
+# 3 opens (a look-ahead handle and a pass for the execs).
+mkdir -p "$T/opens"
+if python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
+	nostacks "$T/opens/nostacks.dat"; then
+	opens() { strace -f -qq -e trace=openat,open -o "$T/opens/strace" "$@" > /dev/null 2>&1
+		grep -c 'nostacks\.dat"' "$T/opens/strace"; }
+	oseries=$(opens "$tc" report "$T/opens/nostacks.dat")
+	ostock=$(opens "$stock" report "$T/opens/nostacks.dat")
+	if [ "$oseries" = "$ostock" ] && [ "$ostock" = 1 ] &&
+	   cmp -s <("$tc" report "$T/opens/nostacks.dat" 2>&1) <("$stock" report "$T/opens/nostacks.dat" 2>&1); then
+		pass tracecmd-report-opens-once
+	else
+		fail tracecmd-report-opens-once "opens of a trace without stack records: series $oseries, stock $ostock"
+	fi
+else
+	fail tracecmd-report-opens-once "mktrace.py nostacks failed"
+fi
+
 # Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
@@ -864,9 +886,8 @@ done
 # The report path fuzzed in-process (the library's trace.dat harness,
 # tests/userspace/lib/fuzz/fuzz-tracedat.c, built -DFUZZ_REPORT; libFuzzer,
 # ASan+UBSan): the series' trace-read-ustack.c with libustack's join,
-# symbols, printer, page check and walk of the saved maps (file.c, with
-# the series' public maps API: USTACK_TRACECMD_MAPS), against the
-# series' libtracecmd.a, the
+# symbols, printer, page check and the execs, against the series'
+# libtracecmd.a (whose saved maps report hands libustack), the
 # look-ahead limited to 256 records so that the index runs; seeds from
 # mktrace.py (stuck threads, late ones, flags, large), pages damaged at
 # will.  Built on the code before the fix, it finds the 1.18 GB copy in
@@ -888,11 +909,11 @@ if command -v clang-14 > /dev/null; then
 		-DFUZZ_REPORT \
 		-I"$W/tracecmd/include" -I"$W/lib/trace-cmd/include/private" -I"$W/lib/trace-cmd/include" \
 		-I"$W/include" -I"$W/include/trace-cmd" -I"$REPO/libustack/include" \
-		-I"$REPO/libustack/src" -DUSTACK_TRACECMD_MAPS -DUSTACK_TRACECMD_MAP_EXECS -DUSTACK_TRACECMD_MAP_PGOFF \
+		-I"$REPO/libustack/src" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,file,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{join,syms,util,print,record,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

@@ -11,6 +11,7 @@
 #include <trace-seq.h>
 
 #include "ustack.h"
+#include "ustack-file.h"
 
 #pragma GCC visibility push(hidden)
 

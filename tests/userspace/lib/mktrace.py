@@ -903,6 +903,15 @@ def sc_basic(r, w):
     return {1234: "callchain"}
 
 
+def sc_nostacks(r, w):
+    """A recording from a kernel with the series, but without -T or a
+    stack trigger: the stack records' formats, no stack record."""
+    for i in range(4):
+        w.add(i % 2, T0 + i * 1000, r.ev_enter(1234))
+        w.add(i % 2, T0 + i * 1000 + 500, r.ev_exit(1234))
+    return {1234: "callchain"}
+
+
 def sc_crosscpu(r, w):
     """Two tasks on two CPUs, each CPU's first event printed before the
     first cookie record; each user stack lands on the OTHER CPU, and the
@@ -1071,6 +1080,7 @@ def sc_prerelease(r, w):
 
 FIXED_SCENARIOS = {
     "basic": sc_basic,
+    "nostacks": sc_nostacks,
     "crosscpu": sc_crosscpu,
     "firstcpus": sc_firstcpus,
     "kstack-then-cookie": sc_kstack_then_cookie,

@@ -654,8 +654,9 @@ static void test_before_exec(const char *dir, unsigned long long vaddr)
 	      ustack_syms_set_time(NULL, 1) < 0 &&
 	      ustack_syms_execs_after(NULL, 1, 1) < 0 &&
 	      ustack_syms_maps_known(NULL, 1, 1) < 0 &&
-	      ustack_syms_load_execs(NULL, "x") < 0 &&
-	      ustack_syms_load_execs(syms = ustack_syms_alloc(), "/nonexistent") < 0,
+	      ustack_syms_add_record(NULL, NULL, NULL) < 0 && errno == EINVAL &&
+	      ustack_syms_add_record(syms = ustack_syms_alloc(), NULL, NULL) < 0 &&
+	      ustack_syms_set_image_map_func(NULL, NULL, NULL) < 0,
 	      "bad arguments");
 	ustack_syms_free(syms);
 }

@@ -52,6 +52,7 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
+#include "ustack-file.h"
 #include "unwind-record.h"
 
 #define MAX_TEPS	4

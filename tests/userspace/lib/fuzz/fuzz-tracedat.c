@@ -57,6 +57,7 @@
 #else
 #include <trace-cmd.h>
 #include "ustack-local.h"
+#include "ustack-file.h"
 
 #define FUZZ_NAME	"fuzz-tracedat"
 #define MAX_SPANS	64

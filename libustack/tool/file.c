@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Source: a trace.dat file read with libtracecmd.  Each buffer instance
- * of the file is its own stream with its own join; the records of a
- * stream are merged across CPUs in time order by libtracecmd.
+ * The ustack tool's source: a trace.dat file read with libtracecmd, its
+ * records fed to libustack's join (ustack_join_add_record()) and, for
+ * the maps of each frame's time, to ustack_syms_add_record().  Each
+ * buffer instance of the file is its own stream with its own join; the
+ * records of a stream are merged across CPUs in time order by
+ * libtracecmd.  Not part of libustack, which reads no file and needs no
+ * libtracecmd (Documentation/decisions.md, "No package cycle"); the two
+ * plugins build it in beside libustack.a.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -16,6 +21,7 @@
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
+#include "ustack-file.h"
 #include "tracecmd-compat.h"
 #include "unwind-record.h"
 
@@ -503,7 +509,7 @@ static int tracecmd_execs_map(void *data, int pid, int execs,
  * file saved the maps a process had before an exec (trace-cmd record -T
  * with the series) and libtracecmd reads them, a frame from before an
  * exec is looked up in those (see ustack_syms_add_exec(); the execs come
- * from ustack_syms_load_execs()).  @handle must stay open while @syms is
+ * from ustack_syms_load_execs()) through ustack_syms_set_image_map_func().  @handle must stay open while @syms is
  * used.  ustack_syms_set_file() does this and more for a file of
  * ustack_file_open().
  *
@@ -518,8 +524,8 @@ int ustack_syms_set_tracecmd(struct ustack_syms *syms,
 	}
 	if (ustack_syms_set_map_func(syms, tracecmd_find_map, handle))
 		return -1;
-	ustack_syms_set_execs_func(syms, tracecmd_execs_map, handle);
-	return 0;
+	return ustack_syms_set_image_map_func(syms, tracecmd_execs_map,
+					      handle);
 }
 
 /**
@@ -562,4 +568,75 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 	if (ustack_syms_load_execs(syms, file->path) < 0)
 		return -1;
 	return ustack_syms_set_tracecmd(syms, file->handle);
+}
+
+struct execs_ctx {
+	struct ustack_syms	*syms;
+	int			err;
+};
+
+/* The execs and loads of one buffer, from its records in time order */
+static int execs_cb(struct tracecmd_input *handle, struct tep_record *rec,
+		    int cpu, void *data)
+{
+	struct execs_ctx *ctx = data;
+
+	(void)cpu;
+	if (ctx->err)
+		return 1;
+	/* a damaged record is not read; the others still count */
+	if (ustack_syms_add_record(ctx->syms, tracecmd_get_tep(handle),
+				   rec) < 0 && errno != EBADMSG) {
+		ctx->err = errno;
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * ustack_syms_load_execs - take the execs and loads a trace.dat recorded
+ * @syms: the symbols
+ * @path: the trace.dat file
+ *
+ * Reads the records of the file, those of each buffer instance too, and
+ * feeds each to ustack_syms_add_record(): the execs
+ * (sched:sched_process_exec, or where there are none, the successful
+ * syscalls:sys_exit_execve) and the registrar's load lines.
+ * ustack_syms_set_file() does this.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a bad argument or a file
+ * that cannot be read, ENOMEM).
+ */
+int ustack_syms_load_execs(struct ustack_syms *syms, const char *path)
+{
+	struct execs_ctx ctx = { .syms = syms };
+	struct tracecmd_input *top, *h;
+	int i, n;
+
+	if (!syms || !path) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* only what the file's headers allow: ustack_file_open() probes */
+	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!top) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* a read error ends what is read; the execs before it count */
+	tracecmd_iterate_events(top, NULL, 0, execs_cb, &ctx);
+	n = tracecmd_buffer_instances(top);
+	for (i = 0; i < n && !ctx.err; i++) {
+		h = tracecmd_buffer_instance_handle(top, i);
+		if (!h)
+			continue;
+		tracecmd_iterate_events(h, NULL, 0, execs_cb, &ctx);
+		tracecmd_close(h);
+	}
+	tracecmd_close(top);
+	if (ctx.err) {
+		errno = ctx.err;
+		return -1;
+	}
+	return 0;
 }
