@@ -222,7 +222,7 @@ rm -rf "$U"
 if [ $stock = 0 ]; then
 	run "libustack: libustack.a" \
 		make -C "$REPO/libustack" CC="$cc" OUT="$U" CFLAGS="-O2 -g $san" static
-	! nm -u "$U/libustack.a" | grep -q ' tracecmd_' ||
+	! nm -u "$U/libustack.a" | grep -c ' tracecmd_' > /dev/null ||
 		die "libustack.a uses libtracecmd: $(nm -u "$U/libustack.a" | grep -m1 ' tracecmd_')"
 fi
 uver=$(awk '$1 == "VERSION" { print $3 }' "$REPO/libustack/Makefile")
@@ -263,7 +263,9 @@ if [ $stock = 0 ]; then
 	run "libustack and ustack against this libtracecmd" \
 		make -C "$REPO/libustack" CC="$cc" OUT="$D/ext" CFLAGS="-O2 -g $san" \
 		LDFLAGS="-Wl,-rpath,$P/lib $san" all
-	nm -u "$D/ext/ustack" | grep -q ' tracecmd_proc_addr_map_build_id$' ||
+	# grep reads all of nm's output: grep -q would quit at the match and,
+	# under pipefail, nm's SIGPIPE failed the check (seen on the ASan build)
+	nm -u "$D/ext/ustack" | grep -c ' tracecmd_proc_addr_map_build_id$' > /dev/null ||
 		die "ustack did not take the series' tracecmd_proc_addr_map_*() from $P"
 	install -m 755 "$D/ext/ustack" "$P/bin/ustack"
 fi
