@@ -226,10 +226,19 @@ static bool trace_unwind_claim(struct trace_unwind_task *rec, u64 cookie)
 	bitmap_zero(rec->served, TRACE_UNWIND_MAX_INSTANCES);
 	WRITE_ONCE(rec->delivered, 0);
 	WRITE_ONCE(rec->pid, current->pid);
-	WRITE_ONCE(rec->pid_moved, 0);
 	barrier();
 	WRITE_ONCE(rec->cookie, cookie);
 	return true;
+}
+
+/* Whether the callback ran for the entry of @cookie */
+static bool trace_unwind_delivered(struct trace_unwind_task *rec, u64 cookie)
+{
+	if (READ_ONCE(rec->cookie) != cookie)
+		return false;
+	/* The reset clears delivered before it sets the cookie */
+	barrier();
+	return READ_ONCE(rec->delivered);
 }
 
 /* The instances that asked from an NMI during the reset just done */
@@ -310,14 +319,15 @@ static unsigned int trace_unwind_type_flags(unsigned int types)
 }
 
 /*
- * Write one user_stack_deferred record under @pid.  Returns false when @tr
- * cannot record now: nothing was written.
+ * The user stack record of this entry, under the task's pid, with the pid
+ * of the entry's first request: they differ when a thread that is not the
+ * group leader execs and de_thread() gives it the leader's pid after it
+ * asked.  Returns false when @tr cannot record now: nothing was written.
  */
-static bool trace_unwind_write_one(struct trace_array *tr,
-				   const unsigned long *frames,
-				   unsigned int nr, unsigned int flags,
-				   u64 cookie, unsigned int trace_ctx,
-				   pid_t pid)
+static bool trace_unwind_write_stack(struct trace_array *tr,
+				     const unsigned long *frames,
+				     unsigned int nr, unsigned int flags,
+				     u64 cookie, unsigned int trace_ctx)
 {
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	struct user_stack_deferred_entry *entry;
@@ -342,8 +352,8 @@ static bool trace_unwind_write_one(struct trace_array *tr,
 		return false;
 
 	entry = ring_buffer_event_data(event);
-	entry->ent.pid = pid;
 	entry->cookie = cookie;
+	entry->pid = READ_ONCE(current->trace_unwind.pid);
 	entry->tgid = current->tgid;
 	entry->flags = flags;
 	entry->depth = depth;
@@ -351,34 +361,6 @@ static bool trace_unwind_write_one(struct trace_array *tr,
 	if (nr)
 		memcpy(entry + 1, frames, nr * sizeof(unsigned long));
 	__buffer_unlock_commit(buffer, event);
-	return true;
-}
-
-/*
- * The user stack of this entry, under the pid its cookie records were
- * written under, so that readers can join them by (pid, cookie).  That is
- * the pid of the entry's first request: a thread that execs is given its
- * leader's pid in de_thread(), after requests made while de_thread()
- * waited for the other threads.  When requests came under both pids, the
- * stack is written under each.  Returns false when @tr cannot record now.
- */
-static bool trace_unwind_write_stack(struct trace_array *tr,
-				     const unsigned long *frames,
-				     unsigned int nr, unsigned int flags,
-				     u64 cookie, unsigned int trace_ctx)
-{
-	struct trace_unwind_task *rec = &current->trace_unwind;
-	pid_t pid = READ_ONCE(rec->pid);
-
-	if (pid == current->pid || READ_ONCE(rec->cookie) != cookie)
-		return trace_unwind_write_one(tr, frames, nr, flags, cookie,
-					      trace_ctx, current->pid);
-	if (!trace_unwind_write_one(tr, frames, nr, flags, cookie, trace_ctx,
-				    pid))
-		return false;
-	if (READ_ONCE(rec->pid_moved))
-		trace_unwind_write_one(tr, frames, nr, flags, cookie,
-				       trace_ctx, current->pid);
 	return true;
 }
 
@@ -415,19 +397,6 @@ static void trace_unwind_serve_late(struct trace_unwind_task *rec,
 			   cache ? cache->nr_entries : 0, TRACE_UNWIND_LATE |
 			   (cache ? trace_unwind_type_flags(cache->types) : 0),
 			   cookie, trace_ctx);
-}
-
-/* The same from the cache, under the current pid, with no bookkeeping */
-static void trace_unwind_write_cached(struct trace_array *tr, u64 cookie,
-				      unsigned int trace_ctx)
-{
-	struct unwind_cache *cache = current->unwind_info.cache;
-
-	trace_unwind_write_one(tr, cache ? cache->entries : NULL,
-			       cache ? cache->nr_entries : 0,
-			       TRACE_UNWIND_LATE | (cache ?
-			       trace_unwind_type_flags(cache->types) : 0),
-			       cookie, trace_ctx, current->pid);
 }
 
 /*
@@ -506,18 +475,6 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 	}
 
 write:
-	if (unlikely(READ_ONCE(rec->pid) != current->pid)) {
-		WRITE_ONCE(rec->pid_moved, 1);
-		/*
-		 * After the callback, an entry served under the first pid
-		 * gets nothing more: write this pid's stack from the cache
-		 */
-		if (READ_ONCE(rec->delivered) == cookie) {
-			trace_unwind_write_cookie(tr, cookie, 0, &ask);
-			trace_unwind_write_cached(tr, cookie, trace_ctx);
-			return;
-		}
-	}
 	trace_unwind_write_cookie(tr, cookie, 0, &ask);
 	/*
 	 * A request after the callback ran in this entry (for example from
@@ -526,7 +483,7 @@ write:
 	 * which the callback looks at after marking the entry delivered.
 	 */
 	barrier();
-	if (READ_ONCE(rec->delivered) == cookie)
+	if (trace_unwind_delivered(rec, cookie))
 		trace_unwind_serve_late(rec, slot, tr, cookie, trace_ctx);
 	return;
 
@@ -552,7 +509,7 @@ static void trace_unwind_callback(struct unwind_work *work,
 		WARN_ON_ONCE(!trace_unwind_claim(rec, cookie));
 		trace_unwind_drain_nmi(rec);
 		/* From here on, requests of this entry serve themselves */
-		WRITE_ONCE(rec->delivered, cookie);
+		WRITE_ONCE(rec->delivered, 1);
 	}
 
 	/* After marking the entry delivered: see trace_unwind_user_request() */

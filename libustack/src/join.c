@@ -17,6 +17,12 @@
  * (pid, cookie), for ftrace:user_stack_deferred, which may come on any
  * CPU and much later, unless the cookie record says that none will come
  * (NO_USER_STACK): then it is delivered as lost at once.  The user stack
+ * answers the cookies of its common_pid, its pid field (the pid of the
+ * entry's first request) and its tgid: a thread that is not the group
+ * leader takes the leader's pid when it execs, in the middle of the
+ * entry, so one cookie can be recorded under both
+ * (Documentation/contract.md, "The join").  A trace without the field:
+ * common_pid alone.  The user stack
  * is then kept per task for the rest of that kernel entry, for requests
  * made after it was delivered (late requests get no second user stack
  * from the kernel) and for a user stack seen before its cookie (merge
@@ -72,6 +78,7 @@ struct entry {
 	bool			valid;
 	bool			used;
 	int			tgid;
+	int			first_pid;	/* the record's pid field, or 0 */
 	unsigned int		flags;		/* the record's */
 	unsigned int		depth;
 	int			nr;
@@ -90,6 +97,14 @@ struct task {
 	int			pid;
 	struct entry		ent[TASK_ENTRIES];
 };
+
+/* A cookie whose user stack is kept under pid (entry_other_pid()) */
+struct recent {
+	unsigned long long	cookie;
+	int			pid;
+};
+
+#define RECENT_COOKIES	256
 
 struct cpu_open {
 	int			nr;
@@ -127,6 +142,10 @@ struct ustack_join {
 	struct field_set	kstack;		/* ftrace:kernel_stack */
 	struct field_set	cookie;		/* ftrace:user_stack_cookie */
 	struct field_set	ustack;		/* ftrace:user_stack_deferred */
+	/* its pid field (the entry's first request), or NULL: common_pid */
+	struct tep_format_field	*ustack_pid;
+	/* the pid each recent cookie's user stack is kept under */
+	struct recent		recent[RECENT_COOKIES];
 
 	size_t			max_cookies;
 	size_t			max_events;
@@ -294,6 +313,9 @@ static int find_formats(struct ustack_join *join)
 	    find_set(tep, &join->ustack, USTACK_RECORD_SYSTEM,
 		     USTACK_RECORD_STACK, ustack_fields))
 		return -1;
+	/* optional: traces of kernels before it do not have it */
+	if (join->ustack.event)
+		join->ustack_pid = tep_find_field(join->ustack.event, "pid");
 	if (!formats_known(join)) {
 		ustack_err("unknown event format: unexpected field types in the user_stack or kernel_stack events");
 		errno = EINVAL;
@@ -980,6 +1002,31 @@ static struct entry *entry_find(struct task *t, unsigned long long cookie)
 	return NULL;
 }
 
+/*
+ * The kept user stack of in->cookie under another pid that answers the
+ * cookie record in: the stack's pid field or tgid is in->pid (a thread
+ * that is not the group leader asked, then execed and took the leader's
+ * pid, its tgid).  Cookies are unique, so the stack is found by cookie,
+ * through the last pid each cookie's stack was kept under.
+ */
+static struct entry *entry_other_pid(struct ustack_join *join,
+				     const struct ustack_input *in,
+				     struct task **tp)
+{
+	const struct recent *r;
+	struct entry *e;
+
+	r = &join->recent[hash_key(0, in->cookie) & (RECENT_COOKIES - 1)];
+	if (r->cookie != in->cookie || r->pid == in->pid)
+		return NULL;
+	*tp = task_get(join, r->pid, false);
+	e = entry_find(*tp, in->cookie);
+	if (!e || !e->first_pid ||
+	    (e->first_pid != in->pid && e->tgid != in->pid))
+		return NULL;
+	return e;
+}
+
 static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 {
 	struct cpu_open *c;
@@ -1012,6 +1059,8 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 
 	t = task_get(join, in->pid, false);
 	e = entry_find(t, in->cookie);
+	if (!e)
+		e = entry_other_pid(join, in, &t);
 	if (e) {
 		/* A late request, or the user stack came first. */
 		if (!e->used)
@@ -1034,9 +1083,16 @@ static int feed_cookie(struct ustack_join *join, const struct ustack_input *in)
 	return 0;
 }
 
+/*
+ * The user stack answers its cookie under its common_pid and, from a kernel
+ * that writes the field, under its pid (the entry's first request) and its
+ * tgid (the pid a thread that is not the leader takes when it execs).
+ */
 static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 {
+	int pids[3] = { in->pid, in->first_pid, in->tgid };
 	struct pending **pp;
+	struct recent *r;
 	struct entry *e;
 	struct task *t;
 	int i;
@@ -1060,6 +1116,7 @@ static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 	entry_drop(join, e);
 	e->cookie = in->cookie;
 	e->tgid = in->tgid;
+	e->first_pid = in->first_pid;
 	e->flags = in->flags;
 	e->depth = in->depth;
 	e->seq = ++join->seq;
@@ -1073,12 +1130,20 @@ static int feed_ustack(struct ustack_join *join, const struct ustack_input *in)
 	}
 	e->valid = true;
 	task_lru_touch(join, t);
+	r = &join->recent[hash_key(0, in->cookie) & (RECENT_COOKIES - 1)];
+	r->cookie = in->cookie;
+	r->pid = in->pid;
 
-	pp = pending_slot(join, in->pid, in->cookie);
-	if (*pp) {
-		e->used = true;
-		pending_deliver(join, *pp, entry_status(e), e,
-				entry_flags(e));
+	for (i = 0; i < (in->first_pid ? 3 : 1); i++) {
+		if (pids[i] <= 0 || (i && pids[i] == in->pid) ||
+		    (i == 2 && pids[2] == pids[1]))
+			continue;
+		pp = pending_slot(join, pids[i], in->cookie);
+		if (*pp) {
+			e->used = true;
+			pending_deliver(join, *pp, entry_status(e),
+					e, entry_flags(e));
+		}
 	}
 	return 0;
 }
@@ -1278,7 +1343,7 @@ static int decode_ustack(struct ustack_join *join, struct tep_record *record,
 			 struct ustack_input *in, struct unwind_rec_span *sp)
 {
 	struct tep_format_field **f = join->ustack.f;
-	unsigned long long tgid, flags, depth;
+	unsigned long long tgid, flags, depth, pid;
 
 	in->type = USTACK_IN_USTACK;
 	if (unwind_rec_num(join->tep, record, f[US_COOKIE], &in->cookie) ||
@@ -1294,6 +1359,13 @@ static int decode_ustack(struct ustack_join *join, struct tep_record *record,
 	if (ustack_implausible(in, tgid) ||
 	    frames_misplaced(record, f[US_FRAMES], sp))
 		join->stats.malformed++;
+	if (join->ustack_pid &&
+	    !unwind_rec_num(join->tep, record, join->ustack_pid, &pid)) {
+		if (pid && pid < PID_LIMIT)
+			in->first_pid = (int)pid;
+		else
+			join->stats.malformed++;
+	}
 	return 0;
 }
 

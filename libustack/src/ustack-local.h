@@ -31,6 +31,7 @@ struct ustack_input {
 	unsigned long long	offset;		/* the record's, as read */
 	unsigned long long	cookie;		/* COOKIE, USTACK */
 	int			tgid;		/* USTACK */
+	int			first_pid;	/* USTACK: its pid field, or 0 */
 	unsigned int		flags;		/* COOKIE, USTACK: the record's */
 	unsigned int		depth;		/* USTACK */
 	int			nr;		/* KSTACK, COOKIE, USTACK */

@@ -84,8 +84,9 @@ t_begin record-formats-final
 fmt=$TRACEFS/events/ftrace
 check "cookie layout" grep -q 'field:__data_loc unsigned long\[\] kernel;.offset:20;.size:4;' $fmt/user_stack_cookie/format &&
 check "cookie flags" grep -q 'field:unsigned int flags;.offset:16;.size:4;' $fmt/user_stack_cookie/format &&
-check "stack layout" grep -q 'field:__data_loc unsigned long\[\] frames;.offset:28;.size:4;' $fmt/user_stack_deferred/format &&
-check "stack depth" grep -q 'field:unsigned int depth;.offset:24;.size:4;' $fmt/user_stack_deferred/format &&
+check "stack layout" grep -q 'field:__data_loc unsigned long\[\] frames;.offset:32;.size:4;' $fmt/user_stack_deferred/format &&
+check "stack depth" grep -q 'field:unsigned int depth;.offset:28;.size:4;' $fmt/user_stack_deferred/format &&
+check "stack pid" grep -q 'field:int pid;.offset:16;.size:4;' $fmt/user_stack_deferred/format &&
 check "no enable, filter or trigger file" bash -c "! ls $fmt/user_stack_cookie $fmt/user_stack_deferred | grep -E '^(enable|filter|trigger)\$'" &&
 check "not in available_events" bash -c "! grep -q user_stack_ $TRACEFS/available_events" &&
 check "no unwind system" test ! -e $TRACEFS/events/unwind &&

@@ -10,7 +10,11 @@
       every cookie of COMM must have exactly one stack; at least N stacks
   tracecheck.py complete TRACE... [--comm COMM] [--min N] [--asked N]
       every cookie has exactly one user stack, every stack has a cookie
-      (and each cookie was recorded N times)
+      (and each cookie was recorded N times), and every cookie record
+      joins its stack: the readers' join (Documentation/decisions.md), by
+      cookie, under the stack's pid field (the pid of the entry's first
+      request), its tgid or its common_pid; a kernel without the field:
+      common_pid alone
   tracecheck.py nojunk TRACE [--worker-func F]
       no cookie from a kernel thread (or from a task whose kernel stack
       runs through F), and at least one kernel stack from such a task,
@@ -77,9 +81,10 @@ def parse(path):
     return recs
 
 
-def cookies(recs, comm=None, by_pid=False):
-    """cookie -> dict(pid, comm, asked, stacks, nr, truncated, frames);
-    with by_pid, (pid, cookie) -> the same: the join readers make"""
+def cookies(recs, comm=None):
+    """cookie -> dict(pid, comm, asked, stacks, nr, truncated, frames,
+    pids: the pids of its cookie records, joins: the pids its stacks
+    answer)"""
     out = OrderedDict()
     for r in recs:
         if r.event not in ('user_stack_cookie', 'user_stack_deferred'):
@@ -87,15 +92,17 @@ def cookies(recs, comm=None, by_pid=False):
         if comm and r.comm != comm:
             continue
         c = r.field('cookie')
-        if by_pid:
-            c = '%s@%d' % (c, r.pid)
         d = out.setdefault(c, dict(pid=r.pid, comm=r.comm, asked=0,
                                    stacks=0, nr=0, truncated=0,
-                                   frames=[], pids=set(), order_ok=True))
-        d['pids'].add(r.pid)
+                                   frames=[], pids=set(), joins=set(),
+                                   order_ok=True))
         if r.event == 'user_stack_cookie':
             d['asked'] += 1
+            d['pids'].add(r.pid)
         else:
+            d['joins'].add(r.pid)
+            if r.field('pid'):
+                d['joins'] |= {int(r.field('pid')), int(r.field('tgid'))}
             if not d['asked']:
                 d['order_ok'] = False
             d['stacks'] += 1
@@ -146,10 +153,11 @@ def check_complete(cs, minimum, asked=None):
     bad = []
     for c, d in cs.items():
         if d['stacks'] != 1 or not d['asked'] or not d['order_ok'] \
-           or len(d['pids']) != 1 or (asked and d['asked'] != asked):
-            bad.append('%s pid=%d asked=%d stacks=%d order_ok=%s pids=%s' %
-                       (c, d['pid'], d['asked'], d['stacks'], d['order_ok'],
-                        sorted(d['pids'])))
+           or not d['pids'] <= d['joins'] or (asked and d['asked'] != asked):
+            bad.append('%s pid=%d asked=%d stacks=%d order_ok=%s pids=%s '
+                       'joins=%s' % (c, d['pid'], d['asked'], d['stacks'],
+                                     d['order_ok'], sorted(d['pids']),
+                                     sorted(d['joins'])))
     if bad:
         fail('cookies without exactly one user stack after them:\n  ' +
              '\n  '.join(bad[:20]))
@@ -186,7 +194,7 @@ def cmd_exec(a):
 def cmd_complete(a):
     total = 0
     for t in a.trace:
-        cs = cookies(parse(t), a.comm, a.by_pid)
+        cs = cookies(parse(t), a.comm)
         check_complete(cs, a.min, a.asked)
         total += len(cs)
     print('%d trace(s), %d cookies, each with exactly one user stack' %
@@ -310,9 +318,6 @@ def main():
     s.add_argument('--comm')
     s.add_argument('--min', type=int, default=1)
     s.add_argument('--asked', type=int)
-    s.add_argument('--by-pid', action='store_true',
-                   help='join on (pid, cookie): a stack written under each '
-                   'pid that asked counts once per pid')
     s.set_defaults(fn=cmd_complete)
     s = sub.add_parser('chain')
     s.add_argument('trace')

@@ -803,6 +803,7 @@ static struct tep_handle *load_tep(const char *dir, const char **names,
 {
 	struct tep_handle *tep = tep_alloc();
 	char path[4096], sys[64];
+	const char *base;
 	size_t len;
 	char *buf;
 	int i;
@@ -818,7 +819,8 @@ static struct tep_handle *load_tep(const char *dir, const char **names,
 			tep_free(tep);
 			return NULL;
 		}
-		snprintf(sys, sizeof(sys), "%s", names[i]);
+		base = strrchr(names[i], '/');
+		snprintf(sys, sizeof(sys), "%s", base ? base + 1 : names[i]);
 		*strchr(sys, '_') = '\0';
 		if (tep_parse_event(tep, buf, len, sys)) {
 			printf("cannot parse %s\n", path);
@@ -1059,6 +1061,147 @@ static struct got *find_cookie(struct log *l, unsigned long long cookie)
 		if (l->g[i].cookie == cookie)
 			return &l->g[i];
 	return NULL;
+}
+
+/*
+ * cookie @8, pid @16, tgid @20, flags @24, depth @28, frames @32 (data at
+ * 40): the record with the pid of the entry's first request
+ */
+static int rec_ustack_pid(unsigned char *b, int pid, int first_pid,
+			  unsigned long long cookie, int tgid,
+			  const unsigned long long *u, int nr)
+{
+	memset(b, 0, 40 + 8 * nr);
+	put16(b, ID_USTACK);
+	put32(b + 4, pid);
+	put64(b + 8, cookie);
+	put32(b + 16, first_pid);
+	put32(b + 20, tgid);
+	put32(b + 28, nr);
+	put32(b + 32, (nr * 8) << 16 | 40);
+	put_frames(b + 40, u, nr);
+	return 40 + 8 * nr;
+}
+
+/*
+ * A thread (pid 201) that is not the leader (pid 200) asks, execs (and
+ * becomes 200), asks again under 200 in the same entry: one stack
+ * record, under 200, with pid 201.  Both events get it, none is late
+ * but the one after it, no stack is an orphan.  The same when the stack
+ * came before the exec (under the thread's pid, 401): the request under
+ * the tgid (400) after it gets it, late.  A trace of a kernel without
+ * the field joins by common_pid alone, as it always did.
+ */
+static void test_records_exec_pid(const char *dir)
+{
+	const char *names[] = {
+		"ftrace_kernel_stack", "ftrace_user_stack_cookie",
+		"../formats-pid/ftrace_user_stack_deferred",
+		"syscalls_sys_enter_getppid",
+	};
+	struct ustack_join_stats st;
+	struct rec_env e_old;
+	struct ustack_join *j;
+	struct tep_handle *tep;
+	struct log l;
+	struct got *g;
+	unsigned char b[512];
+	unsigned long long ts = 0;
+	int i, after = 0;
+
+	begin("records: one stack for a cookie asked under two pids (exec)");
+	tep = load_tep(dir, names, 4);
+	CHECK(tep, "formats");
+	if (!tep) {
+		end();
+		return;
+	}
+	j = ustack_join_alloc(tep, log_cb, &l);
+	memset(&l, 0, sizeof(l));
+	CHECK(j, "alloc: %s", strerror(errno));
+	if (!j) {
+		tep_free(tep);
+		end();
+		return;
+	}
+	add(j, b, rec_event(b, 201), 1, ++ts);
+	add(j, b, rec_cookie(b, 201, 0x77, 0, kgood, 3), 1, ++ts);
+	add(j, b, rec_event(b, 200), 1, ++ts);
+	add(j, b, rec_cookie(b, 200, 0x77, 0, kgood, 2), 1, ++ts);
+	add(j, b, rec_ustack_pid(b, 200, 201, 0x77, 200, ugood, 4), 1, ++ts);
+	/* a late request under the new pid */
+	add(j, b, rec_event(b, 200), 1, ++ts);
+	add(j, b, rec_cookie(b, 200, 0x77, 0, kgood, 1), 1, ++ts);
+	/*
+	 * Thread 401 of process 400 asks and gets its stack before the exec
+	 * (under 401); after de_thread(), as 400, it asks again
+	 */
+	add(j, b, rec_event(b, 401), 1, ++ts);
+	add(j, b, rec_cookie(b, 401, 0x7b, 0, kgood, 3), 1, ++ts);
+	add(j, b, rec_ustack_pid(b, 401, 401, 0x7b, 400, ugood + 1, 3), 1, ++ts);
+	add(j, b, rec_event(b, 400), 1, ++ts);
+	add(j, b, rec_cookie(b, 400, 0x7b, 0, kgood, 1), 1, ++ts);
+	/* another task's entry: its field is its own pid */
+	add(j, b, rec_event(b, 300), 0, ++ts);
+	add(j, b, rec_cookie(b, 300, 0x79, 0, kgood, 3), 0, ++ts);
+	add(j, b, rec_ustack_pid(b, 300, 300, 0x79, 300, ugood, 2), 0, ++ts);
+	ustack_join_flush(j);
+	ustack_join_get_stats(j, &st);
+	g = find(&l, 201, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE && g->nr_u == 4 &&
+	      g->u[3] == ugood[3] && g->tgid == 200 && g->nr_k == 3 &&
+	      !(g->flags & USTACK_EV_LATE),
+	      "the request before the exec: status %d, %d user frames",
+	      g ? (int)g->status : -1, g ? g->nr_u : -1);
+	for (i = 0; i < l.n; i++) {
+		g = &l.g[i];
+		if (g->pid != 200 || g->status != USTACK_COMPLETE ||
+		    g->nr_u != 4 || g->u[0] != ugood[0])
+			continue;
+		if (g->nr_k == 2 && !(g->flags & USTACK_EV_LATE))
+			after |= 1;
+		if (g->nr_k == 1 && (g->flags & USTACK_EV_LATE))
+			after |= 2;
+	}
+	CHECK(l.n == 6 && after == 3,
+	      "the requests after it: %d delivered, found 0x%x", l.n, after);
+	g = find(&l, 401, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE && g->nr_u == 3 &&
+	      g->u[0] == ugood[1], "stack before the exec: its own request");
+	g = find(&l, 400, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE && g->nr_u == 3 &&
+	      g->u[0] == ugood[1] && (g->flags & USTACK_EV_LATE),
+	      "stack before the exec: the request under the tgid after it "
+	      "(status %d)", g ? (int)g->status : -1);
+	g = find(&l, 300, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE && g->nr_u == 2,
+	      "a stack whose pid is its common_pid");
+	CHECK(!st.never_arrived && !st.orphan_stacks && !st.malformed,
+	      "%llu never arrived, %llu orphan stacks, %llu malformed",
+	      st.never_arrived, st.orphan_stacks, st.malformed);
+	ustack_join_free(j);
+	tep_free(tep);
+
+	/* the same without the field: joined by common_pid */
+	if (env_open(&e_old, dir))
+		goto out;
+	feed(&e_old, rec_event(e_old.b, 201), 1);
+	feed(&e_old, rec_cookie(e_old.b, 201, 0x77, 0, kgood, 3), 1);
+	feed(&e_old, rec_event(e_old.b, 200), 1);
+	feed(&e_old, rec_cookie(e_old.b, 200, 0x77, 0, kgood, 2), 1);
+	feed(&e_old, rec_ustack(e_old.b, 200, 0x77, 200, 0, 4, ugood, 4), 1);
+	ustack_join_flush(e_old.j);
+	ustack_join_get_stats(e_old.j, &st);
+	g = find(&e_old.l, 200, ID_ENTER);
+	CHECK(g && g->status == USTACK_COMPLETE && g->nr_u == 4,
+	      "old format: the stack's own pid");
+	g = find(&e_old.l, 201, ID_ENTER);
+	CHECK(g && g->status == USTACK_NEVER_ARRIVED && st.never_arrived == 1,
+	      "old format: another pid's cookie joined (status %d)",
+	      g ? (int)g->status : -1);
+	env_close(&e_old);
+out:
+	end();
 }
 
 static void test_records_offsets(const char *dir)
@@ -1353,6 +1496,7 @@ int main(int argc, char **argv)
 	test_plausible();
 	test_records_good(argv[1]);
 	test_records_offsets(argv[1]);
+	test_records_exec_pid(argv[1]);
 	test_records_malformed(argv[1]);
 	test_records_damage(argv[1]);
 	test_bad_format(argv[1]);
