@@ -425,6 +425,28 @@ if mix_bin:
               set(st['unwinder'].split('+')) >= {'sframe', 'backchain'},
               'unwinder=%r' % st['unwinder'])
 
+    # a leaf that keeps its return address in f2, r14 cleared (sf_fpr_leaf):
+    # sframe-gen writes version 3 sections, which say "in a register" with
+    # a flexible FDE only (libsframe: a version 3 offset is never a
+    # register number); its odd offset there is no rule the kernel
+    # follows.  The frame is left to the back chain, which has nothing
+    # to go on (r14 is 0): the stack is the leaf alone, or goes on with
+    # the right frames, never with a word read from a misaligned slot.
+    fx = got.get('sframe-fpr', [])
+    check('s390x/sframe-fpr-registered', '=== rc 0' in fx,
+          'rc/out: %s' % [x for x in fx if x.startswith('=== rc') or x.startswith('=== out')])
+    s = stacks(fx)
+    check('s390x/sframe-fpr-one-stack', len(s) == 1, '%d user stacks' % len(s))
+    if s:
+        st = s[0]
+        names = [sorted(n)[0] for n in ret_names(mix, st['frames'])]
+        want = ['sf_fpr_leaf', 'sf_fpr', 'main']
+        check('s390x/sframe-fpr-v3-no-made-up-frame',
+              names[:1] == want[:1] and
+              (len(names) == 1 or names[:3] == want),
+              'frames: %s (unwinder=%s); want sf_fpr_leaf alone, or %s ...' %
+              (' '.join(names), st['unwinder'], ' '.join(want)))
+
 np = sum(1 for _, ok in results if ok)
 print('%d passed, %d failed' % (np, len(results) - np))
 sys.exit(0 if np == len(results) else 1)

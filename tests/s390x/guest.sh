@@ -59,6 +59,8 @@ record sframe-deep sys_enter_getppid ./bcwork-nobc $SF deep 400
 record sframe-exec sys_enter_execve ./bcwork-nobc $SF exec /bin/true
 # back-chain and SFrame steps in one stack (bcmix.c)
 record sframe-mix sys_enter_getppid ./bcmix sframe ./bcmix.sframe mix 3 2
+# a leaf that keeps its return address in an FPR (bcmix.c)
+record sframe-fpr sys_enter_getppid ./bcmix sframe ./bcmix.sframe fpr
 # malformed sections: refused by the prctl, or dropped at the first unwind
 for f in sfbad-*.sframe; do
 	[ -f "$f" ] || continue
