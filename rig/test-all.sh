@@ -138,7 +138,7 @@ suite rig "$REPO/tests/rig/run.sh"
 # perf for the guest (t-45 asks with --call-graph fp,defer); a test that
 # needs it and finds none fails
 perf_bin=
-if [ -z "$only" ] || [ "$only" = guest ]; then
+if [ -z "$only" ] || [ "$only" = guest ] || { [ $debug = 1 ] && [ "$only" = guest-debug ]; }; then
 	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
 fi
 # trace-cmd 3.4 with trace-cmd/patches for the guest (t-90 records with
@@ -241,7 +241,8 @@ demo_suite() {
 }
 suite demo demo_suite
 if [ $debug = 1 ]; then
-	suite guest-debug guest_suite --debug --timeout 3600 \
+	# 4 vCPUs (issue 35): more interleavings for lockdep and the races
+	suite guest-debug guest_suite --debug --smp 4 --timeout 3600 \
 		--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh lifetime sframe exec-races"
 fi
 

@@ -1001,10 +1001,10 @@ static void sframe_flex_to_frame(const struct sframe_fre *fre,
 }
 #endif
 
-static void sframe_fre_to_frame(const struct sframe_section *sec,
-				const struct sframe_fde *fde,
-				const struct sframe_fre *fre,
-				struct unwind_user_frame *frame)
+static int sframe_fre_to_frame(const struct sframe_section *sec,
+			       const struct sframe_fde *fde,
+			       const struct sframe_fre *fre,
+			       struct unwind_user_frame *frame)
 {
 	memset(frame, 0, sizeof(*frame));
 	/* no offset at all: the return address is undefined, outermost */
@@ -1016,16 +1016,22 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 	frame->use_fp = SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP;
 	if (fde->flex && !frame->outermost) {
 		sframe_flex_to_frame(fre, frame);
-		return;
+		return 0;
 	}
 	/* not saved yet: still in the register that received it */
 	if (SFRAME_RA_TRACKED && !frame->ra_off) {
 		frame->ra_in_reg = true;
 		frame->ra_reg = UNWIND_USER_SFRAME_RA_REG;
 	}
-	/* version 3 says it with a flexible FDE instead */
-	if (!UNWIND_USER_SFRAME_REG_OFFSETS || sec->version != SFRAME_VERSION_2)
-		return;
+	if (!UNWIND_USER_SFRAME_REG_OFFSETS)
+		return 0;
+	/*
+	 * Version 3 says it with a flexible FDE instead: there an odd
+	 * offset names no register, and no save slot either (the ABI's are
+	 * 8-byte aligned).  No rule: the frame is left to the next unwinder.
+	 */
+	if (sec->version != SFRAME_VERSION_2)
+		return (frame->ra_off | frame->fp_off) & 1 ? -ENOENT : 0;
 	/* kept in another register: (regnum << 1) | 1 */
 	if (frame->ra_off & 1) {
 		frame->ra_in_reg = true;
@@ -1037,6 +1043,7 @@ static void sframe_fre_to_frame(const struct sframe_section *sec,
 		frame->fp_reg = min_t(u32, (u32)frame->fp_off >> 1, U8_MAX);
 		frame->fp_off = 0;
 	}
+	return 0;
 }
 
 /*
@@ -1125,8 +1132,7 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 		sframe_drop(&sec, ret == -EFAULT ? "unreadable" : "corrupt");
 		return ret;
 	}
-	sframe_fre_to_frame(&sec, &fde, &fre, frame);
-	return 0;
+	return sframe_fre_to_frame(&sec, &fde, &fre, frame);
 }
 
 /**

@@ -300,8 +300,10 @@ fi
 # The per-mm table of kept rules is freed from __mmdrop(), which on x86
 # runs from the scheduler with preemption off (issue 35, defect 5): it
 # must not be vmalloc()ed, vfree() sleeps.  Page allocations of order 2
-# and more (the table is 12 KiB) fail for sfwork (fail_page_alloc,
-# task-filter), which is unwound by SFrame and exits; the debug kernel's
+# and more (the table is 12 KiB) fail for sfwork while its chain runs
+# (fail_page_alloc, task-filter: sfwork sets make-it-fail itself, after
+# exec, whose order-3 slab allocations it would fail on the debug
+# kernel), which is unwound by SFrame and exits; the debug kernel's
 # DEBUG_ATOMIC_SLEEP reports a sleeping function called from invalid
 # context if the table fell back to vmalloc.  The stacks stay whole.
 t_begin sframe-rules-no-sleeping-free
@@ -318,7 +320,7 @@ else
 	echo N > $fa/ignore-gfp-highmem && echo Y > $fa/task-filter &&
 	echo 0 > $fa/verbose && echo 0 > $fa/space && echo 1 > $fa/interval &&
 	echo 100 > $fa/probability && echo 1000 > $fa/times &&
-	run sfnofree sfwork 0 sh -c "echo 1 > /proc/self/make-it-fail && exec $WL/sfwork -r getppid 3"
+	run sfnofree sfwork 0 env SFWORK_MAKE_IT_FAIL=1 "$WL"/sfwork -r getppid 3
 	rc=$?
 	left=$(cat $fa/times)
 	echo 0 > $fa/probability

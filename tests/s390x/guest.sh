@@ -2,7 +2,8 @@
 # The guest half of tests/s390x/run.sh, run by busybox sh in the s390x
 # guest (rig/run-guest.sh --arch s390x), in /ftd with bcwork-bc,
 # bcwork-nobc (and its SFrame section, bcwork-nobc.sframe, and corrupt
-# copies of it, sfbad-KIND.sframe) and bcmini beside it.  It only records: each case's trace goes to the
+# copies of it, sfbad-KIND.sframe), bcmini and bcmix (bcmix.sframe)
+# beside it.  It only records: each case's trace goes to the
 # console between "=== begin CASE" and "=== end CASE", and the host checks
 # it with the cross nm/addr2line, which the guest does not have.
 T=/sys/kernel/tracing
@@ -56,6 +57,10 @@ SF="sframe ./bcwork-nobc.sframe"
 record sframe-vla sys_enter_getppid ./bcwork-nobc $SF vla 8
 record sframe-deep sys_enter_getppid ./bcwork-nobc $SF deep 400
 record sframe-exec sys_enter_execve ./bcwork-nobc $SF exec /bin/true
+# back-chain and SFrame steps in one stack (bcmix.c)
+record sframe-mix sys_enter_getppid ./bcmix sframe ./bcmix.sframe mix 3 2
+# a leaf that keeps its return address in an FPR (bcmix.c)
+record sframe-fpr sys_enter_getppid ./bcmix sframe ./bcmix.sframe fpr
 # malformed sections: refused by the prctl, or dropped at the first unwind
 for f in sfbad-*.sframe; do
 	[ -f "$f" ] || continue

@@ -4,10 +4,11 @@
 #
 #   tests/s390x/run.sh [--kernel BZIMAGE] [--out DIR] [--show]
 #
-# Cross-builds tests/s390x/bcwork.c static with and without -mbackchain
-# and bcmini.c (no libc, a zero back chain at _start; rig/fetch-cross.sh),
-# generates the SFrame section of bcwork-nobc from its .eh_frame with
-# sframe-gen (its s390x mode), builds the s390x kernel when needed
+# Cross-builds tests/s390x/bcwork.c static with and without -mbackchain,
+# bcmini.c (no libc, a zero back chain at _start; rig/fetch-cross.sh) and
+# bcmix (an SFrame part and a back-chain-only part), generates the SFrame
+# sections of bcwork-nobc and bcmix from their .eh_frame with sframe-gen
+# (its s390x mode), builds the s390x kernel when needed
 # (rig/build-kernel.sh --arch s390x), boots it with the two programs and
 # tests/s390x/guest.sh, which records a trace per case, and checks the
 # traces on the host with tests/s390x/check.py: frame names come from the
@@ -47,10 +48,14 @@ cf=(-static -O2 -g -Wall -Wextra -Werror -I"$REPO/tests/workload")
 "${X}gcc" "${cf[@]}" -mbackchain -o "$w/guest/bcwork-bc" "$here/bcwork.c" &&
 "${X}gcc" "${cf[@]}" -o "$w/guest/bcwork-nobc" "$here/bcwork.c" &&
 "${X}gcc" -static -nostdlib -O2 -g -mbackchain -fno-stack-protector -Wall -Wextra \
-	-Werror -o "$w/guest/bcmini" "$here/bcmini.c" ||
-	fail_all build-workload "cross gcc failed on tests/s390x/bcwork.c or bcmini.c"
+	-Werror -o "$w/guest/bcmini" "$here/bcmini.c" &&
+"${X}gcc" "${cf[@]}" -c -o "$w/bcmix.o" "$here/bcmix.c" &&
+"${X}gcc" "${cf[@]}" -mbackchain -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-c -o "$w/bcmix-bc.o" "$here/bcmix-bc.c" &&
+"${X}gcc" -static -o "$w/guest/bcmix" "$w/bcmix.o" "$w/bcmix-bc.o" ||
+	fail_all build-workload "cross gcc failed on tests/s390x/bcwork.c, bcmini.c or bcmix*.c"
 # the guest gets them stripped (smaller initramfs); the host names their frames
-for b in bcwork-bc bcwork-nobc bcmini; do
+for b in bcwork-bc bcwork-nobc bcmini bcmix; do
 	cp "$w/guest/$b" "$w/$b"
 	"${X}strip" "$w/guest/$b"
 done
@@ -60,6 +65,9 @@ done
 	"$w/sframe-gen/sframe-gen" "$w/bcwork-nobc" -o "$w/guest/bcwork-nobc.sframe" \
 		>> "$w/sframe-gen.log" 2>&1 ||
 	fail_all sframe-gen "sframe-gen on bcwork-nobc failed: $(tail -3 "$w/sframe-gen.log")"
+# bcmix's: its SFrame part only (bcmix-bc.c has no .eh_frame), and libc
+"$w/sframe-gen/sframe-gen" "$w/bcmix" -o "$w/guest/bcmix.sframe" >> "$w/sframe-gen.log" 2>&1 ||
+	fail_all sframe-gen "sframe-gen on bcmix failed: $(tail -3 "$w/sframe-gen.log")"
 # corrupt copies of it (tests/workload/sframe-tool.py, which reads the
 # big-endian section): the prctl refuses the header and FDE table ones;
 # the FREs of getppid, the first function an unwind looks up, past the
@@ -86,7 +94,7 @@ if [ $grc = 0 ]; then
 else
 	echo "FAIL s390x/guest-boot-clean # rig/run-guest.sh: $(tail -1 "$w/guest.summary"); see $out"
 fi
-python3 "$here/check.py" "${show[@]}" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$w/bcmini" "$X" \
+python3 "$here/check.py" "${show[@]}" --mix "$w/bcmix" "$out/output.log" "$w/bcwork-bc" "$w/bcwork-nobc" "$w/bcmini" "$X" \
 	"$w/guest/bcwork-nobc.sframe" $SFBAD > "$w/check.out"
 cat "$w/check.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
 np=$(grep -c '^PASS ' "$w/check.out")

@@ -29,6 +29,9 @@
  * sections are registered again and the chain run again, N more times;
  * each time stderr says how many registrations were new ("again: N
  * registered"): a section the kernel dropped in the run before.
+ * With SFWORK_MAKE_IT_FAIL=1, the chain runs with /proc/self/make-it-fail
+ * set (fault injection for this task only: its first deferred unwind, no
+ * exec or library load before it; t-97 sframe-rules-no-sleeping-free).
  * Exits 3 when a registration fails with anything but EEXIST/ENOENT (after
  * running the chain all the same).
  */
@@ -88,6 +91,21 @@ static int register_v3(void)
 		     text_end);
 }
 #endif
+
+/* SFWORK_MAKE_IT_FAIL=1: set or clear this task's make-it-fail */
+static void make_it_fail(const char *val)
+{
+	const char *want = getenv("SFWORK_MAKE_IT_FAIL");
+	FILE *f;
+
+	if (!want || strcmp(want, "1"))
+		return;
+	f = fopen("/proc/self/make-it-fail", "w");
+	if (!f || fputs(val, f) == EOF || fclose(f)) {
+		perror("/proc/self/make-it-fail");
+		exit(4);
+	}
+}
 
 NOINLINE void sf_middle(long count, long depth)
 {
@@ -190,9 +208,11 @@ int main(int argc, char **argv)
 	if (getenv("SFWORK_MAPS"))
 		save_maps(getenv("SFWORK_MAPS"));
 	/* a refused section is a test case too: run the chain anyway */
+	make_it_fail("1");
 	INSN_MARK_START(INSN_MARKER_SFRAME);
 	sf_outer(count, depth);
 	INSN_MARK_END(INSN_MARKER_SFRAME);
+	make_it_fail("0");
 	for (i = getenv("SFWORK_AGAIN") ? atoi(getenv("SFWORK_AGAIN")) : 0;
 	     reg == 1 && i > 0; i--) {
 		struct sfreg_count again = sfreg_all(1);
