@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define USTACK_VERSION_MAJOR	1
-#define USTACK_VERSION_MINOR	1
+#define USTACK_VERSION_MINOR	0
 
 /*
  * Messages of the library at or below this level go to libtraceevent's
