@@ -46,34 +46,12 @@ static struct { uintptr_t sf, sf_end, text, text_end; } dummy;
 
 static int find_dummy(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t sf = 0, sf_end = 0, text = UINTPTR_MAX, text_end = 0;
-	int i;
-
 	(void)size;
 	(void)data;
 	if (!info->dlpi_name || !strstr(info->dlpi_name, "libsfwork.so"))
 		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t a = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type == PT_GNU_SFRAME) {
-			sf = a;
-			sf_end = a + p->p_memsz;
-		} else if (p->p_type == PT_LOAD && (p->p_flags & PF_X)) {
-			if (a < text)
-				text = a;
-			if (a + p->p_memsz > text_end)
-				text_end = a + p->p_memsz;
-		}
-	}
-	if (!sf || !text_end)
-		return 0;
-	dummy.sf = sf;
-	dummy.sf_end = sf_end;
-	dummy.text = text;
-	dummy.text_end = text_end;
-	return 1;
+	return sfreg_ranges(info, &dummy.sf, &dummy.sf_end, &dummy.text,
+			    &dummy.text_end);
 }
 
 /* forget every rule the kernel kept for this mm */

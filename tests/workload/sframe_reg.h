@@ -44,28 +44,40 @@ struct sfreg_count {
 	int err;
 };
 
-static int sfreg_one(struct dl_phdr_info *info, size_t size, void *data)
+/* An object's .sframe and executable range, as PR_ADD_SFRAME takes them:
+ * 0 when it has no PT_GNU_SFRAME or no executable segment */
+static int sfreg_ranges(const struct dl_phdr_info *info, uintptr_t *sf,
+			uintptr_t *sf_end, uintptr_t *text, uintptr_t *text_end)
 {
-	struct sfreg_count *c = data;
-	uintptr_t sf = 0, sf_end = 0, text = UINTPTR_MAX, text_end = 0;
-	int i, r;
+	int i;
 
-	(void)size;
+	*sf = *sf_end = *text_end = 0;
+	*text = UINTPTR_MAX;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		uintptr_t a = info->dlpi_addr + p->p_vaddr;
 
 		if (p->p_type == PT_GNU_SFRAME) {
-			sf = a;
-			sf_end = a + p->p_memsz;
+			*sf = a;
+			*sf_end = a + p->p_memsz;
 		} else if (p->p_type == PT_LOAD && (p->p_flags & PF_X)) {
-			if (a < text)
-				text = a;
-			if (a + p->p_memsz > text_end)
-				text_end = a + p->p_memsz;
+			if (a < *text)
+				*text = a;
+			if (a + p->p_memsz > *text_end)
+				*text_end = a + p->p_memsz;
 		}
 	}
-	if (!sf || !text_end)
+	return *sf && *text_end;
+}
+
+static int sfreg_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sfreg_count *c = data;
+	uintptr_t sf, sf_end, text, text_end;
+	int r;
+
+	(void)size;
+	if (!sfreg_ranges(info, &sf, &sf_end, &text, &text_end))
 		return 0;
 	if (c->add)
 		r = prctl(PR_ADD_SFRAME, sf, sf_end, text, text_end);
