@@ -318,38 +318,6 @@ else
 	t_pass
 fi
 
-# ustacks REPORT EVENT: one line per EVENT event of the report,
-# "COMM|FRAME;FRAME;...": each user frame "NAME FILE" ("0x... [mark]"
-# when unnamed), inlined frames and source lines left out
-ustacks() {
-	python3 - "$@" <<'EOF2'
-import re, sys
-rep, event = sys.argv[1:3]
-ev = re.compile(r'^\s*(\S.*)-\d+\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
-lines = open(rep, errors='replace').read().split('\n')
-i = 0
-while i < len(lines):
-    m = ev.match(lines[i])
-    i += 1
-    if not m or m.group(2) != event:
-        continue
-    while i < len(lines) and not lines[i].startswith(' <user stack>'):
-        if ev.match(lines[i]):
-            break
-        i += 1
-    fr = []
-    if i < len(lines) and lines[i].startswith(' <user stack>'):
-        i += 1
-        while i < len(lines) and lines[i].startswith(' => '):
-            f = lines[i][4:]
-            i += 1
-            if ' [inlined] ' in f:
-                continue
-            f = re.sub(r' [^ ()]+:\d+$', '', f)
-            fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
-    print('%s|%s' % (m.group(1).strip(), ';'.join(fr)))
-EOF2
-}
 WCHAIN() { echo "work_inner $1;work_middle $1;work_outer $1;main $1"; }
 
 # A command that execs another image mid-recording (callchain's

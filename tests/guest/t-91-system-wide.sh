@@ -21,37 +21,6 @@ tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
 BIN=$WL/callchain-pie
 
-# ustacks REPORT EVENT: one line per EVENT: "COMM|PID|frame;frame..." with
-# "FUNC FILE" for a named frame (offset dropped), the address otherwise
-ustacks() {
-	python3 - "$@" <<'EOF2'
-import re, sys
-rep, event = sys.argv[1:3]
-ev = re.compile(r'^\s*(\S.*)-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: (\S+):')
-lines = open(rep, errors='replace').read().split('\n')
-i = 0
-while i < len(lines):
-    m = ev.match(lines[i])
-    i += 1
-    if not m or m.group(3) != event:
-        continue
-    while i < len(lines) and not lines[i].startswith(' <user stack>'):
-        if ev.match(lines[i]):
-            break
-        i += 1
-    fr = []
-    if i < len(lines) and lines[i].startswith(' <user stack>'):
-        i += 1
-        while i < len(lines) and lines[i].startswith(' => '):
-            f = lines[i][4:]
-            i += 1
-            if ' [inlined] ' in f:
-                continue
-            f = re.sub(r' [^ ()]+:\d+$', '', f)
-            fr.append(re.sub(r'\+0x[0-9a-f]+ \((.*)\)$', r' \1', f))
-    print('%s|%s|%s' % (m.group(1).strip(), m.group(2), ';'.join(fr)))
-EOF2
-}
 WCHAIN="work_inner $BIN;work_middle $BIN;work_outer $BIN;main $BIN"
 
 # run NAME 'WORKLOAD ARGS' ARGS...: start the workload (it waits for
@@ -83,7 +52,7 @@ run() {
 	[ $rc = 0 ] || { t_fail "the workload exited $rc"; return 1; }
 	report "$n" &&
 	"$TCMD" dump --options "$D/$n.dat" > "$D/$n.opt" 2>&1 &&
-	ustacks "$D/$n.txt" sys_enter_getppid | grep "^[^|]*|$wp|" > "$D/$n.stacks"
+	ustacks "$D/$n.txt" sys_enter_getppid pid | grep "^[^|]*|$wp|" > "$D/$n.stacks"
 	{ "$(dirname "$TCMD")/ustack" "$D/$n.dat" > "$D/$n.ust" 2> "$D/$n.uerr"; true; }
 }
 
