@@ -87,7 +87,7 @@ def cases():
 
 
 STACK = re.compile(r'^\s*(\S+)-(\d+)\s+\[\d+\].*? user_stack_deferred: cookie=(0x[0-9a-f]+) '
-                   r'tgid=(\d+) nr=(\d+)(?: depth=(\d+))?( \(truncated\))?( \(late\))?'
+                   r'(?:pid=\d+ )?tgid=(\d+) nr=(\d+)(?: depth=(\d+))?( \(truncated\))?( \(late\))?'
                    r'(?: unwinder=(\S+))? frames=\{([^}]*)\}')
 COOKIE = re.compile(r'^\s*(\S+)-(\d+)\s+\[\d+\].*? user_stack_cookie: cookie=(0x[0-9a-f]+)')
 
