@@ -26,6 +26,7 @@
 #include "frames.h"
 #include "tree.h"
 #include "weight.h"
+#include "flame.h"
 #include "json.h"
 
 #define EXIT_SYMS	2	/* done, but some ELF file could not be read */
@@ -53,6 +54,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_WEIGHT,
 	OPT_JSON,
+	OPT_FLAMEGRAPH,
 	OPT_ARCHIVE,
 };
 
@@ -70,6 +72,7 @@ struct ctx {
 	struct tree_opts	topts;		/* --tree's */
 	struct weights		*weights;	/* --weight=latency */
 	bool			json;		/* --json */
+	bool			flame;		/* --flamegraph (folded set too) */
 	const char		*archive;	/* --archive: into this directory */
 	bool			archiving;	/* --archive given */
 	int			archive_missing;
@@ -179,13 +182,14 @@ static void usage(FILE *fp)
 "      --max-stack N     --tree: the N innermost frames of each stack\n"
 "      --no-kernel       --tree: user frames only\n"
 "      --json            one JSON object per event, a line each\n"
+"      --flamegraph      the folded stacks as a flame graph, an SVG\n"
 "      --archive[=DIR]   print no events: copy the binaries their user\n"
 "                        frames are in into DIR (default: .debug in FILE's\n"
 "                        directory) by build ID, where every reader looks\n"
 "                        for them\n"
-"      --weight=latency  --folded, --summary, --tree: each event weighs the\n"
-"                        time to its pair (sys_enter_X to sys_exit_X,\n"
-"                        sched_switch out to back in), in ns\n"
+"      --weight=latency  --folded, --flamegraph, --summary, --tree: each\n"
+"                        event weighs the time to its pair (sys_enter_X\n"
+"                        to sys_exit_X, sched_switch out to back in), ns\n"
 "  -B, --buffer NAME     only this buffer instance of FILE (top: \"top\")\n"
 "  -s, --symdir DIR      look for the binaries named in the maps in DIR\n"
 "                        (repeatable; FILE's directory is searched too)\n"
@@ -318,6 +322,23 @@ static int tree_out(struct ctx *c)
 	return ret;
 }
 
+/* --flamegraph at the end (flame.c) */
+static int flame_out(struct ctx *c)
+{
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < c->tab_size; i++)
+		if (c->tab[i].stack)
+			c->tab[n++] = c->tab[i];
+	ret = flame_print(stdout, c->tab, n, c->weights != NULL);
+	for (i = 0; i < n; i++)
+		free(c->tab[i].stack);
+	free(c->tab);
+	c->tab = NULL;
+	return ret;
+}
+
 /* --weight's callback: the weight of an event counted under @key */
 static int add_weight(void *data, const char *key, unsigned long long weight)
 {
@@ -373,7 +394,11 @@ static int aggregate_print(struct ctx *c)
 		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
 		return -1;
 	}
-	if (c->folded)
+	if (c->flame && flame_out(c) < 0) {
+		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	if (c->folded && !c->flame)
 		folded_print(c);
 	if (c->tree && tree_out(c) < 0) {
 		fprintf(stderr, "ustack: %s\n", strerror(ENOMEM));
@@ -1266,6 +1291,7 @@ int main(int argc, char **argv)
 		{ "no-kernel",	no_argument,		NULL, OPT_NO_KERNEL },
 		{ "weight",	required_argument,	NULL, OPT_WEIGHT },
 		{ "json",	no_argument,		NULL, OPT_JSON },
+		{ "flamegraph",	no_argument,		NULL, OPT_FLAMEGRAPH },
 		{ "archive",	optional_argument,	NULL, OPT_ARCHIVE },
 		{ "pid",	required_argument,	NULL, OPT_PID },
 		{ "comm",	required_argument,	NULL, OPT_COMM },
@@ -1378,6 +1404,9 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			c.json = true;
 			break;
+		case OPT_FLAMEGRAPH:
+			c.flame = true;
+			break;
 		case OPT_WEIGHT:
 			if (!strcmp(optarg, "latency")) {
 				weight = true;
@@ -1468,10 +1497,13 @@ int main(int argc, char **argv)
 			last_filter);
 		goto fail;
 	}
-	if (c.folded + c.summary + c.tree + c.json + c.archiving > 1) {
-		fprintf(stderr, "ustack: one of --folded, --summary, --tree, --json and --archive\n");
+	if (c.folded + c.summary + c.tree + c.json + c.archiving + c.flame > 1) {
+		fprintf(stderr, "ustack: one of --folded, --summary, --tree, --json, --flamegraph and --archive\n");
 		goto fail;
 	}
+	/* the flame graph is drawn from the folded stacks */
+	if (c.flame)
+		c.folded = true;
 	if (tree_opt && !c.tree) {
 		fprintf(stderr, "ustack: %s goes with --tree\n", tree_opt);
 		goto fail;
@@ -1479,7 +1511,7 @@ int main(int argc, char **argv)
 	if (c.tree && !c.topts.nr_sort)
 		tree_parse_sort(&c.topts, "comm,dso,sym");
 	if (weight && !c.folded && !c.summary && !c.tree) {
-		fprintf(stderr, "ustack: --weight=latency goes with --folded, --summary or --tree\n");
+		fprintf(stderr, "ustack: --weight=latency goes with --folded, --flamegraph, --summary or --tree\n");
 		goto fail;
 	}
 	if (weight) {

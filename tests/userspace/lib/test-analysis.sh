@@ -263,6 +263,33 @@ rc2=$?
 	pass "weight: without an aggregated output, or an unknown weight: one line, exit 1" ||
 	fail "weight: bad usage"
 
+# ---- 3b. --flamegraph: the folded stacks drawn as an SVG; Python's XML
+# parser reads it, flame-check.py recounts every frame's total from the
+# same trace's --folded (widths, depths, nesting) ----
+fb=0 fn=""
+fcheck() { # fcheck NAME FILE [ustack options]: flame-check.py's verdict
+	local name=$1 f=$2 ms=
+	shift 2
+	case " $* " in *" --weight=latency "*) ms=--ms ;; esac
+	if us "fl-$name-f" -q -s "$FIX" --folded "$@" "$f" && usv "fl-$name" -q -s "$FIX" --flamegraph "$@" "$f" &&
+	   [ ! -s "$B/fl-$name.err" ] &&
+	   python3 "$HERE/flame-check.py" "$B/fl-$name-f.out" "$B/fl-$name.out" $ms >"$B/fl.check"; then
+		fn="$fn $name: $(cat "$B/fl.check");"
+	else
+		echo "  flamegraph $name $*: $(cat "$B/fl.check" 2>/dev/null) $(head -2 "$B/fl-$name.err")"
+		fb=1
+	fi
+}
+fcheck getppid "$TG"
+fcheck multi "$B/multi.dat"
+fcheck latency "$B/lat.dat" --weight=latency
+fcheck tracer "$TG" --tracer-frames --no-annotate
+[ $fb = 0 ] && pass "flamegraph: well-formed SVG, each frame the total --folded gives its path:$fn" ||
+	fail "flamegraph"
+"$USTACK" --flamegraph --folded "$TG" >"$B/flbad.out" 2>"$B/flbad.err"
+[ $? = 1 ] && [ ! -s "$B/flbad.out" ] && grep -q 'one of .*--flamegraph' "$B/flbad.err" &&
+	pass "flamegraph: with --folded: one line, exit 1" || fail "flamegraph: bad usage"
+
 # ---- 4. --json: one object per event; the text output written again
 # from the objects alone (json-check.py), on every fixture and on the
 # synthetic traces of every status and mark, with --inline and -r ----
