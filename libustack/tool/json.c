@@ -14,6 +14,13 @@
 #include "json.h"
 
 /* a JSON string: escaped, and bytes that are not UTF-8 as \u00XX */
+static bool ends_with(const char *s, const char *end)
+{
+	size_t a = strlen(s), b = strlen(end);
+
+	return a >= b && !strcmp(s + a - b, end);
+}
+
 static void jstr(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -148,16 +155,24 @@ static void jframe(FILE *out, struct ustack_syms *syms, int pid,
 	}
 	/*
 	 * An object that could not be read: which number addr2line takes
-	 * is not known (ustack_syms_format() writes both candidates)
+	 * is not known (ustack_syms_format() writes both candidates).  The
+	 * same when the file there now is not the one mapped (its build
+	 * ID, or its type or layout, differ): the name is not given.
 	 */
 	if (!kernel && !s.name && s.file) {
 		char plain[2048], simple[2048];
+		const char *mark = "object-not-read";
 
 		snprintf(simple, sizeof(simple), "%s+0x%llx", s.file, s.file_addr);
 		if (ustack_syms_format(syms, pid, addr, plain, sizeof(plain)) >= 0 &&
 		    strcmp(plain, simple) &&
 		    !ustack_syms_resolve(syms, pid, addr, &s) && s.file) {
-			fputs(",\"mark\":\"object-not-read\",\"symbol\":null,\"offset\":null,\"object\":", out);
+			if (ends_with(plain, " [not the file mapped]"))
+				mark = "not-the-file-mapped";
+			else if (ends_with(plain, " [build-id mismatch]"))
+				mark = "build-id-mismatch";
+			fprintf(out, ",\"mark\":\"%s\",\"symbol\":null,\"offset\":null,\"object\":",
+				mark);
 			jstr(out, s.file);
 			fputs(",\"file_addr\":null,\"inlined\":[],\"file\":null,\"line\":null}", out);
 			return;

@@ -29,6 +29,9 @@ def frame(f, kernel, raw):
     if f["mark"] == "object-not-read":
         # both candidates: the offset in the object, and the address
         return [(f["object"] + "+0x", " (%s)" % a)]
+    if f["mark"] in ("not-the-file-mapped", "build-id-mismatch"):
+        return [(f["object"] + "+0x", " (%s) [%s]" % (a, f["mark"].replace("-", " ").replace(
+            "build id", "build-id")))]
     if f["mark"]:
         return [MARK[f["mark"]] % a if "%s" in MARK[f["mark"]] else MARK[f["mark"]]]
     if raw or (f["symbol"] is None and f["object"] is None):

@@ -312,7 +312,12 @@ $MK unwinder "$B/unwinder.dat" --binary "$WORK" >/dev/null
 $MK exec "$B/exec.dat" --binary "$WORK" --count 3 >/dev/null
 $MK never "$B/never.dat" --binary "$WORK" --count 3 >/dev/null
 $MK instances "$B/instances.dat" --binary "$WORK" --count 4 >/dev/null
-for f in "$FIX"/*.dat "$B/flags.dat" "$B/unwinder.dat" "$B/exec.dat" "$B/never.dat" "$B/instances.dat" "$B/swap.dat"; do
+# the maps name a PIE, the file there is not one (a rebuild as non-PIE):
+# the text says "[not the file mapped]", so must the JSON
+cp "$WORK" "$B/nm-callchain" && $MK exec "$B/notmapped.dat" --binary "$B/nm-callchain" --count 3 >/dev/null &&
+	cp "$WORK-nopie" "$B/nm-callchain"
+for f in "$FIX"/*.dat "$B/flags.dat" "$B/unwinder.dat" "$B/exec.dat" "$B/never.dat" "$B/instances.dat" "$B/swap.dat" \
+	 "$B/notmapped.dat"; do
 	case $f in *prerelease*) continue ;; esac
 	n=$(basename "$f" .dat)
 	jcheck "$n" "$f"
@@ -322,7 +327,7 @@ done
 jcheck tg-tracer "$TG" --tracer-frames
 # the marks and statuses are there (and so were compared)
 cat "$B"/j-*-json.out >"$B/j-all.json"
-for want in '"mark":"before-exec"' '"mark":"object-not-read"' '"status":"lost"' '"status":"truncated"' \
+for want in '"mark":"before-exec"' '"mark":"object-not-read"' '"mark":"not-the-file-mapped"' '"status":"lost"' '"status":"truncated"' \
 	    '"status":"never-arrived"' '"status":"empty"' '"late":true' '"unwinder":"sframe"' \
 	    '"unwinder":"sframe+fp"' '"inlined":[{"symbol":"raw_syscall3"' '"instance":"second"' \
 	    '"event":"unseen-event"' '"status":"no-cookie"'; do
