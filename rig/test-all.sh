@@ -46,9 +46,9 @@ done
 
 ensure_cache
 # strace and gdb: t-90 runs them under record -T (a command that traces
-# its own children)
+# its own children); node: t-96's stock JIT
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 iputils-ping \
-	strace gdb
+	strace gdb nodejs
 logs=$CACHE/test-all
 rm -rf "$logs"; mkdir -p "$logs"
 total_pass=0 total_fail=0 total_skip=0 t0=$SECONDS
