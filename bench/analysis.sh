@@ -5,7 +5,7 @@
 # large synthetic traces: CPU time (user + system, /usr/bin/time) and peak
 # memory of `ustack` (text to /dev/null) and of --folded, --summary,
 # --tree, --tree=callee --no-kernel, and --weight=latency with --folded
-# and --tree, medians of ROUNDS (default 3, odd), each as a ratio to
+# and --tree, --flamegraph and --json, medians of ROUNDS (default 3, odd), each as a ratio to
 # the plain output.  Every run must exit 0 and print the same lines in
 # every round.  CPU time, not instruction counts: this host has no
 # hardware counters (perf stat: <not supported>), and no guest is needed
@@ -48,7 +48,7 @@ run() {
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 MODES=("" "--folded" "--summary" "--tree" "--tree=callee --no-kernel"
-       "--folded --weight=latency" "--tree --weight=latency")
+       "--folded --weight=latency" "--tree --weight=latency" "--flamegraph" "--json")
 bad=0
 for sc in large multi; do
 	F=$B/$sc-$N.dat
