@@ -12,7 +12,8 @@
 #
 # Default: all six (kernel.sh, sframe.sh, sframe-rows.sh, python-real.sh: one TCG boot
 # each; report.sh records its traces in one boot the first time, then
-# runs on the host; join.sh on the host).  The image booted is a copy of
+# runs on the host; join.sh on the host).  Not by default: munmap
+# (bench/munmap.sh on the one image, its rows without a before column).  The image booted is a copy of
 # the rig's build of the tree's series (rig/copy-kernel.sh --build), or
 # --kernel BZIMAGE, which must have the key file rig/copy-kernel.sh
 # writes beside it (BZIMAGE.key); either way an image built from another
@@ -120,6 +121,8 @@ for b in $only; do
 		--no-build --kernel "$kernel" --quiet --out "$runs/python-real" ;;
 	report) run_one report "$here/bench/report.sh" --no-build --kernel "$kernel" ;;
 	join) run_one join "$here/bench/join.sh" ;;
+	munmap) run_one munmap "$here/bench/munmap.sh" --no-build --kernel "$kernel" --quiet \
+		--out "$runs/munmap" ;;
 	*) die "unknown benchmark $b" ;;
 	esac
 done

@@ -11,7 +11,9 @@
 # guarantee), guest-boot (the same kernel booted with deferred stacks asked
 # for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
 # (booted with a stacktrace:defer trigger on a syscall event,
-# tests/guest/boot-syscall-trigger.sh), demo (rig/demo.sh --repeat 3: the
+# tests/guest/boot-syscall-trigger.sh), guest-unwind-fp and
+# guest-unwind-sframe (booted with unwind_user=fp, =sframe:
+# tests/guest/t-96-unwind-user.sh), demo (rig/demo.sh --repeat 3: the
 # README's first command, three runs in one boot, each checked), sframe-gen (tests/userspace/
 # sframe-gen/run.sh: SFrame generated from .eh_frame, checked against
 # readelf and the kernel's rules), sframe-register (tests/userspace/
@@ -235,6 +237,12 @@ suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 60
 suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@]}" --timeout 600 \
 	--append "trace_event=syscalls:sys_enter_getppid trace_trigger=sys_enter_getppid.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
+# The user unwinders limited on the command line (unwind_user=, 3-sframe
+# 10), a boot for each: frame pointers alone, SFrame alone
+for m in fp sframe; do
+	suite guest-unwind-$m guest_suite --out-name guest-unwind-$m-run "${kopt[@]}" --timeout 600 \
+		--append "unwind_user=$m" --cmd "$REPO/tests/guest/run-all.sh t-96"
+done
 # The README's first command, three runs in one boot, each checked: a
 # check that depends on the order or timing of events fails here first
 demo_suite() {

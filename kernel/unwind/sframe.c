@@ -107,6 +107,7 @@ static struct sframe_mm *sframe_mm_alloc(void)
 		return NULL;
 	mutex_init(&sm->lock);
 	mt_init_flags(&sm->sections, MT_FLAGS_USE_RCU);
+	mt_init_flags(&sm->sframes, MT_FLAGS_USE_RCU);
 	return sm;
 }
 
@@ -148,9 +149,31 @@ void sframe_free_mm(struct mm_struct *mm)
 	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
 		kfree(sec);
 	mtree_destroy(&sm->sections);
+	mtree_destroy(&sm->sframes);
 	kfree(sm->rules);
 	kfree(sm);
 	mm->sframe = NULL;
+}
+
+/*
+ * Add @sec to both trees of @sm, @sm->lock held (or @sm not shared yet):
+ * -EEXIST when its code or its own bytes are another section's, even in
+ * part.  Lookups find it from the second insertion on, whole.
+ */
+static int sframe_insert(struct sframe_mm *sm, struct sframe_section *sec)
+{
+	int ret;
+
+	ret = mtree_insert_range(&sm->sframes, sec->sframe_start,
+				 sec->sframe_end - 1, sec, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret;
+	ret = mtree_insert_range(&sm->sections, sec->text_start,
+				 sec->text_end - 1, sec, GFP_KERNEL_ACCOUNT);
+	/* only an unmap reads @sframes without @sm->lock: not meanwhile */
+	if (ret)
+		mtree_erase(&sm->sframes, sec->sframe_start);
+	return ret;
 }
 
 /**
@@ -186,9 +209,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 			ret = -ENOMEM;
 			break;
 		}
-		ret = mtree_insert_range(&sm->sections, copy->text_start,
-					 copy->text_end - 1, copy,
-					 GFP_KERNEL_ACCOUNT);
+		ret = sframe_insert(sm, copy);
 		if (ret) {
 			kfree(copy);
 			break;
@@ -235,6 +256,7 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 				 struct sframe_section *sec)
 {
 	mtree_erase(&sm->sections, sec->text_start);
+	mtree_erase(&sm->sframes, sec->sframe_start);
 	WRITE_ONCE(sm->nr, sm->nr - 1);
 	/*
 	 * What was found through it may be another object's code next:
@@ -251,13 +273,9 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 static struct sframe_section *sframe_find_start(struct sframe_mm *sm,
 						unsigned long sframe_start)
 {
-	struct sframe_section *sec;
-	unsigned long index = 0;
+	struct sframe_section *sec = mtree_load(&sm->sframes, sframe_start);
 
-	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
-		if (sec->sframe_start == sframe_start)
-			return sec;
-	return NULL;
+	return sec && sec->sframe_start == sframe_start ? sec : NULL;
 }
 
 /*
@@ -307,13 +325,6 @@ static bool sframe_in(unsigned long addr, unsigned long len,
 		      unsigned long start, unsigned long end)
 {
 	return addr >= start && addr <= end && len <= end - addr;
-}
-
-/* [@a, @a_end) and [@b, @b_end) share an address */
-static bool sframe_overlaps(unsigned long a, unsigned long a_end,
-			    unsigned long b, unsigned long b_end)
-{
-	return a < b_end && b < a_end;
 }
 
 static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
@@ -424,6 +435,13 @@ static bool sframe_range_mapped(struct mm_struct *mm, unsigned long start,
 	return false;
 }
 
+/* The first entry of @mt that lies, even in part, in [@start, @end) */
+static void *sframe_mt_first(struct maple_tree *mt, unsigned long start,
+			     unsigned long end)
+{
+	return mt_find(mt, &start, end - 1);
+}
+
 /**
  * sframe_mm_unmapped - drop the sections of a range being unmapped
  * @mm: the mm, its mmap lock held for writing
@@ -436,23 +454,31 @@ static bool sframe_range_mapped(struct mm_struct *mm, unsigned long start,
  * whatever is mapped there next is not what the section describes: drop
  * it, so that stacks are not decoded with another object's rules, and so
  * that an object loaded again at the same address can register again.
+ *
+ * Called for every mmap() and munmap() of the mm, with an empty range when
+ * nothing was mapped there: two range lookups find the sections to drop,
+ * with no lock when there are none, as for most unmaps.
  */
 void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
 			unsigned long end)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe);
 	struct sframe_section *sec;
-	unsigned long index = 0;
 
-	if (!sm || !READ_ONCE(sm->nr))
+	if (!sm || start >= end || !READ_ONCE(sm->nr))
 		return;
-	/* a section's own range is not a key: look at every one */
+	mmap_assert_write_locked(mm);
+	/*
+	 * Under RCU: no section can be added meanwhile (registration holds
+	 * the mmap lock), only dropped, and then there is none to drop here
+	 */
+	if (!sframe_mt_first(&sm->sections, start, end) &&
+	    !sframe_mt_first(&sm->sframes, start, end))
+		return;
 	mutex_lock(&sm->lock);
-	mt_for_each(&sm->sections, sec, index, ULONG_MAX) {
-		if (sframe_overlaps(sec->text_start, sec->text_end, start, end) ||
-		    sframe_overlaps(sec->sframe_start, sec->sframe_end, start, end))
-			sframe_remove_locked(sm, sec);
-	}
+	while ((sec = sframe_mt_first(&sm->sections, start, end)) ||
+	       (sec = sframe_mt_first(&sm->sframes, start, end)))
+		sframe_remove_locked(sm, sec);
 	mutex_unlock(&sm->lock);
 }
 
@@ -504,13 +530,8 @@ static int __sframe_add_section(unsigned long sframe_start,
 	ret = -ENOSPC;
 	if (sm->nr >= SFRAME_MAX_SECTIONS)
 		goto unlock;
-	ret = -EEXIST;
-	if (sframe_find_start(sm, sframe_start))
-		goto unlock;
 	sec->id = sm->next_id + 1;
-	/* -EEXIST when the code is another section's, even in part */
-	ret = mtree_insert_range(&sm->sections, text_start, text_end - 1, sec,
-				 GFP_KERNEL_ACCOUNT);
+	ret = sframe_insert(sm, sec);
 	if (ret)
 		goto unlock;
 	sm->next_id++;
@@ -545,7 +566,8 @@ free:
  * Return: 0; -EINVAL for a bad range, a range not so mapped, or an
  * inconsistent section,
  * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
- * cannot be read, -EEXIST when the range overlaps a registered section's,
+ * cannot be read, -EEXIST when either range overlaps that of a registered
+ * section,
  * -ENOSPC past SFRAME_MAX_SECTIONS, -EINTR on a fatal signal, -ENOMEM
  */
 int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,

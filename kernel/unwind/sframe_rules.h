@@ -45,10 +45,13 @@ struct sframe_rule {
 
 /**
  * struct sframe_mm - the .sframe sections of an mm
- * @lock:	serialises the changes of @sections, @nr and @next_id; never
- *		held across a user access, never taken by a lookup
+ * @lock:	serialises the changes of @sections, @sframes, @nr and
+ *		@next_id; never held across a user access, never taken by a
+ *		lookup
  * @sections:	&struct sframe_section by the range of code each describes,
  *		read under RCU; sections are freed after a grace period
+ * @sframes:	the same sections by their own range: which one is at an
+ *		address, and which ones an unmapped range holds
  * @nr:		number of sections
  * @next_id:	the id of the next section registered
  * @warned:	a dropped section of this mm was reported already
@@ -61,6 +64,7 @@ struct sframe_rule {
 struct sframe_mm {
 	struct mutex		lock;	/* see above */
 	struct maple_tree	sections;
+	struct maple_tree	sframes;
 	unsigned int		nr;
 	u64			next_id;
 	unsigned long		warned;

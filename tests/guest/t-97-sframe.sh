@@ -228,6 +228,23 @@ for mode in reload munmap mremap fixed keep noexec gone; do
 	esac
 done
 
+# Which unmaps drop a section, at its edges (sfmaps bounds): three
+# sections made in memory, for three adjacent pages of code.  Unmapping the
+# pages beside them keeps all three; unmapping, moving or mapping over one
+# section's code or bytes drops that one alone; a section whose bytes
+# overlap a registered one's is refused with EEXIST.  The kernel finds the
+# sections an unmap goes through by range lookups in two trees (issue 35):
+# an end taken as inclusive, or one tree not searched, fails a case.
+t_begin sframe-unmap-bounds
+out=$("$WL"/sfmaps bounds 2>&1)
+rc=$?
+echo "$out" > "$TRACES/sframe-unmap-bounds.out"
+case $rc in
+0) t_pass ;;
+2) t_fail "could not set the case up: $out" ;;
+*) t_fail "$(grep -v '^ok' <<< "$out" | tr '\n' ' ')" ;;
+esac
+
 # The kernel keeps the rule found for an address until a section of the mm
 # goes: after PR_REMOVE_SFRAME, the library's return addresses must not be
 # unwound by SFrame any more, and the stacks, whole before, end early (the
