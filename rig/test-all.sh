@@ -241,7 +241,7 @@ suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@
 # 10), a boot for each: frame pointers alone, SFrame alone
 for m in fp sframe; do
 	suite guest-unwind-$m guest_suite --out-name guest-unwind-$m-run "${kopt[@]}" --timeout 600 \
-		--append "unwind_user=$m" --cmd "$REPO/tests/guest/run-all.sh t-96"
+		--append "unwind_user=$m" --cmd "$REPO/tests/guest/run-all.sh t-96-unwind-user"
 done
 # The README's first command, three runs in one boot, each checked: a
 # check that depends on the order or timing of events fails here first
