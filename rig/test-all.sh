@@ -48,7 +48,7 @@ done
 
 ensure_cache
 # strace and gdb: t-90 runs them under record -T (a command that traces
-# its own children); node: t-96's stock JIT
+# its own children); node: t-94's stock JIT
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 iputils-ping \
 	strace gdb nodejs
 logs=$CACHE/test-all
