@@ -123,7 +123,8 @@ key=$( {
 } | sha256sum | cut -c1-16)
 
 # The SFrame registrar that the series' record -T runs a command with
-# (trace-cmd patch 0013): $P/lib/sframe, with the generator beside it.
+# (trace-cmd patch 0013), and the feeder it runs without one (0026):
+# $P/lib/sframe, with the generator beside them.
 # Installed on every run, not part of the key: it is this checkout's.
 install_sframe_register() {
 	[ $stock = 0 ] || return 0
@@ -133,6 +134,7 @@ install_sframe_register() {
 	mkdir -p "$P/lib/sframe"
 	install -m 644 "$REPO/sframe-gen/build/libsframe-register.so" \
 		"$REPO/sframe-gen/build/libsframe-gen.so" "$P/lib/sframe/"
+	install -m 755 "$REPO/sframe-gen/build/sframe-feed" "$P/lib/sframe/"
 }
 
 if [ $force = 0 ] && [ -x "$bin" ] && [ "$(cat "$D/.key" 2>/dev/null)" = "$key" ]; then

@@ -9,9 +9,10 @@
  * keyed by build ID), generated from .eh_frame on a miss and stored.
  * One line per object: what it took, the section's bytes, the CPU time.
  *
- * The kernel interface that would take the sections (a section attached
- * to a file) is not in this kernel: nothing is attached, and the tool
- * says so.  See Documentation/sframe-feed.txt.
+ * With -a it attaches each section to its file
+ * (prctl(PR_ATTACH_SFRAME_FILE), kernel series 6-sframe-file), all through
+ * one descriptor, which holds them: with -w it stays until killed.  See
+ * Documentation/sframe-feed.txt.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,27 @@
 #include "objelf.h"
 
 static const char *prog = "sframe-feed";
+
+#ifndef PR_ATTACH_SFRAME_FILE
+#define PR_ATTACH_SFRAME_FILE	84
+
+/* <linux/prctl.h> of a kernel with the 6-sframe-file series */
+struct prctl_sframe_file {
+	uint64_t	sframe;
+	uint64_t	sframe_size;
+	uint64_t	sframe_addr;
+	uint64_t	text_start;
+	uint64_t	text_end;
+	uint64_t	seg_vaddr;
+	uint64_t	seg_offset;
+	int32_t		object_fd;
+	int32_t		owner_fd;
+	uint32_t	flags;
+	uint32_t	build_id_size;
+	uint8_t		build_id[20];
+	uint32_t	reserved;
+};
+#endif
 
 struct obj {
 	char		dev[32];
@@ -41,6 +64,10 @@ struct feed {
 	struct obj	*objs;		/* the files seen */
 	int		nr;
 	bool		quiet;
+	bool		attach;		/* -a */
+	int		owner_fd;	/* the sections attached belong to it */
+	int		attached, att_fail;
+	unsigned long long att_bytes;
 	int		own, hit, gen, fail, procs;
 	unsigned long long bytes;
 	double		ms;
@@ -73,6 +100,76 @@ static bool seen(struct feed *f, const char *dev, unsigned long ino)
 	return false;
 }
 
+/*
+ * Attach @len bytes at @sec, read as if at ELF vaddr @sec_addr, to the
+ * object @fd described by @e
+ */
+static void attach(struct feed *f, int fd, const struct sfreg_elf *e,
+		   const void *sec, size_t len, uint64_t sec_addr,
+		   const char *path)
+{
+	struct prctl_sframe_file a = { 0 };
+	int i, ret;
+
+	a.sframe = (uintptr_t)sec;
+	a.sframe_size = len;
+	a.sframe_addr = sec_addr;
+	a.text_start = e->text_start;
+	a.text_end = e->text_end;
+	a.object_fd = fd;
+	a.owner_fd = f->owner_fd;
+	a.build_id_size = e->build_id_len;
+	if (e->build_id_len > sizeof(a.build_id)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	memcpy(a.build_id, e->build_id, e->build_id_len);
+	/* the executable PT_LOAD: the one holding the text's start */
+	errno = ENOEXEC;
+	for (i = 0; i < e->nr_loads; i++)
+		if (e->loads[i].vaddr <= e->text_start &&
+		    e->text_start - e->loads[i].vaddr < e->loads[i].memsz)
+			break;
+	if (i == e->nr_loads)
+		goto fail;
+	a.seg_vaddr = e->loads[i].vaddr;
+	a.seg_offset = e->loads[i].offset;
+	ret = prctl(PR_ATTACH_SFRAME_FILE, &a, sizeof(a), 0, 0);
+	if (ret < 0)
+		goto fail;
+	f->owner_fd = ret;
+	f->attached++;
+	f->att_bytes += len;
+	if (!f->quiet)
+		printf("attached %s\n", path);
+	return;
+fail:
+	f->att_fail++;
+	if (!f->quiet)
+		printf("not attached %s: %s\n", path, strerror(errno));
+}
+
+/* Read the object's own .sframe, @e->sframe_len bytes at vaddr @e->sframe */
+static void *read_own(int fd, const struct sfreg_elf *e)
+{
+	void *buf;
+	int i;
+
+	for (i = 0; i < e->nr_loads; i++)
+		if (e->loads[i].vaddr <= e->sframe &&
+		    e->sframe - e->loads[i].vaddr < e->loads[i].memsz)
+			break;
+	if (i == e->nr_loads || !e->sframe_len)
+		return NULL;
+	buf = malloc(e->sframe_len);
+	if (buf && pread(fd, buf, e->sframe_len, e->sframe - e->loads[i].vaddr +
+			 e->loads[i].offset) != (ssize_t)e->sframe_len) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 /* The section of the object mapped at @start-@end of @pid (@path) */
 static void feed_obj(struct feed *f, int pid, unsigned long long start,
 		     unsigned long long end, const char *path)
@@ -100,12 +197,22 @@ static void feed_obj(struct feed *f, int pid, unsigned long long start,
 		what = "own";
 		len = e.sframe_len;
 		f->own++;
+		if (f->attach) {
+			sec = read_own(fd, &e);
+			if (sec)
+				attach(f, fd, &e, sec, len, e.sframe, path);
+			else
+				f->att_fail++;
+			free(sec);
+		}
 		goto out;
 	}
 	sfcache_key_init(&key, fd, e.build_id, e.build_id_len, e.text_start,
 			 e.text_end);
 	map = sfcache_map(&key, &map_len, &off, &len);
 	if (map) {
+		if (f->attach)
+			attach(f, fd, &e, (char *)map + off, len, 0, path);
 		munmap(map, map_len);
 		what = "hit";
 		f->hit++;
@@ -119,6 +226,8 @@ static void feed_obj(struct feed *f, int pid, unsigned long long start,
 	if (sfcache_store(&key, sec, len) && !f->quiet)
 		fprintf(stderr, "%s: %s: not cached: %s\n", prog, path,
 			strerror(errno));
+	if (f->attach)
+		attach(f, fd, &e, sec, len, 0, path);
 	free(sec);
 	what = "gen";
 	f->gen++;
@@ -164,9 +273,11 @@ static void feed_pid(struct feed *f, int pid)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [-p PID]... [-q]\n"
+		"usage: %s [-p PID]... [-q] [-a [-w]]\n"
 		"  -p PID  the objects of PID (default: of every process)\n"
 		"  -q      print the summary only\n"
+		"  -a      attach each section to its file (PR_ATTACH_SFRAME_FILE)\n"
+		"  -w      then hold them until killed\n"
 		"Each object: own|hit|gen|fail, section bytes, CPU ms, path.\n"
 		"The cache is the registrar's (SFREG_CACHE_DIR, else\n"
 		"$XDG_CACHE_HOME/sframe, else $HOME/.cache/sframe).\n", prog);
@@ -174,14 +285,15 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	struct feed f = { 0 };
+	struct feed f = { .owner_fd = -1 };
+	bool hold = false;
 	int *pids = NULL, nr = 0, c, i;
 	struct dirent *d;
 	char *end;
 	DIR *dir;
 	long v;
 
-	while ((c = getopt(argc, argv, "p:qh")) != -1) {
+	while ((c = getopt(argc, argv, "p:qawh")) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -198,6 +310,12 @@ int main(int argc, char **argv)
 		case 'q':
 			f.quiet = true;
 			break;
+		case 'a':
+			f.attach = true;
+			break;
+		case 'w':
+			hold = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -206,9 +324,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc || (hold && !f.attach)) {
 		usage(stderr);
 		return 2;
+	}
+	/*
+	 * A kernel that has the call reads past the struct's size first and
+	 * faults on NULL (EFAULT), or refuses the caller (EPERM); one that
+	 * has not says EINVAL, as for any unknown option
+	 */
+	if (f.attach && prctl(PR_ATTACH_SFRAME_FILE, 0, 8192, 0, 0) < 0 &&
+	    errno == EINVAL) {
+		fprintf(stderr, "%s: -a: this kernel has no PR_ATTACH_SFRAME_FILE\n",
+			prog);
+		free(pids);
+		return 3;
 	}
 	if (nr) {
 		for (i = 0; i < nr; i++)
@@ -225,8 +355,20 @@ int main(int argc, char **argv)
 	}
 	printf("%d processes, %d objects: %d own .sframe, %d from the cache, %d generated, %d failed; %llu bytes, %.1f ms CPU\n",
 	       f.procs, f.nr, f.own, f.hit, f.gen, f.fail, f.bytes, f.ms);
-	printf("no kernel interface to attach them to (decisions.md, System-wide): none attached\n");
+	if (!f.attach)
+		printf("-a not given: none attached\n");
+	else
+		printf("attached %d sections, %llu bytes; %d not attached\n",
+		       f.attached, f.att_bytes, f.att_fail);
 	free(f.objs);
 	free(pids);
-	return f.procs ? 0 : 1;
+	if (!f.procs)
+		return 1;
+	if (hold && f.owner_fd >= 0) {
+		printf("holding them until killed\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	return f.attach && !f.attached ? 3 : 0;
 }

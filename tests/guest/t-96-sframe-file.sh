@@ -1,0 +1,145 @@
+#!/bin/bash
+# Sections attached to object files (kernel series 6-sframe-file,
+# prctl(PR_ATTACH_SFRAME_FILE); Documentation/decisions.md, System-wide):
+# stock Debian python3 and bash, started before anything else here (no
+# registrar, no -T, no ptrace), each blocked in read() of a FIFO.  Without
+# sections their deferred user stack is cut (the negative twin); once
+# sframe-feed -a attaches the sections of their objects, the stack of
+# their next read() equals eu-stack's (elfutils, CFI through ptrace) of
+# the same blocked task, address by address; once the feeder is gone,
+# cut again.  Bad input is refused with its errno, and nothing attached:
+# a wrong build ID, a truncated section, a section over
+# kernel.sframe_file_max_kb, a caller without CAP_SYS_PTRACE or root.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/defer.sh"
+SCRATCH=$(mktemp -d /tmp/sframe-file.XXXXXX)
+chmod 755 "$SCRATCH"	# the unprivileged caller reads the section
+SG=$REPO/sframe-gen
+SF="python3 $REPO/tests/guest/sframefile.py"
+PY=/usr/bin/python3
+reset_tracing
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+
+t_begin sframe-file-build
+if make -s -C "$SG" OUT="$SCRATCH/gen" all >"$SCRATCH/make.log" 2>&1; then
+	t_pass
+else
+	t_fail "build: $(tail -5 "$SCRATCH/make.log")"
+	t_summary
+	exit
+fi
+
+# The programs first, before any trigger, feeder or section
+mkfifo "$SCRATCH/py.fifo" "$SCRATCH/sh.fifo"
+$PY -c 'import sys
+for line in sys.stdin:
+    pass' < "$SCRATCH/py.fifo" &
+PYPID=$!
+/bin/bash -c 'while read -r x; do :; done' < "$SCRATCH/sh.fifo" &
+SHPID=$!
+pids+=("$PYPID" "$SHPID")
+exec 8> "$SCRATCH/py.fifo" 9> "$SCRATCH/sh.fifo"	# held open: no EOF
+wait_for -t 30 bash -c "grep -q '^0 0x0 ' /proc/$PYPID/syscall && grep -q '^0 0x0 ' /proc/$SHPID/syscall" ||
+	echo "warning: python3 and bash not blocked in read(0) yet" >&2
+
+mkinst sfile || exit 1
+trig sfile syscalls/sys_enter_read "stacktrace:defer if fd == 0 && (common_pid == $PYPID || common_pid == $SHPID)" || exit 1
+T=$(idir sfile)/trace
+
+# readers WANT TAG: the next read() of python3 and bash against eu-stack
+readers() {
+	check "python3 ($1, $2)" $SF check --trace "$T" --pid $PYPID \
+		--fifo "$SCRATCH/py.fifo" --want "$1" --keep "$TRACES" &&
+	check "bash ($1, $2)" $SF check --trace "$T" --pid $SHPID \
+		--fifo "$SCRATCH/sh.fifo" --want "$1" --keep "$TRACES"
+}
+
+# The kernel has the call: a bad pointer faults, where an unknown prctl
+# option would be EINVAL (which the bad input below must not be taken for)
+t_begin sframe-file-kernel-has-the-call
+HAVE=$($SF probe 2>&1)
+[ "$HAVE" = EFAULT ] && t_pass || t_fail "probe: '$HAVE', not EFAULT: no PR_ATTACH_SFRAME_FILE"
+
+t_begin sframe-file-without-sections-short
+readers short "nothing attached" && t_pass
+
+# Bad input, with python3's own file: each refused, nothing attached
+# (checked below: the readers' stacks still short, then the attach of
+# the good section is not EEXIST)
+PYREAL=$(readlink -f $PY)
+"$SCRATCH/gen/sframe-gen" "$PYREAL" -o "$SCRATCH/py.sframe" 2>/dev/null
+bad() { # NAME WANT CMD...: CMD prints WANT (an errno name)
+	local name=$1 want=$2 got
+	shift 2
+	t_begin "sframe-file-refuses-$name"
+	[ "$HAVE" = EFAULT ] || { t_fail "the kernel has no PR_ATTACH_SFRAME_FILE"; return; }
+	got=$("$@" 2>&1)
+	[ "$got" = "$want" ] && { echo "  ok: $got"; t_pass; } ||
+		t_fail "wanted $want, got '$got'"
+}
+bad wrong-build-id EINVAL $SF attach "$PYREAL" "$SCRATCH/py.sframe" \
+	--build-id 0123456789abcdef0123456789abcdef01234567
+bad truncated EINVAL $SF attach "$PYREAL" "$SCRATCH/py.sframe" --size 64
+max=$(cat /proc/sys/kernel/sframe_file_max_kb 2>/dev/null || echo none)
+echo 16 > /proc/sys/kernel/sframe_file_max_kb
+bad over-the-limit ENOSPC $SF attach "$PYREAL" "$SCRATCH/py.sframe"
+echo "$max" > /proc/sys/kernel/sframe_file_max_kb
+bad without-cap-sys-ptrace EPERM setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace \
+	$SF attach "$PYREAL" "$SCRATCH/py.sframe"
+bad not-root EPERM setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$SF attach "$PYREAL" "$SCRATCH/py.sframe"
+
+t_begin sframe-file-refused-changed-nothing
+readers short "after the refused attaches" && t_pass
+
+# The feeder: every executable object of both processes, from .eh_frame
+t_begin sframe-file-feeder-attaches
+SFREG_CACHE_DIR=$SCRATCH/cache "$SCRATCH/gen/sframe-feed" -a -w -p $PYPID -p $SHPID \
+	> "$SCRATCH/feed.out" 2>&1 &
+FEED=$!
+pids+=("$FEED")
+if wait_for -t 120 grep -q '^holding' "$SCRATCH/feed.out" &&
+   ! grep -q '^not attached' "$SCRATCH/feed.out"; then
+	echo "  ok: $(grep '^attached [0-9]' "$SCRATCH/feed.out")"
+	t_pass
+else
+	t_fail "$(tr '\n' ' ' < "$SCRATCH/feed.out")"
+fi
+cp "$SCRATCH/feed.out" "$TRACES/sframe-feed.out"
+
+t_begin sframe-file-whole-stacks-equal-eu-stack
+readers same "sections attached" && t_pass
+
+t_begin sframe-file-second-attach-eexist
+got=$($SF attach "$PYREAL" "$SCRATCH/py.sframe" 2>&1)
+[ "$got" = EEXIST ] && t_pass || t_fail "wanted EEXIST, got '$got'"
+
+# Closing the feeder's descriptor detaches them all
+t_begin sframe-file-detached-with-the-feeder
+kill "$FEED"; wait "$FEED" 2>/dev/null
+readers short "feeder gone" && t_pass
+
+# Warm: the sections from the feeder's cache (build ID), attached again
+# once the first ones are gone; the feeder exits, and so they go again
+t_begin sframe-file-warm-attach
+SFREG_CACHE_DIR=$SCRATCH/cache "$SCRATCH/gen/sframe-feed" -a -p $PYPID -p $SHPID \
+	> "$SCRATCH/feed-warm.out" 2>&1
+rc=$?
+cp "$SCRATCH/feed-warm.out" "$TRACES/sframe-feed-warm.out"
+if [ $rc = 0 ] && ! grep -q '^gen \|^not attached' "$SCRATCH/feed-warm.out" &&
+   [ "$(grep -c '^hit ' "$SCRATCH/feed-warm.out")" = "$(grep -c '^attached /' "$SCRATCH/feed-warm.out")" ]; then
+	echo "  ok: $(tail -1 "$SCRATCH/feed-warm.out")"
+	t_pass
+else
+	t_fail "exit $rc: $(tr '\n' ' ' < "$SCRATCH/feed-warm.out")"
+fi
+
+save sfile sframe-file > /dev/null
+t_summary
