@@ -23,6 +23,7 @@ int sframe_remove_section(unsigned long sframe_start);
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame);
 void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
 			unsigned long end);
+int sframe_file_attach(const void __user *uattach, unsigned long usize);
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
 
@@ -66,6 +67,12 @@ static inline int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 
 static inline void sframe_mm_unmapped(struct mm_struct *mm,
 				      unsigned long start, unsigned long end) {}
+
+static inline int sframe_file_attach(const void __user *uattach,
+				     unsigned long usize)
+{
+	return -EINVAL;
+}
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

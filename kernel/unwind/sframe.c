@@ -225,13 +225,15 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
  * sframe_mm_has_sections - whether an mm has any .sframe section
  * @mm: the mm
  *
+ * Its own, or sections attached to files it may use (sframe_file.c).
+ *
  * Return: true when an unwind of @mm may find SFrame entries
  */
 bool sframe_mm_has_sections(struct mm_struct *mm)
 {
 	struct sframe_mm *sm = READ_ONCE(mm->sframe);
 
-	return sm && READ_ONCE(sm->nr);
+	return (sm && READ_ONCE(sm->nr)) || sframe_file_attached(mm);
 }
 
 /*
@@ -327,6 +329,35 @@ static bool sframe_in(unsigned long addr, unsigned long len,
 	return addr >= start && addr <= end && len <= end - addr;
 }
 
+/*
+ * Copy @len bytes at address @addr of @sec: from user memory, or, for a
+ * section held in kernel memory (sframe_file.c), from its copy, never
+ * past its end
+ */
+static int sframe_copy(const struct sframe_section *sec, void *dst,
+		       unsigned long addr, unsigned long len)
+{
+	if (!sec->data)
+		return copy_from_user(dst, (void __user *)addr, len) ? -EFAULT : 0;
+	if (!sframe_in(addr, len, sec->sframe_start, sec->sframe_end))
+		return -EFAULT;
+	memcpy(dst, sec->data + (addr - sec->sframe_start), len);
+	return 0;
+}
+
+/* Read @val at address @addr of @sec: get_user() for a user section */
+#define sframe_get(sec, val, addr)					\
+({									\
+	const struct sframe_section *__sec = (sec);			\
+	__auto_type __val = &(val);					\
+	unsigned long __addr = (addr);					\
+									\
+	__sec->data ?							\
+		sframe_copy(__sec, __val, __addr, sizeof(*__val)) :	\
+		get_user(*__val, (typeof(*__val) __user *)__addr) ?	\
+		-EFAULT : 0;						\
+})
+
 static int sframe_read_fde(const struct sframe_section *sec, unsigned int i,
 			   struct sframe_fde *fde);
 
@@ -340,7 +371,7 @@ static int sframe_read_header(struct sframe_section *sec)
 
 	if (size < sizeof(h))
 		return -EINVAL;
-	if (copy_from_user(&h, (void __user *)sec->sframe_start, sizeof(h)))
+	if (sframe_copy(sec, &h, sec->sframe_start, sizeof(h)))
 		return -EFAULT;
 	/*
 	 * amd64 and s390x keep the saved frame pointer's offset in each FRE
@@ -655,7 +686,7 @@ static int sframe_read_fde_v2(const struct sframe_section *sec,
 	unsigned long addr = sec->fdes_start + (unsigned long)i * sec->fde_size;
 	struct sframe_fde_v2 raw;
 
-	if (copy_from_user(&raw, (void __user *)addr, sizeof(raw)))
+	if (sframe_copy(sec, &raw, addr, sizeof(raw)))
 		return -EFAULT;
 	fde->func_start = sframe_start_base(sec, addr) + (long)raw.start_addr;
 	fde->func_size = raw.func_size;
@@ -681,12 +712,12 @@ static int sframe_read_fde_v3(const struct sframe_section *sec,
 	struct sframe_fda_v3 attr;
 	u8 type;
 
-	if (copy_from_user(&idx, (void __user *)addr, sizeof(idx)))
+	if (sframe_copy(sec, &idx, addr, sizeof(idx)))
 		return -EFAULT;
 	attr_addr = sec->fres_start + idx.fres_off;
 	if (!sframe_in(attr_addr, sizeof(attr), sec->fres_start, sec->fres_end))
 		return -EINVAL;
-	if (copy_from_user(&attr, (void __user *)attr_addr, sizeof(attr)))
+	if (sframe_copy(sec, &attr, attr_addr, sizeof(attr)))
 		return -EFAULT;
 	fde->func_start = sframe_start_base(sec, addr) + idx.start_off;
 	fde->func_size = idx.func_size;
@@ -726,10 +757,10 @@ static int sframe_fde_start(const struct sframe_section *sec, unsigned int i,
 	s64 rel3;
 
 	if (sec->version == SFRAME_VERSION_3) {
-		if (get_user(rel3, (s64 __user *)addr))
+		if (sframe_get(sec, rel3, addr))
 			return -EFAULT;
 	} else {
-		if (get_user(rel2, (s32 __user *)addr))
+		if (sframe_get(sec, rel2, addr))
 			return -EFAULT;
 		rel3 = rel2;
 	}
@@ -771,23 +802,23 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 static int sframe_get_u(const struct sframe_section *sec, unsigned long *pos,
 			unsigned int size, u32 *val)
 {
-	u8 b;
-	u16 h;
+	u8 b = 0;
+	u16 h = 0;
 	int ret;
 
 	if (!sframe_in(*pos, size, sec->fres_start, sec->fres_end))
 		return -EINVAL;
 	switch (size) {
 	case 1:
-		ret = get_user(b, (u8 __user *)*pos);
+		ret = sframe_get(sec, b, *pos);
 		*val = b;
 		break;
 	case 2:
-		ret = get_user(h, (u16 __user *)*pos);
+		ret = sframe_get(sec, h, *pos);
 		*val = h;
 		break;
 	default:
-		ret = get_user(*val, (u32 __user *)*pos);
+		ret = sframe_get(sec, *val, *pos);
 		break;
 	}
 	*pos += size;
@@ -1068,6 +1099,48 @@ static int sframe_fre_to_frame(const struct sframe_section *sec,
 	return 0;
 }
 
+/**
+ * sframe_section_check - check a section as a registration does
+ * @sec: the section, its range and text range set
+ *
+ * Reads its header and checks it and the whole FDE table, rescheduling and
+ * giving way to a fatal signal as it goes.
+ *
+ * Return: 0, or the error sframe_add_section() gives for the section
+ */
+int sframe_section_check(struct sframe_section *sec)
+{
+	int ret = sframe_read_header(sec);
+
+	if (!ret)
+		ret = sframe_check_fdes(sec);
+	sec->fdes_checked = !ret;
+	return ret;
+}
+
+/**
+ * sframe_section_find - the rule for @ip in one section
+ * @sec: the section, checked by sframe_section_check()
+ * @ip: the address, in the section's addresses
+ * @frame: where to put the rule
+ *
+ * Return: as sframe_find(); the section is not dropped
+ */
+int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
+			struct unwind_user_frame *frame)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int ret;
+
+	ret = sframe_find_fde(sec, ip, &fde);
+	if (!ret)
+		ret = sframe_find_fre(sec, &fde, ip, &fre);
+	if (!ret)
+		ret = sframe_fre_to_frame(sec, &fde, &fre, frame);
+	return ret;
+}
+
 /*
  * The first lookup in a section registered without its FDE table checked:
  * check it now, and note it in the registration that was read
@@ -1140,8 +1213,9 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 	struct sframe_fre fre;
 	int ret;
 
+	/* not the mm's: the caller looks for the section of a file */
 	if (sframe_lookup_section(sm, ip, &sec))
-		return -ENOENT;
+		return -ESRCH;
 	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
 	if (!ret)
 		ret = sframe_find_fde(&sec, ip, &fde);
@@ -1175,6 +1249,9 @@ noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
 	struct sframe_rule *slot = sframe_rule_slot(sm, ip);
 	int ret = sframe_find_in_section(sm, ip, frame);
 
+	/* the mm's own sections win; a file's rule is not kept */
+	if (ret == -ESRCH)
+		return sframe_file_find(ip, frame);
 	if (!ret && slot)
 		sframe_rule_put(slot, ip, gen, frame);
 	return ret;
@@ -1205,7 +1282,7 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	if (sframe_walk_begin(&walk))
 		return sframe_walk_find(&walk, ip, frame);
 	if (!walk.sm)
-		return -ENOENT;
+		return sframe_file_find(ip, frame);
 	/* No rule kept yet: as sframe_walk_find() without a table */
 	gen = READ_ONCE(walk.sm->gen);
 	/* the generation before the section, as in sframe_walk_find() */

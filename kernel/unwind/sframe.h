@@ -151,6 +151,10 @@ struct sframe_fda_v3 {
  * @fdes_checked:	the FDE table was found sorted and inside the
  *			section (at registration, or at the first lookup
  *			for a section registered at exec)
+ * @data:		the section's bytes, when they are held in kernel
+ *			memory (a section attached to a file): the byte at
+ *			section address @sframe_start + n is @data[n];
+ *			NULL for a section in user memory
  *
  * Everything here was checked against the section's size when it was
  * added; what lies in user memory may still change and is checked again
@@ -172,6 +176,7 @@ struct sframe_section {
 	u8			version;
 	u8			flags;
 	bool			fdes_checked;
+	const void		*data;
 };
 
 /**
@@ -202,5 +207,16 @@ struct sframe_fde {
 	bool		flex;
 	bool		no_rule;
 };
+
+struct mm_struct;
+struct unwind_user_frame;
+
+int sframe_section_check(struct sframe_section *sec);
+int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
+			struct unwind_user_frame *frame);
+
+/* Sections attached to object files (sframe_file.c) */
+bool sframe_file_attached(struct mm_struct *mm);
+int sframe_file_find(unsigned long ip, struct unwind_user_frame *frame);
 
 #endif /* _KERNEL_UNWIND_SFRAME_H */

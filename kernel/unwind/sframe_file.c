@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * .sframe sections attached to object files, for the processes that
+ * registered none of their own.
+ *
+ * A tracer recording the whole machine meets processes it did not start:
+ * their objects have no section in their mm (stock distribution binaries
+ * have no .sframe), and nothing may change in them.  A privileged caller
+ * attaches a section to the object *file* instead, with
+ * prctl(PR_ATTACH_SFRAME_FILE); the unwinder uses it for every executable
+ * mapping of that file in an mm that has no section of its own there.
+ *
+ * The section is copied into kernel memory and checked once, as a
+ * process's own registration is (header and FDE table; FREs as they are
+ * read).  Sections belong to the file descriptor the caller attached them
+ * through (an anonymous inode, "[sframe_file]"): closing it, the caller's
+ * exit included, detaches and frees them.  Each holds a reference on the
+ * object's file, so its inode, its key here, cannot be reused meanwhile.
+ * All of them together are bounded by the sysctl kernel.sframe_file_max_kb.
+ *
+ * The unwinder looks them up under SRCU: a lookup reads the section while
+ * it may reschedule, and a detach waits for such lookups before freeing.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/buildid.h>
+#include <linux/capability.h>
+#include <linux/dcache.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/mutex.h>
+#include <linux/prctl.h>
+#include <linux/rculist.h>
+#include <linux/sched/coredump.h>
+#include <linux/sframe.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/sysctl.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user_types.h>
+#include <linux/vmalloc.h>
+
+#include "sframe.h"
+
+#define SFRAME_FILE_HASH_BITS	6
+
+/**
+ * struct sframe_file - a section attached to an object file
+ * @node:	in sframe_file_table, by @inode
+ * @owner_node:	in its owner's list
+ * @file:	the object's file, held while the section is attached
+ * @inode:	its inode: the mappings the section is for
+ * @bias:	the executable PT_LOAD's p_vaddr - p_offset: the ELF vaddr of
+ *		a byte of the file is its offset plus @bias
+ * @charge:	bytes counted against kernel.sframe_file_max_kb: this and
+ *		the section's pages
+ * @sec:	the section, its addresses the object's ELF vaddrs, its bytes
+ *		in kernel memory (@sec.data)
+ */
+struct sframe_file {
+	struct hlist_node	node;
+	struct list_head	owner_node;
+	struct file		*file;
+	struct inode		*inode;
+	unsigned long		bias;
+	unsigned long		charge;
+	struct sframe_section	sec;
+};
+
+/**
+ * struct sframe_file_owner - the sections attached through one descriptor
+ * @files:	its &struct sframe_file, under sframe_file_lock
+ */
+struct sframe_file_owner {
+	struct list_head	files;
+};
+
+static DEFINE_HASHTABLE(sframe_file_table, SFRAME_FILE_HASH_BITS);
+/* serialises attaching and detaching, and guards the counts below */
+static DEFINE_MUTEX(sframe_file_lock);
+DEFINE_STATIC_SRCU(sframe_file_srcu);
+static unsigned long sframe_file_bytes;
+static unsigned int sframe_file_nr;
+static unsigned int sframe_file_max_kb = 65536;
+
+/**
+ * sframe_file_attached - whether an unwind of the current task may use them
+ * @mm: its mm, or NULL
+ *
+ * Not for a task that is not dumpable (setuid programs and the like): no
+ * one outside chose what describes their stacks.
+ *
+ * Return: true when sections are attached and the task may use them
+ */
+bool sframe_file_attached(struct mm_struct *mm)
+{
+	return mm && READ_ONCE(sframe_file_nr) &&
+	       task_exec_state_get_dumpable(current) == TASK_DUMPABLE_OWNER;
+}
+
+/* The section attached to @inode; sframe_file_lock or SRCU held */
+static struct sframe_file *sframe_file_lookup(struct inode *inode)
+{
+	struct sframe_file *sf;
+
+	hash_for_each_possible_rcu(sframe_file_table, sf, node,
+				   (unsigned long)inode,
+				   srcu_read_lock_held(&sframe_file_srcu) ||
+				   lockdep_is_held(&sframe_file_lock))
+		if (sf->inode == inode)
+			return sf;
+	return NULL;
+}
+
+/*
+ * The section for @ip in @vma, and @ip as the object's ELF vaddr in
+ * *@link_ip; @vma locked, SRCU held
+ */
+static struct sframe_file *sframe_file_vma(struct vm_area_struct *vma,
+					   unsigned long ip,
+					   unsigned long *link_ip)
+{
+	struct sframe_file *sf;
+
+	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+		return NULL;
+	sf = sframe_file_lookup(file_inode(vma->vm_file));
+	if (!sf)
+		return NULL;
+	/* the file offset of ip, then its ELF vaddr */
+	*link_ip = ip - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT) +
+		   sf->bias;
+	return sf;
+}
+
+/**
+ * sframe_file_find - the rule for @ip from the section of its file
+ * @ip: a user address of the current task
+ * @frame: where to put the rule
+ *
+ * Called by sframe_find() for an address that no section of the mm
+ * describes.  Takes the VMA's lock (or the mmap lock) for as long as it
+ * takes to find the file's section; reads the section in kernel memory,
+ * and may reschedule.  The rule is not kept in the mm's table: the
+ * mapping may go at any time without the mm's sections changing.
+ *
+ * Return: 0 with @frame set, -ENOENT when no file section describes @ip,
+ * or the error sframe_find() would give for a bad FRE
+ */
+int sframe_file_find(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct sframe_file *sf = NULL;
+	unsigned long link_ip = 0;
+	int idx, ret = -ENOENT;
+
+	if (!sframe_file_attached(mm))
+		return -ENOENT;
+	idx = srcu_read_lock(&sframe_file_srcu);
+	vma = lock_vma_under_rcu(mm, ip);
+	if (vma) {
+		sf = sframe_file_vma(vma, ip, &link_ip);
+		vma_end_read(vma);
+	} else if (!mmap_read_lock_killable(mm)) {
+		vma = vma_lookup(mm, ip);
+		if (vma)
+			sf = sframe_file_vma(vma, ip, &link_ip);
+		mmap_read_unlock(mm);
+	}
+	if (sf && link_ip >= sf->sec.text_start && link_ip < sf->sec.text_end)
+		ret = sframe_section_find(&sf->sec, link_ip, frame);
+	srcu_read_unlock(&sframe_file_srcu, idx);
+	return ret;
+}
+
+static void sframe_file_free(struct sframe_file *sf)
+{
+	if (sf->file)
+		fput(sf->file);
+	kvfree(sf->sec.data);
+	kfree(sf);
+}
+
+static int sframe_file_release(struct inode *inode, struct file *filp)
+{
+	struct sframe_file_owner *owner = filp->private_data;
+	struct sframe_file *sf, *tmp;
+
+	mutex_lock(&sframe_file_lock);
+	list_for_each_entry(sf, &owner->files, owner_node) {
+		hash_del_rcu(&sf->node);
+		sframe_file_bytes -= sf->charge;
+		WRITE_ONCE(sframe_file_nr, sframe_file_nr - 1);
+	}
+	mutex_unlock(&sframe_file_lock);
+	/* the unwinds that found one of them are done with it */
+	if (!list_empty(&owner->files))
+		synchronize_srcu(&sframe_file_srcu);
+	list_for_each_entry_safe(sf, tmp, &owner->files, owner_node)
+		sframe_file_free(sf);
+	kfree(owner);
+	return 0;
+}
+
+static const struct file_operations sframe_file_fops = {
+	.release	= sframe_file_release,
+};
+
+/* kernel.sframe_file_max_kb, in bytes */
+static unsigned long sframe_file_limit(void)
+{
+	return (unsigned long)READ_ONCE(sframe_file_max_kb) << 10;
+}
+
+/*
+ * Copy and check the section @a describes; attach it to @file for @owner.
+ * Nothing changes unless it is attached.
+ */
+static int sframe_file_add(struct sframe_file_owner *owner, struct file *file,
+			   const struct prctl_sframe_file *a)
+{
+	unsigned char id[BUILD_ID_SIZE_MAX];
+	struct sframe_file *sf;
+	unsigned long charge;
+	void *data;
+	u32 id_size;
+	int ret;
+
+	/* the section, the description of the object it was made from */
+	if (!a->sframe_size || a->sframe_size > INT_MAX ||
+	    a->sframe_addr + a->sframe_size < a->sframe_addr ||
+	    a->text_start >= a->text_end ||
+	    !a->build_id_size || a->build_id_size > BUILD_ID_SIZE_MAX ||
+	    ((a->seg_vaddr - a->seg_offset) & ~PAGE_MASK))
+		return -EINVAL;
+	/* what it takes: a section of more than a page is vmalloc()ed */
+	charge = sizeof(*sf) + (a->sframe_size > PAGE_SIZE ?
+				PAGE_ALIGN(a->sframe_size) : a->sframe_size);
+	if (charge > sframe_file_limit())
+		return -ENOSPC;
+
+	/* the file it was made from, by its build ID */
+	if (!S_ISREG(file_inode(file)->i_mode) || !(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (build_id_parse_file(file, id, &id_size) ||
+	    id_size != a->build_id_size ||
+	    memcmp(id, a->build_id, id_size))
+		return -EINVAL;
+
+	/*
+	 * Not kvmalloc(): it would take a section of 180 KiB in 256 KiB of
+	 * contiguous pages when they are free
+	 */
+	if (a->sframe_size > PAGE_SIZE)
+		data = __vmalloc(a->sframe_size, GFP_KERNEL_ACCOUNT);
+	else
+		data = kmalloc(a->sframe_size, GFP_KERNEL_ACCOUNT);
+	if (!data)
+		return -ENOMEM;
+	sf = kzalloc_obj(*sf, GFP_KERNEL_ACCOUNT);
+	if (!sf) {
+		kvfree(data);
+		return -ENOMEM;
+	}
+	sf->sec.data = data;
+	ret = -EFAULT;
+	if (copy_from_user(data, u64_to_user_ptr(a->sframe), a->sframe_size))
+		goto free;
+	sf->sec.sframe_start = a->sframe_addr;
+	sf->sec.sframe_end = a->sframe_addr + a->sframe_size;
+	sf->sec.text_start = a->text_start;
+	sf->sec.text_end = a->text_end;
+	sf->bias = a->seg_vaddr - a->seg_offset;
+	sf->charge = charge;
+	/*
+	 * The inode that mappings of the file map: on a stacked file system
+	 * (overlayfs) the file mmap() maps is the one underneath
+	 */
+	sf->inode = d_real_inode(file->f_path.dentry);
+	/* what a process's own registration is checked for, bounded */
+	ret = sframe_section_check(&sf->sec);
+	if (ret)
+		goto free;
+
+	mutex_lock(&sframe_file_lock);
+	ret = -ENOSPC;
+	if (sframe_file_bytes + charge > sframe_file_limit())
+		goto unlock;
+	ret = -EEXIST;
+	if (sframe_file_lookup(sf->inode))
+		goto unlock;
+	sf->file = get_file(file);
+	list_add(&sf->owner_node, &owner->files);
+	sframe_file_bytes += charge;
+	hash_add_rcu(sframe_file_table, &sf->node, (unsigned long)sf->inode);
+	WRITE_ONCE(sframe_file_nr, sframe_file_nr + 1);
+	mutex_unlock(&sframe_file_lock);
+	return 0;
+
+unlock:
+	mutex_unlock(&sframe_file_lock);
+free:
+	sframe_file_free(sf);
+	return ret;
+}
+
+/* Attach through the owner descriptor @owner_fd */
+static int sframe_file_attach_to(int owner_fd, struct file *file,
+				 const struct prctl_sframe_file *a)
+{
+	CLASS(fd, of)(owner_fd);
+	int ret;
+
+	if (fd_empty(of) || fd_file(of)->f_op != &sframe_file_fops)
+		return -EBADF;
+	ret = sframe_file_add(fd_file(of)->private_data, file, a);
+	return ret ? ret : owner_fd;
+}
+
+/* Attach through a new owner descriptor, returned */
+static int sframe_file_attach_new(struct file *file,
+				  const struct prctl_sframe_file *a)
+{
+	struct sframe_file_owner *owner;
+	struct file *of;
+	int fd, ret;
+
+	owner = kzalloc_obj(*owner, GFP_KERNEL_ACCOUNT);
+	if (!owner)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&owner->files);
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		kfree(owner);
+		return fd;
+	}
+	of = anon_inode_getfile("[sframe_file]", &sframe_file_fops, owner,
+				O_RDONLY);
+	if (IS_ERR(of)) {
+		put_unused_fd(fd);
+		kfree(owner);
+		return PTR_ERR(of);
+	}
+	ret = sframe_file_add(owner, file, a);
+	if (ret) {
+		put_unused_fd(fd);
+		fput(of);	/* frees owner */
+		return ret;
+	}
+	fd_install(fd, of);
+	return fd;
+}
+
+/**
+ * sframe_file_attach - prctl(PR_ATTACH_SFRAME_FILE)
+ * @uattach: the caller's &struct prctl_sframe_file
+ * @usize: its size
+ *
+ * Documentation/userspace-api/sframe.rst describes the call.
+ *
+ * Return: the owner file descriptor; -EPERM without CAP_PERFMON (or
+ * CAP_SYS_ADMIN) and CAP_SYS_PTRACE; -EINVAL for bad arguments, a file
+ * whose build ID is not the one given, or an inconsistent section;
+ * -EBADF, -EEXIST, -ENOSPC, -EOPNOTSUPP, -EFAULT, -EINTR, -ENOMEM
+ */
+int sframe_file_attach(const void __user *uattach, unsigned long usize)
+{
+	struct prctl_sframe_file a;
+	int ret;
+
+	/* it changes the stacks of every process mapping the file */
+	if (!perfmon_capable() || !capable(CAP_SYS_PTRACE))
+		return -EPERM;
+	ret = copy_struct_from_user(&a, sizeof(a), uattach, usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.reserved)
+		return -EINVAL;
+
+	CLASS(fd, obj)(a.object_fd);
+	if (fd_empty(obj))
+		return -EBADF;
+	if (a.owner_fd >= 0)
+		return sframe_file_attach_to(a.owner_fd, fd_file(obj), &a);
+	if (a.owner_fd != -1)
+		return -EBADF;
+	return sframe_file_attach_new(fd_file(obj), &a);
+}
+
+static const struct ctl_table sframe_file_sysctls[] = {
+	{
+		.procname	= "sframe_file_max_kb",
+		.data		= &sframe_file_max_kb,
+		.maxlen		= sizeof(sframe_file_max_kb),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+};
+
+static int __init sframe_file_init(void)
+{
+	register_sysctl_init("kernel", sframe_file_sysctls);
+	return 0;
+}
+late_initcall(sframe_file_init);
