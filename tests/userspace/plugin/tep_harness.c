@@ -24,8 +24,8 @@
 #include <trace-seq.h>
 
 #define ID_KSTACK	4
-#define ID_ENTER	200
-#define ID_EXIT		199
+#define ID_ENTER	195	/* lib/data/formats/syscalls_sys_enter_getppid */
+#define ID_EXIT		194
 #define ID_COOKIE	21	/* lib/data/formats/ftrace_user_stack_cookie */
 #define ID_DEFER	22	/* lib/data/formats/ftrace_user_stack_deferred */
 #define ID_OLD_COOKIE	1500	/* the pre-release unwind:* records */
@@ -242,16 +242,18 @@ static struct rec *mk_defer_f(int pid, int cpu, unsigned long long ts,
 			      unsigned long long cookie, int nr,
 			      unsigned int flags, unsigned int depth)
 {
-	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 32 + nr * 8);
+	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 40 + nr * 8);
 	int i;
 
+	/* cookie @8, pid @16, tgid @20, flags @24, depth @28, frames @32 */
 	put(x, 8, cookie, 8);
 	put(x, 16, pid, 4);
-	put(x, 20, flags, 4);
-	put(x, 24, depth, 4);
-	put(x, 28, 32 | ((nr * 8) << 16), 4);
+	put(x, 20, pid, 4);
+	put(x, 24, flags, 4);
+	put(x, 28, depth, 4);
+	put(x, 32, 40 | ((nr * 8) << 16), 4);
 	for (i = 0; i < nr; i++)
-		put(x, 32 + 8 * i, 0x401000 + 0x100 * i, 8);
+		put(x, 40 + 8 * i, 0x401000 + 0x100 * i, 8);
 	return x;
 }
 
@@ -683,6 +685,34 @@ static void test_bounds(void)
 	tep_free(tep);
 }
 
+/*
+ * Without the plugin (a stock reader) the cookie record's print format
+ * names its kernel frames, as libtraceevent prints kernel_stack's: the
+ * format as the kernel writes it, the names from kallsyms above
+ */
+static void test_stock_print_fmt(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct rec *x = mk_cookie(100, 0, 1000, 0x61);
+	char *out = info(tep, x);
+
+	result(strstr(out, "kernel=ftrace_syscall_enter,syscall_trace_enter,"
+			   "do_syscall_64,entry_SYSCALL_64_after_hwframe,"
+			   "0x0,0x0,0x0,0x0") != NULL,
+	       "no plugin: the cookie's print format names its kernel frames (%s)",
+	       out);
+	free(out);
+	free(x);
+	x = mk_cookie_k(100, 0, 1000, 0x62, 0, 0);
+	out = info(tep, x);
+	result(strstr(out, "kernel=0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0") != NULL,
+	       "no plugin: a cookie without a kernel stack prints no frame (%s)",
+	       out);
+	free(out);
+	free(x);
+	tep_free(tep);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -700,6 +730,7 @@ int main(int argc, char **argv)
 	test_loaded_first();
 	test_prerelease();
 	test_bounds();
+	test_stock_print_fmt();
 	printf("harness: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
