@@ -294,9 +294,10 @@ trace_unwind_write_cookie(struct trace_array *tr, u64 cookie,
 		entry = ring_buffer_event_data(event);
 		entry->cookie = cookie;
 		entry->flags = flags;
-		entry->__data_loc_kernel = trace_unwind_loc(sizeof(*entry), nr);
+		entry->__data_loc_kernel =
+			trace_unwind_loc(offsetof(typeof(*entry), caller), nr);
 		if (nr)
-			memcpy(entry + 1, calls, nr * sizeof(unsigned long));
+			memcpy(entry->caller, calls, nr * sizeof(unsigned long));
 		__buffer_unlock_commit(buffer, event);
 	}
 

@@ -248,29 +248,34 @@ check "maps without --proc-map" maps "$D/c32.opt" "$WL"/callchain32 &&
 t_pass
 
 # A reader without a handler for the records (bookworm's stock trace-cmd
-# 3.1.6, no plugins) shows the kernel frames of user_stack_cookie from its
-# print format, as addresses (issue 20 item 8: it showed the cookie and
-# flags only).  Oracle: /proc/kallsyms places one of them in
-# do_syscall_64.
+# 3.1.6 and libtraceevent 1.7, no plugins) shows the kernel frames of
+# user_stack_cookie from its print format: by name, as kernel_stack's
+# (issue 38 item 4: libtraceevent 1.7 printed __print_array() as decimal
+# numbers).  Oracle: /proc/kallsyms: every frame is a text symbol of it
+# or 0x0 (past the stack's end), and the syscall's path is named.
 t_begin tracecmd-stock-report-kernel-frames
 sr=$D/t.stock
 if ! /usr/bin/trace-cmd report -N -i "$D/t.dat" > "$sr" 2>&1; then
 	t_fail "stock trace-cmd report -N t.dat: $(tail -3 "$sr" | tr '\n' ' ')"
 else
-	check "kernel frames in the stock report" python3 - "$sr" <<'EOF2' && t_pass
+	check "kernel frames named in the stock report" python3 - "$sr" <<'EOF2' && t_pass
 import re, sys
-syms = sorted((int(a, 16), n) for a, t, n, *_ in
-              (l.split() for l in open('/proc/kallsyms')) if t in 'tT')
-start = [a for a, n in syms if n == 'do_syscall_64'][0]
-end = min(a for a, n in syms if a > start)
-hits = 0
+text = {n for a, t, n, *_ in (l.split() for l in open('/proc/kallsyms'))
+        if t in 'tT'}
+recs = named = 0
+bad = []
 for l in open(sys.argv[1], errors='replace'):
-    m = re.search(r'user_stack_cookie: .*kernel=\{?([0-9a-fx, ]+)', l)
-    if m:
-        addrs = [int(x, 0) for x in re.split(r'[, ]+', m.group(1).strip()) if x]
-        hits += any(start <= a < end for a in addrs)
-print('%d cookie records with a frame in do_syscall_64' % hits)
-sys.exit(hits == 0)
+    m = re.search(r'user_stack_cookie: .*kernel=(\S*)', l)
+    if not m:
+        continue
+    recs += 1
+    frames = m.group(1).split(',')
+    bad += [f for f in frames if f != '0x0' and f not in text]
+    named += {'do_syscall_64', 'entry_SYSCALL_64_after_hwframe'} <= set(frames)
+print('%d cookie records, %d with do_syscall_64 and '
+      'entry_SYSCALL_64_after_hwframe named; not kallsyms text: %s'
+      % (recs, named, ' '.join(bad[:5]) or 'none'))
+sys.exit(not (recs and named and not bad))
 EOF2
 fi
 

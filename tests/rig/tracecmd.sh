@@ -445,9 +445,10 @@ drop_flags() {
 	perl -pe 's/=\{(0x[0-9a-f]+(?:,0x[0-9a-f]+)*)\}/"=" . join(" ", map { hex } split(",", $1))/ge'
 }
 nfix=0
-for dat in "$REPO"/tests/fixtures/*.dat; do
+for dat in "$REPO"/tests/fixtures/*.dat "$REPO"/tests/fixtures/current/*.dat; do
 	[ -f "$dat" ] || continue
 	n=$(basename "$dat" .dat)
+	[[ $dat == */current/* ]] && n=current-$n
 	nfix=$((nfix + 1))
 	for pd in noplugin plugin; do
 		name=tracecmd-report-$n

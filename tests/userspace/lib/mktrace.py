@@ -427,11 +427,13 @@ class Records:
 
     @staticmethod
     def frames_loc(fixed, frames, loc=None):
-        """a __data_loc array (offset | length << 16) right after the
-        fixed fields, 8-byte words; loc: a location that lies"""
+        """a __data_loc array (offset | length << 16) after the fixed
+        fields, 8-byte words starting 8-byte aligned, as the kernel lays
+        them out; loc: a location that lies"""
+        pad = b"\0" * (-(len(fixed) + 4) % 8)
         if loc is None:
-            loc = (len(frames) * 8) << 16 | len(fixed) + 4
-        return fixed + struct.pack("<I", loc) + words(frames)
+            loc = (len(frames) * 8) << 16 | len(fixed) + 4 + len(pad)
+        return fixed + struct.pack("<I", loc) + pad + words(frames)
 
     def cookie(self, pid, c, kframes, flags=0, loc=None):
         """ftrace:user_stack_cookie: cookie @8, flags @16, kernel @20"""
@@ -440,12 +442,18 @@ class Records:
         return self.frames_loc(fixed, kframes, loc)
 
     def ustack(self, pid, tgid, c, frames, flags=0, depth=None, loc=None):
-        """ftrace:user_stack_deferred: cookie @8, tgid @16, flags @20,
-        depth @24, frames @28"""
+        """ftrace:user_stack_deferred: cookie @8, pid @16 (the entry's
+        first request: here the record's), tgid @20, flags @24, depth @28,
+        frames @32; formats without pid (kernels before it): tgid @16,
+        flags @20, depth @24, frames @28"""
         if depth is None:
             depth = len(frames)
-        fixed = hdr(pid, self.ids[("ftrace", "user_stack_deferred")]) + \
-            struct.pack("<QiII", c, tgid, flags, depth)
+        fixed = hdr(pid, self.ids[("ftrace", "user_stack_deferred")])
+        if re.search(r"\bint pid;",
+                     self.f.files[("ftrace", "user_stack_deferred")]):
+            fixed += struct.pack("<i", pid)
+        fixed += struct.pack("<iII", tgid, flags, depth)
+        fixed = fixed[:8] + struct.pack("<Q", c) + fixed[8:]
         return self.frames_loc(fixed, frames, loc)
 
     def sched_switch(self, pid, nxt):

@@ -706,6 +706,10 @@ run_tool nofile-live 1 -i x "$T/trigger.dat" && pass "bad usage: -i with FILE ->
 if ls "$FIX"/*.dat >/dev/null 2>&1; then
 	"$HERE/test-fixtures.sh" "$USTACK" "$FIX" "$B" >"$B/fixtures.out" 2>&1
 	count "$B/fixtures.out" $? test-fixtures
+	# recorded on the series as it is now (tests/fixtures/README.md)
+	mkdir -p "$B/current"
+	"$HERE/test-fixtures.sh" "$USTACK" "$FIX/current" "$B/current" >"$B/fixtures-current.out" 2>&1
+	count "$B/fixtures-current.out" $? test-fixtures-current
 else
 	skip "recorded fixtures: $FIX has no *.dat yet"
 fi

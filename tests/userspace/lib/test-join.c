@@ -851,7 +851,7 @@ static int add(struct ustack_join *j, unsigned char *data, int size, int cpu,
 #define ID_KSTACK	4
 #define ID_COOKIE	21
 #define ID_USTACK	22
-#define ID_ENTER	200
+#define ID_ENTER	195	/* lib/data/formats/syscalls_sys_enter_getppid */
 
 static int rec_event(unsigned char *b, int pid)
 {
@@ -924,7 +924,8 @@ static int env_open(struct rec_env *e, const char *dir)
 {
 	static const char *names[] = {
 		"ftrace_kernel_stack", "ftrace_user_stack_cookie",
-		"ftrace_user_stack_deferred", "syscalls_sys_enter_getppid",
+		"../formats-nopid/ftrace_user_stack_deferred",
+		"syscalls_sys_enter_getppid",
 	};
 
 	memset(e, 0, sizeof(*e));
@@ -1096,7 +1097,7 @@ static void test_records_exec_pid(const char *dir)
 {
 	const char *names[] = {
 		"ftrace_kernel_stack", "ftrace_user_stack_cookie",
-		"../formats-pid/ftrace_user_stack_deferred",
+		"ftrace_user_stack_deferred",
 		"syscalls_sys_enter_getppid",
 	};
 	struct ustack_join_stats st;

@@ -24,8 +24,8 @@
 #include <trace-seq.h>
 
 #define ID_KSTACK	4
-#define ID_ENTER	200
-#define ID_EXIT		199
+#define ID_ENTER	195	/* lib/data/formats/syscalls_sys_enter_getppid */
+#define ID_EXIT		194
 #define ID_COOKIE	21	/* lib/data/formats/ftrace_user_stack_cookie */
 #define ID_DEFER	22	/* lib/data/formats/ftrace_user_stack_deferred */
 #define ID_OLD_COOKIE	1500	/* the pre-release unwind:* records */
@@ -242,16 +242,18 @@ static struct rec *mk_defer_f(int pid, int cpu, unsigned long long ts,
 			      unsigned long long cookie, int nr,
 			      unsigned int flags, unsigned int depth)
 {
-	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 32 + nr * 8);
+	struct rec *x = mk(ID_DEFER, pid, cpu, ts, 40 + nr * 8);
 	int i;
 
+	/* cookie @8, pid @16, tgid @20, flags @24, depth @28, frames @32 */
 	put(x, 8, cookie, 8);
 	put(x, 16, pid, 4);
-	put(x, 20, flags, 4);
-	put(x, 24, depth, 4);
-	put(x, 28, 32 | ((nr * 8) << 16), 4);
+	put(x, 20, pid, 4);
+	put(x, 24, flags, 4);
+	put(x, 28, depth, 4);
+	put(x, 32, 40 | ((nr * 8) << 16), 4);
 	for (i = 0; i < nr; i++)
-		put(x, 32 + 8 * i, 0x401000 + 0x100 * i, 8);
+		put(x, 40 + 8 * i, 0x401000 + 0x100 * i, 8);
 	return x;
 }
 
@@ -512,6 +514,7 @@ static void test_option_and_unload(void)
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
 	struct tep_event *ks;
+	const char *ustack_want;
 	struct rec *r[3];
 	char *out;
 
@@ -531,16 +534,20 @@ static void test_option_and_unload(void)
 	result(ks && ks->handler == NULL,
 	       "unloading restores the handlers it wrapped");
 	/*
-	 * Without the plugin, libtraceevent prints an ftrace event with its
-	 * fields in order as the arguments of the print format.
+	 * Without the plugin, libtraceevent prints the records with their
+	 * print formats: the kernel frames named, the user frames as the
+	 * libtraceevent's __print_array() prints them (decimal before 1.8)
 	 */
+	ustack_want = "cookie=0xe1 pid=100 tgid=100 flags=0x0 depth=2 frames=";
 	out = info(tep, r[1]);
-	result(strcmp(out, "cookie=0xe1 flags=0x0") == 0,
+	result(strcmp(out, "cookie=0xe1 flags=0x0 kernel=ftrace_syscall_enter,"
+		      "syscall_trace_enter,do_syscall_64,"
+		      "entry_SYSCALL_64_after_hwframe,0x0,0x0,0x0,0x0") == 0,
 	       "after unloading a cookie prints with its own format (\"%s\")",
 	       out);
 	free(out);
 	out = info(tep, r[2]);
-	result(strcmp(out, "cookie=0xe1 tgid=100 flags=0x0 depth=2") == 0,
+	result(strncmp(out, ustack_want, strlen(ustack_want)) == 0,
 	       "after unloading a user stack prints with its own format (\"%s\")",
 	       out);
 	free(out);
@@ -683,6 +690,34 @@ static void test_bounds(void)
 	tep_free(tep);
 }
 
+/*
+ * Without the plugin (a stock reader) the cookie record's print format
+ * names its kernel frames, as libtraceevent prints kernel_stack's: the
+ * format as the kernel writes it, the names from kallsyms above
+ */
+static void test_stock_print_fmt(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct rec *x = mk_cookie(100, 0, 1000, 0x61);
+	char *out = info(tep, x);
+
+	result(strstr(out, "kernel=ftrace_syscall_enter,syscall_trace_enter,"
+			   "do_syscall_64,entry_SYSCALL_64_after_hwframe,"
+			   "0x0,0x0,0x0,0x0") != NULL,
+	       "no plugin: the cookie's print format names its kernel frames (%s)",
+	       out);
+	free(out);
+	free(x);
+	x = mk_cookie_k(100, 0, 1000, 0x62, 0, 0);
+	out = info(tep, x);
+	result(strstr(out, "kernel=0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0") != NULL,
+	       "no plugin: a cookie without a kernel stack prints no frame (%s)",
+	       out);
+	free(out);
+	free(x);
+	tep_free(tep);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -700,6 +735,7 @@ int main(int argc, char **argv)
 	test_loaded_first();
 	test_prerelease();
 	test_bounds();
+	test_stock_print_fmt();
 	printf("harness: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
