@@ -286,21 +286,39 @@ static int folded_cmp(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
-static void folded_print(struct ctx *c)
+/*
+ * The distinct stacks of the table moved to its front, for the outputs
+ * drawn from them at the end: their number
+ */
+static size_t table_compact(struct ctx *c)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->tab_size; i++)
 		if (c->tab[i].stack)
 			c->tab[n++] = c->tab[i];
-	if (n)		/* no table at all when no event came */
-		qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
-	for (i = 0; i < n; i++) {
-		printf("%s %llu\n", c->tab[i].stack, c->tab[i].count);
+	return n;
+}
+
+static void table_free(struct ctx *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
 		free(c->tab[i].stack);
-	}
 	free(c->tab);
 	c->tab = NULL;
+}
+
+static void folded_print(struct ctx *c)
+{
+	size_t i, n = table_compact(c);
+
+	if (n)		/* no table at all when no event came */
+		qsort(c->tab, n, sizeof(*c->tab), folded_cmp);
+	for (i = 0; i < n; i++)
+		printf("%s %llu\n", c->tab[i].stack, c->tab[i].count);
+	table_free(c, n);
 }
 
 static int summary_print(struct ctx *c);
@@ -308,34 +326,20 @@ static int summary_print(struct ctx *c);
 /* --tree at the end (tree.c) */
 static int tree_out(struct ctx *c)
 {
-	size_t i, n = 0;
-	int ret;
+	size_t n = table_compact(c);
+	int ret = tree_print(c->tab, n, &c->topts);
 
-	for (i = 0; i < c->tab_size; i++)
-		if (c->tab[i].stack)
-			c->tab[n++] = c->tab[i];
-	ret = tree_print(c->tab, n, &c->topts);
-	for (i = 0; i < n; i++)
-		free(c->tab[i].stack);
-	free(c->tab);
-	c->tab = NULL;
+	table_free(c, n);
 	return ret;
 }
 
 /* --flamegraph at the end (flame.c) */
 static int flame_out(struct ctx *c)
 {
-	size_t i, n = 0;
-	int ret;
+	size_t n = table_compact(c);
+	int ret = flame_print(stdout, c->tab, n, c->weights != NULL);
 
-	for (i = 0; i < c->tab_size; i++)
-		if (c->tab[i].stack)
-			c->tab[n++] = c->tab[i];
-	ret = flame_print(stdout, c->tab, n, c->weights != NULL);
-	for (i = 0; i < n; i++)
-		free(c->tab[i].stack);
-	free(c->tab);
-	c->tab = NULL;
+	table_free(c, n);
 	return ret;
 }
 
@@ -706,13 +710,10 @@ static int group_cmp(const void *a, const void *b)
 static int summary_print(struct ctx *c)
 {
 	struct sum_group *g = NULL;
-	size_t i, j, n = 0, nr_g = 0;
+	size_t i, j, n = table_compact(c), nr_g = 0;
 	char num[32];
 	int w, ret = 0;
 
-	for (i = 0; i < c->tab_size; i++)
-		if (c->tab[i].stack)
-			c->tab[n++] = c->tab[i];
 	if (!n)		/* no table at all when no event came */
 		goto out;
 	qsort(c->tab, n, sizeof(*c->tab), summary_cmp);
@@ -753,11 +754,8 @@ static int summary_print(struct ctx *c)
 		}
 	}
 out:
-	for (i = 0; i < n; i++)
-		free(c->tab[i].stack);
-	free(c->tab);
+	table_free(c, n);
 	free(g);
-	c->tab = NULL;
 	return ret;
 }
 
