@@ -226,7 +226,7 @@ host_suites_count() {
 	done
 }
 
-suite guest guest_suite "${kopt[@]}" --timeout 2400 \
+suite guest guest_suite "${kopt[@]}" --timeout 3000 \
 	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") FTD_PLUGIN_DIR=$(printf %q "$logs/guest-plugins") $REPO/tests/guest/run-all.sh"
 # Deferred user stacks asked for on the kernel command line: a boot of its own
 suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 600 \
