@@ -54,3 +54,15 @@ kstacks() {
 # race_hooks: the kernel has the race hooks of kernel-config/debug.patch
 # (rig only: the debug kernel), which widen race windows for some tests
 race_hooks() { grep -q ' rig_exec_window$' /proc/kallsyms; }
+
+# unwinders FILE: the unwinder= words of FILE's user stacks, sorted, unique
+# (flags bits 2 and 3 of user_stack_deferred: which unwinders found frames)
+unwinders() {
+	grep ' user_stack_deferred: ' "$1" | grep -o ' unwinder=[a-z+]*' | sort -u | tr -d ' ' | tr '\n' ' '
+}
+
+# nr_range FILE: the fewest and most frames of FILE's user stacks, "MIN-MAX"
+nr_range() {
+	grep ' user_stack_deferred: ' "$1" | grep -o ' nr=[0-9]*' | cut -d= -f2 |
+		sort -n | sed -n '1h;${x;G;s/\n/-/p}'
+}

@@ -55,6 +55,24 @@ wait_for() {
 	done
 }
 
+# stock_readers DIR: Debian's own python3 and bash, not started by any
+# tracer, each blocked in read(0) of a FIFO in DIR that fds 8 and 9 hold
+# open (no EOF; a line written there makes one read return).  Sets PYPID
+# and SHPID and adds both to the array pids; 1 when they are not both in
+# read(0) within 120 s (t-91-sframe-attach, t-96-sframe-file).
+stock_readers() {
+	mkfifo "$1/py.fifo" "$1/sh.fifo" || return 1
+	/usr/bin/python3 -c 'import sys
+for line in sys.stdin:
+    pass' < "$1/py.fifo" &
+	PYPID=$!
+	/bin/bash -c 'while read -r x; do :; done' < "$1/sh.fifo" &
+	SHPID=$!
+	pids+=("$PYPID" "$SHPID")
+	exec 8> "$1/py.fifo" 9> "$1/sh.fifo"
+	wait_for -t 120 bash -c "grep -q '^0 0x0 ' /proc/$PYPID/syscall && grep -q '^0 0x0 ' /proc/$SHPID/syscall"
+}
+
 # reset_trigger_files FILE...: remove every trigger listed in these files.
 reset_trigger_files() {
 	local f line

@@ -18,21 +18,11 @@ rm -rf "$D"
 mkdir -p "$D"
 TESTS="tc-attach-whole tc-no-sframe-attach-short"
 tc_require $TESTS
-PY=/usr/bin/python3
 F=$(mktemp -d /tmp/t91sa.XXXXXX)	# FIFOs: not on the results' 9p
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$F"' EXIT
 
-mkfifo "$F/py.fifo" "$F/sh.fifo"
-$PY -c 'import sys
-for line in sys.stdin:
-    pass' < "$F/py.fifo" &
-PYPID=$!
-/bin/bash -c 'while read -r x; do :; done' < "$F/sh.fifo" &
-SHPID=$!
-pids+=("$PYPID" "$SHPID")
-exec 8> "$F/py.fifo" 9> "$F/sh.fifo"
-if ! wait_for -t 30 bash -c "grep -q '^0 0x0 ' /proc/$PYPID/syscall && grep -q '^0 0x0 ' /proc/$SHPID/syscall"; then
+if ! stock_readers "$F"; then
 	for t in $TESTS; do
 		t_begin "$t"
 		t_fail "python3 and bash did not block in read(0)"

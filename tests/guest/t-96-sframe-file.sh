@@ -37,16 +37,7 @@ else
 fi
 
 # The programs first, before any trigger, feeder or section
-mkfifo "$SCRATCH/py.fifo" "$SCRATCH/sh.fifo"
-$PY -c 'import sys
-for line in sys.stdin:
-    pass' < "$SCRATCH/py.fifo" &
-PYPID=$!
-/bin/bash -c 'while read -r x; do :; done' < "$SCRATCH/sh.fifo" &
-SHPID=$!
-pids+=("$PYPID" "$SHPID")
-exec 8> "$SCRATCH/py.fifo" 9> "$SCRATCH/sh.fifo"	# held open: no EOF
-wait_for -t 30 bash -c "grep -q '^0 0x0 ' /proc/$PYPID/syscall && grep -q '^0 0x0 ' /proc/$SHPID/syscall" ||
+stock_readers "$SCRATCH" ||
 	echo "warning: python3 and bash not blocked in read(0) yet" >&2
 
 mkinst sfile || exit 1

@@ -33,14 +33,6 @@ stacks() {
 		{ t_fail "$* failed: $(cat "$TRACES/$name.err")"; return 1; }
 	F=$(save "$name" "$name") M=$TRACES/$name.maps
 }
-# the unwinder= words of F's user stacks, sorted, unique ("" for none)
-unwinders() {
-	grep ' user_stack_deferred: ' "$F" | grep -o ' unwinder=[a-z+]*' | sort -u | tr -d ' ' | tr '\n' ' '
-}
-nr_range() {
-	grep ' user_stack_deferred: ' "$F" | grep -o ' nr=[0-9]*' | cut -d= -f2 |
-		sort -n | sed -n '1h;${x;G;s/\n/-/p}'
-}
 
 t_begin "unwind-user-$mode-boot-message"
 case $mode in
@@ -55,7 +47,7 @@ esac
 
 t_begin "unwind-user-$mode-sframe-program"
 if stacks uusf sfwork "$WL"/sfwork -r getppid 3; then
-	u=$(unwinders)
+	u=$(unwinders "$F")
 	case $mode in
 	all|sframe)
 		check "whole chain by SFrame" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
@@ -71,7 +63,7 @@ fi
 
 t_begin "unwind-user-$mode-fp-program"
 if stacks uufp callchain "$WL"/callchain getppid 3; then
-	u=$(unwinders) r=$(nr_range)
+	u=$(unwinders "$F") r=$(nr_range "$F")
 	case $mode in
 	all|fp)
 		check "whole chain by frame pointers" $TC chain "$F" "$WL"/callchain callchain $FPCHAIN --min 3 &&
