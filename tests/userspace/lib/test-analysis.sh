@@ -415,6 +415,54 @@ assert (f["symbol"], f["offset"], f["object"]) == (sys.argv[2], 6, sys.argv[3]),
 		fail "jit: /tmp/perf-PID.map"
 	fi
 	rm -f "/tmp/perf-$jp.map"
+	# a jitdump instead of a map (jitmap's own: a load, a load elsewhere
+	# moved there, records to skip, a last one cut short), beside the
+	# trace: the move is newer and names the code; valgrind clean
+	mkdir -p "$JD/dump" "$JD/both"
+	if read -r _ _ ds _ < <("$JD/jitmap" 1 "$JD/dump.map" "$JD/dump/jit-1235.dump") &&
+	   jitdat 1235 "$JD/dump/jit.dat" "$ds" && usv jitdump -q "$JD/dump/jit.dat" &&
+	   [ "$(grep -cxF "  u jit_moved+0x6 ($JD/dump/jit-1235.dump)" "$B/jitdump.out")" = 4 ]; then
+		pass "jitdump: jit-PID.dump beside the trace, a code move naming the code (jit_moved+0x6), short last record ignored (valgrind clean)"
+	else
+		grep '^  u ' "$B/jitdump.out" 2>/dev/null | head -3
+		fail "jitdump: jit-PID.dump beside the trace"
+	fi
+	# a map and a dump in one directory: the map, as before there were dumps
+	cp "$JD/dump/jit.dat" "$JD/dump/jit-1235.dump" "$JD/both/" &&
+	sed 's/ jit_trampoline.*/ from_the_map/' "$JD/dump.map" >"$JD/both/perf-1235.map"
+	if us jitdump-both -q "$JD/both/jit.dat" &&
+	   [ "$(grep -cxF "  u from_the_map+0x6 ($JD/both/perf-1235.map)" "$B/jitdump-both.out")" = 4 ]; then
+		pass "jitdump: a perf-PID.map beside it wins"
+	else
+		fail "jitdump: map and dump in one directory"
+	fi
+	# damaged dumps: no name from them, no crash, valgrind clean
+	python3 - "$JD/dump/jit-1235.dump" "$JD" <<'EOP'
+import os, random, struct, sys
+d = open(sys.argv[1], "rb").read()
+random.seed(7)
+bad = {
+    "short-header": d[:30],
+    "swapped": struct.pack(">I", 0x4A695444) + d[4:],
+    "zero-size": d[:40] + struct.pack("<IIQ", 0, 0, 0) + d[40:],
+    "huge-size": d[:40] + struct.pack("<IIQ", 0, 0xffffff00, 0) + d[56:],
+    "no-nul": d[:40] + d[40:96] + b"x" * 4200,
+    "noise": d[:40] + bytes(random.randrange(256) for _ in range(20000)),
+}
+for k, v in bad.items():
+    os.makedirs("%s/bad-%s" % (sys.argv[2], k), exist_ok=True)
+    open("%s/bad-%s/jit-1235.dump" % (sys.argv[2], k), "wb").write(v)
+EOP
+	nbad=0
+	for b in short-header swapped zero-size huge-size no-nul noise; do
+		cp "$JD/dump/jit.dat" "$JD/bad-$b/"
+		if ! usv "jitdump-$b" -q "$JD/bad-$b/jit.dat" ||
+		   grep -q 'jit_moved\|jit_first' "$B/jitdump-$b.out"; then
+			nbad=$((nbad + 1)); echo "damaged jitdump $b:"; grep '^  u ' "$B/jitdump-$b.out" | sed -n 2p
+		fi
+	done
+	[ $nbad = 0 ] && pass "jitdump: 6 damaged dumps (short header, other byte order, record sizes 0 and 4 GB, a name with no NUL, noise): no names from them, valgrind clean" ||
+		fail "jitdump: $nbad damaged dumps"
 	# a stock JIT's map: V8's (node --perf-basic-prof), names with spaces;
 	# the frame in its optimized code, named as perf's rule says (the
 	# last line that holds the address), computed here from the file
@@ -437,6 +485,32 @@ EOP
 		else
 			grep '^  u ' "$B/jit-v8.out" 2>/dev/null | sed -n 2p
 			fail "jit: node's perf map (want '${want:-}')"
+		fi
+		rm -f "/tmp/perf-$np.map"
+		# V8's jitdump (--perf-prof, written to its working directory) of
+		# a run that also wrote a map: the dump alone beside the trace
+		# names the optimized hotLoop as the map does (its lines checked
+		# against perf script in guest t-94)
+		mkdir -p "$JD/v8d"
+		np=$(cd "$JD/v8d" && node --perf-basic-prof --perf-prof -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
+			let t = 0; for (let k = 0; k < 2000; k++) t += hotLoop(10000); console.log(process.pid)')
+		if [ -n "$np" ] && [ -f "$JD/v8d/jit-$np.dump" ] && mv "/tmp/perf-$np.map" "$JD/v8d.map" &&
+		   read -r va want < <(python3 - "$JD/v8d.map" <<'EOP'
+import sys
+lines = [l.rstrip("\n").split(" ", 2) for l in open(sys.argv[1])]
+hot = [l for l in lines if len(l) == 3 and "*hotLoop" in l[2]]
+a = int(hot[-1][0], 16) + 0x10
+best = [l for l in lines if len(l) == 3 and int(l[0], 16) <= a < int(l[0], 16) + int(l[1], 16)][-1]
+print("%x %s+0x%x" % (a, best[2].replace(" ", "\x01"), a - int(best[0], 16)))
+EOP
+		   ) && cp "$JD/v8d/jit-$np.dump" "$JD/v8d/jit-1234.dump" &&
+		   jitdat 1234 "$JD/v8d/v8.dat" "$(printf %x $((0x$va - 6)))" &&
+		   us jitdump-v8 -q "$JD/v8d/v8.dat" &&
+		   [ "$(grep -cxF "  u ${want//$'\x01'/ } ($JD/v8d/jit-1234.dump)" "$B/jitdump-v8.out")" = 4 ]; then
+			pass "jitdump: node's own (V8 --perf-prof, $(stat -c %s "$JD/v8d/jit-$np.dump") bytes): hotLoop named '${want//$'\x01'/ }' as its map names it"
+		else
+			grep '^  u ' "$B/jitdump-v8.out" 2>/dev/null | sed -n 2p
+			fail "jitdump: node's jitdump (want '${want:-}')"
 		fi
 		rm -f "/tmp/perf-$np.map"
 	else
