@@ -95,12 +95,14 @@ reset_trigger_files() {
 reset_tracing() {
 	local t=$TRACEFS d o rc=0
 	echo 0 > $t/tracing_on
-	for d in $t $t/instances/*; do
-		[ -d "$d/events" ] || continue
-		reset_trigger_files $(grep -l -v '^#' $d/events/*/*/trigger 2>/dev/null)
-	done
+	reset_trigger_files $(grep -l -v '^#' $t/events/*/*/trigger 2>/dev/null)
+	# An instance goes with its triggers (as users remove one), so its
+	# ~1,600 trigger files are read only when rmdir refuses: read for
+	# each of t-70's 160 instances, they took most of its 7 minutes
 	for d in $t/instances/*; do
 		[ -d "$d" ] || continue
+		rmdir "$d" 2>/dev/null && continue
+		reset_trigger_files $(grep -l -v '^#' $d/events/*/*/trigger 2>/dev/null)
 		rmdir "$d" 2>/dev/null || { echo "reset_tracing: cannot remove $d" >&2; rc=1; }
 	done
 	echo 0 > $t/events/enable
