@@ -8,7 +8,8 @@
 # probe and its fallback), kernel-ut (tests/rig/kernel-ut.sh: make UT=1's
 # unused-tracepoint check on the built kernel), guest (the kernel built and booted under QEMU,
 # tests/guest/run-all.sh inside: the tree's ftracetest and one test per
-# guarantee), guest-boot (the same kernel booted with deferred stacks asked
+# guarantee; run as two guests side by side, the second counted as
+# guest-b; --only guest runs both), guest-boot (the same kernel booted with deferred stacks asked
 # for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
 # (booted with a stacktrace:defer trigger on a syscall event,
 # tests/guest/boot-syscall-trigger.sh), guest-unwind-fp and
@@ -66,8 +67,9 @@ suite() {
 	count "$name" $? $((SECONDS - start))
 }
 
-# want NAME: whether suite NAME runs (all, or the one --only names)
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+# want NAME: whether suite NAME runs (all, or the one --only names;
+# --only guest also runs guest-b, the suite's second guest)
+want() { [ -z "$only" ] || [ "$only" = "$1" ] || [ "$only/$1" = guest/guest-b ]; }
 
 # count NAME RC SECS: add the last "N passed, N failed" line of NAME's log
 # to the totals; a non-zero exit with no failed test is one failure more
@@ -140,14 +142,14 @@ suite rig "$REPO/tests/rig/run.sh"
 # perf for the guest (t-45 asks with --call-graph fp,defer); a test that
 # needs it and finds none fails
 perf_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || { [ $debug = 1 ] && [ "$only" = guest-debug ]; }; then
+if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-b ] || { [ $debug = 1 ] && [ "$only" = guest-debug ]; }; then
 	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
 fi
 # trace-cmd 3.4 with trace-cmd/patches for the guest (t-90 records with
 # it), stock 3.4 (t-95 runs both builds' utest), and the libtraceevent
 # plugin; a test that needs them and finds none fails
 tracecmd_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
+if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-b ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	{ make -s -C "$REPO/trace-cmd/plugins" deps && make -s -C "$REPO/trace-cmd/plugins"; } >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
@@ -188,14 +190,75 @@ fi
 wait "$bu246_pid"
 make -s -C "$REPO/tests/workload" sframe3 >&2 ||
 	log "binutils 2.46 or its workload did not build (see $logs/binutils-2.46.log): t-97's sframe-v3-gas fails"
-# The host-only suites (no kernel of ours) run one after another in the
-# background while the guests boot: TCG runs a guest on one host thread,
-# so a core was idle for the 25-odd minutes of the guest suites, and
-# these suites then took 13 more after them.  Their logs and counts are
-# taken when they end (host_suites_count, below).  The guest sees the
-# plugin through a copy: the plugin suite rebuilds trace-cmd/plugins.
-host_suites=(sframe-gen sframe-register plugin lib kernelshark s390x-readers)
-host_suite() {
+# Background lanes.  After our kernel is built everything left is CPU
+# work on a 2-core machine, and TCG runs a guest on one host thread: a
+# single guest suite left a core idle for its last 15-odd minutes in a
+# cold run (the host suites and the s390x build were done by then).  So
+# the guest suite runs as two guests side by side, guest and guest-b,
+# split by run time (a new script goes to the first, which runs every
+# script the second does not name), and the host-only suites run one
+# after another in a third lane.  A lane's suites are counted when all
+# lanes end (lane_count).  The guests see the plugin through a copy: the
+# plugin suite rebuilds trace-cmd/plugins.
+lane_pids=() lane_names=()
+# lane SUITE...: run the suites (lane_suite) one after another, in the
+# background
+lane() {
+	local n t
+	( for n in "$@"; do
+		want "$n" || continue
+		t=$SECONDS
+		log "suite $n (in a background lane)"
+		lane_suite "$n" > "$logs/$n.log" 2>&1
+		echo "$? $((SECONDS - t))" > "$logs/$n.done"
+	  done ) &
+	lane_pids+=($!)
+	lane_names+=("$@")
+}
+# lane_count: wait for every lane, count each of its suites
+lane_count() {
+	local n rc secs
+	wait "${lane_pids[@]}"
+	for n in "${lane_names[@]}"; do
+		want "$n" || continue
+		read -r rc secs < "$logs/$n.done" 2>/dev/null || { rc=1 secs=0; }
+		count "$n" "$rc" "$secs"
+	done
+}
+mkdir -p "$logs/guest-plugins"
+cp "$REPO/trace-cmd/plugins/"*.so "$logs/guest-plugins/" 2>/dev/null
+# T_TIMEOUT (per script, run-all.sh): 1200 s, not 900: each guest has
+# about two thirds of a core while the lanes share the machine (t-10
+# takes 420 s with a whole one)
+guest_env="FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin")"
+guest_env+=" FTD_PLUGIN_DIR=$(printf %q "$logs/guest-plugins") T_TIMEOUT=1200"
+# guest-b's scripts: about half of the suite's run time (cold run, TCG)
+guest_b=(t-98-stock t-90-tracecmd t-97-sframe t-91-sframe-attach t-99-sframe-gen
+	t-96-sframe-file t-94-jit t-92-tracecmd-switches t-93-analysis-perf t-96-unwind-user)
+# The README's first command, three runs in one boot, each checked: a
+# check that depends on the order or timing of events fails here first
+demo_suite() {
+	local rc
+	"$REPO/rig/demo.sh" --repeat 3 "${kopt[@]}"
+	rc=$?
+	[ $rc = 0 ] || echo "FAIL demo # rig/demo.sh --repeat 3 exited $rc"
+	echo "$(grep -c '^PASS demo-run-' "$logs/demo.log") passed, $((rc != 0)) failed"
+	return $rc
+}
+# trace-cmd's -T on a real vanilla kernel: Debian's own 7.3 kernel, as
+# its users run it (fetched, not built: rig/fetch-debian-kernel.sh), a
+# boot of its own.  A failed fetch counts as a failure.
+vanilla_suite() {
+	local img
+	if ! img=$("$REPO/rig/fetch-debian-kernel.sh"); then
+		echo "FAIL guest-vanilla-kernel # rig/fetch-debian-kernel.sh failed"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+	guest_suite --out-name guest-vanilla-run --kernel "$img" \
+		--modules "$(dirname "$img")/modules" "$@"
+}
+lane_suite() {
 	case $1 in
 	sframe-gen) "$REPO/tests/userspace/sframe-gen/run.sh" ;;
 	sframe-register) "$REPO/tests/userspace/sframe-gen/register.sh" ;;
@@ -203,31 +266,18 @@ host_suite() {
 	lib) "$REPO/tests/userspace/lib/run.sh" ;;
 	kernelshark) KS_ARTIFACTS="$logs/kernelshark" "$REPO/tests/userspace/kernelshark/run.sh" ;;
 	s390x-readers) FTD_TRACECMD="$tracecmd_bin" "$REPO/tests/s390x/readers.sh" ;;
+	guest-b) guest_suite --out-name guest-run-b "${kopt[@]}" --timeout 3000 \
+		--cmd "$guest_env $REPO/tests/guest/run-all.sh ${guest_b[*]}" ;;
+	demo) demo_suite ;;
+	guest-vanilla) vanilla_suite --timeout 600 \
+		--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh" ;;
 	esac
 }
-mkdir -p "$logs/guest-plugins"
-cp "$REPO/trace-cmd/plugins/"*.so "$logs/guest-plugins/" 2>/dev/null
-( for n in "${host_suites[@]}"; do
-	want "$n" || continue
-	t=$SECONDS
-	log "suite $n (beside the guests)"
-	host_suite "$n" > "$logs/$n.log" 2>&1
-	echo "$? $((SECONDS - t))" > "$logs/$n.done"
-  done ) &
-host_pid=$!
-# host_suites_count: wait for the host-only suites, count each
-host_suites_count() {
-	local n rc secs
-	wait "$host_pid"
-	for n in "${host_suites[@]}"; do
-		want "$n" || continue
-		read -r rc secs < "$logs/$n.done" 2>/dev/null || { rc=1 secs=0; }
-		count "$n" "$rc" "$secs"
-	done
-}
+lane sframe-gen sframe-register plugin lib kernelshark s390x-readers
+lane guest-b demo guest-vanilla
 
 suite guest guest_suite "${kopt[@]}" --timeout 3000 \
-	--cmd "FTD_PERF=$(printf %q "$perf_bin") FTD_TRACECMD=$(printf %q "$tracecmd_bin") FTD_PLUGIN_DIR=$(printf %q "$logs/guest-plugins") $REPO/tests/guest/run-all.sh"
+	--cmd "$guest_env $REPO/tests/guest/run-all.sh --except ${guest_b[*]}"
 # Deferred user stacks asked for on the kernel command line: a boot of its own
 suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 600 \
 	--append "trace_options=userstacktrace_defer trace_event=syscalls:sys_enter_getppid trace_trigger=signal_generate.stacktrace:defer" \
@@ -243,40 +293,12 @@ for m in fp sframe; do
 	suite guest-unwind-$m guest_suite --out-name guest-unwind-$m-run "${kopt[@]}" --timeout 600 \
 		--append "unwind_user=$m" --cmd "$REPO/tests/guest/run-all.sh t-96-unwind-user"
 done
-# The README's first command, three runs in one boot, each checked: a
-# check that depends on the order or timing of events fails here first
-demo_suite() {
-	local rc
-	"$REPO/rig/demo.sh" --repeat 3 "${kopt[@]}"
-	rc=$?
-	[ $rc = 0 ] || echo "FAIL demo # rig/demo.sh --repeat 3 exited $rc"
-	echo "$(grep -c '^PASS demo-run-' "$logs/demo.log") passed, $((rc != 0)) failed"
-	return $rc
-}
-suite demo demo_suite
 if [ $debug = 1 ]; then
 	# 4 vCPUs (issue 35): more interleavings for lockdep and the races
 	suite guest-debug guest_suite --debug --smp 4 --timeout 3600 \
 		--cmd "FTD_PERF=$(printf %q "$perf_bin") $REPO/tests/guest/run-all.sh lifetime sframe exec-races"
 fi
-
-host_suites_count
-
-# trace-cmd's -T on a real vanilla kernel: Debian's own 7.3 kernel, as
-# its users run it (fetched, not built: rig/fetch-debian-kernel.sh), a
-# boot of its own.  A failed fetch counts as a failure.
-vanilla_suite() {
-	local img
-	if ! img=$("$REPO/rig/fetch-debian-kernel.sh"); then
-		echo "FAIL guest-vanilla-kernel # rig/fetch-debian-kernel.sh failed"
-		echo "0 passed, 1 failed"
-		return 1
-	fi
-	guest_suite --out-name guest-vanilla-run --kernel "$img" \
-		--modules "$(dirname "$img")/modules" "$@"
-}
-suite guest-vanilla vanilla_suite --timeout 600 \
-	--cmd "FTD_TRACECMD=$(printf %q "$tracecmd_bin") $REPO/tests/guest/vanilla-tracecmd.sh"
+lane_count
 # s390x: the kernel built above, one boot of tests/s390x/run.sh's cases
 # built_image PID BUILD TEST WHAT: wait for the kernel built in the
 # background (its logs $logs/BUILD-build.*), show its log and set img to

@@ -2,7 +2,11 @@
 # Run every tests/guest/t-*.sh (sorted) in the guest, each in its own bash
 # with a time limit, and print the total "N passed, N failed[, N skipped]".
 #
-#   run-all.sh [PATTERN...]  only the scripts whose name contains a PATTERN
+#   run-all.sh [PATTERN...]           only the scripts whose name contains a PATTERN
+#   run-all.sh --except PATTERN...    all but those (rig/test-all.sh runs the
+#                                     suite as two guests side by side: one
+#                                     names its scripts, the other takes the
+#                                     rest, so a new script is never left out)
 #
 # Environment: T_TIMEOUT (seconds per script; default 900, 1800 with
 # FTD_DEBUG=1).  A script that exits non-zero without recording a FAIL, or
@@ -10,15 +14,21 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+except=0
+[ "${1:-}" = --except ] && { except=1; shift; }
 patterns=("$@")
-# wanted NAME: no pattern, or NAME contains one of them
-wanted() {
+# named NAME: NAME contains one of the patterns
+named() {
 	local p
-	[ ${#patterns[@]} = 0 ] && return 0
 	for p in "${patterns[@]}"; do
 		[[ $1 == *"$p"* ]] && return 0
 	done
 	return 1
+}
+# wanted NAME: no pattern, or NAME named (not named, with --except)
+wanted() {
+	[ ${#patterns[@]} = 0 ] && return 0
+	if [ $except = 1 ]; then ! named "$1"; else named "$1"; fi
 }
 if [ "${FTD_DEBUG:-0}" = 1 ]; then tmo=${T_TIMEOUT:-1800}; else tmo=${T_TIMEOUT:-900}; fi
 
