@@ -78,12 +78,13 @@ chain() {
 # shown when SHOW is 1.  The checks read the stack of the getppid event
 # each recording is for, whatever else it holds.
 check_run() {
-	local d=$1 show=$2 sf fp py pyfp sff fpf pyf pyfpf
+	local d=$1 show=$2 sf fp py pyfp sys sff fpf pyf pyfpf sysf
 	local want="sf_lib_leaf sf_lib_middle sf_lib_outer sf_middle sf_outer main "
 	sf=$("$tc" report "$d/demo-sframe.dat" 2>/dev/null)
 	fp=$("$tc" report "$d/demo-sframe-fp.dat" 2>/dev/null)
 	py=$("$tc" report "$d/demo-python3.dat" 2>/dev/null)
 	pyfp=$("$tc" report "$d/demo-python3-fp.dat" 2>/dev/null)
+	sys=$("$tc" report "$d/demo-system.dat" 2>/dev/null)
 	if [ "$show" = 1 ]; then
 		echo
 		echo "# SFrame: sfwork is built -O2 -fomit-frame-pointer -Wa,--gsframe, no frame pointer on"
@@ -103,6 +104,12 @@ check_run() {
 		echo
 		echo "# on the host: trace-cmd report $d/demo-python3-fp.dat   (--no-sframe-register)"
 		event_block "$pyfp" sys_enter_getppid
+		echo
+		echo "# System-wide: a stock python3 running before the recording, not started by it:"
+		echo "# record without a command attaches SFrame sections to the running programs' files"
+		echo "# (sframe-feed, Documentation/decisions.md, System-wide)"
+		echo "# on the host: trace-cmd report $d/demo-system.dat   (python3's getppid)"
+		event_block "$sys" sys_enter_getppid python3
 	fi
 	# The SFrame stack must be the whole chain, named and in order, and
 	# the frame-pointer one must not (then it shows nothing)
@@ -120,7 +127,11 @@ check_run() {
 		die "the python3 stack of $d with the registrar does not reach Py_BytesMain and _start: $(echo $pyf)"
 	[ -n "$pyfpf" ] && [ "$(wc -l <<< "$pyfpf")" -le 2 ] ||
 		die "the python3 stack of $d without the registrar is missing or not cut: $(echo $pyfpf)"
-	echo "# $d: sfwork whole by SFrame and cut without; python3: $(wc -l <<< "$pyf") user frames with the registrar, $(wc -l <<< "$pyfpf") without"
+	# the python3 that ran before the system-wide recording: whole too
+	sysf=$(user_frames "$sys" sys_enter_getppid python3)
+	grep -qx 'Py_BytesMain+0x[0-9a-f]*' <<< "$sysf" && grep -qx '_start+0x[0-9a-f]*' <<< "$sysf" ||
+		die "the python3 stack of $d/demo-system.dat (system-wide) does not reach Py_BytesMain and _start: $(echo $sysf)"
+	echo "# $d: sfwork whole by SFrame and cut without; python3: $(wc -l <<< "$pyf") user frames with the registrar, $(wc -l <<< "$pyfpf") without, $(wc -l <<< "$sysf") system-wide"
 }
 
 check_run "$out" 1

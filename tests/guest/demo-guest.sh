@@ -66,4 +66,29 @@ echo "# recorded demo-python3.dat (with the SFrame registrar)" &&
 echo "# trace-cmd record -T --no-sframe-register -e syscalls:sys_enter_getppid -F $py" &&
 "${FTD_TRACECMD:-trace-cmd}" record -q -o demo-python3-fp.dat -T --no-sframe-register \
 	-e syscalls:sys_enter_getppid -F /usr/bin/python3 -c 'import os; os.getppid()' > /dev/null 2>&1 &&
-echo "# recorded demo-python3-fp.dat (without it: frame pointers only)"
+echo "# recorded demo-python3-fp.dat (without it: frame pointers only)" || exit 1
+
+# System-wide: a stock python3 that was running before the recording (no
+# command given to record, so no registrar): record runs the SFrame
+# feeder (sframe-feed -a -w), which attaches sections made from .eh_frame
+# to the files of the running processes before tracing starts.
+# python3 waits for a line, then calls getppid() and exits.
+fifo=$(mktemp -u /tmp/demo-fifo.XXXXXX)
+mkfifo "$fifo" || exit 1
+/usr/bin/python3 -c 'import os, sys; sys.stdin.readline(); os.getppid()' < "$fifo" &
+pypid=$!
+exec 7> "$fifo"
+cd "$FTD_RESULTS" &&
+echo "# stock python3 (pid $pypid) already running; system-wide:" &&
+echo "# trace-cmd record -T -e syscalls:sys_enter_getppid   (no command; ^C after python3's getppid)" &&
+{ "${FTD_TRACECMD:-trace-cmd}" record -q -o demo-system.dat -T -e syscalls:sys_enter_getppid \
+	> /dev/null 2>&1 & } &&
+rp=$! &&
+wait_for -t 300 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable" &&
+sleep 2 && echo >&7 && wait "$pypid" && sleep 2 &&
+kill -INT "$rp" && wait "$rp" &&
+echo "# recorded demo-system.dat (python3's objects given sections by the feeder)"
+rc=$?
+exec 7>&-
+rm -f "$fifo"
+exit $rc

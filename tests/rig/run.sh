@@ -95,6 +95,16 @@ got=$(user_frames "$rep" sys_exit_getppid)
 [ -z "$got" ] && pass demo-user-frames-none || fail demo-user-frames-none "got '$got'"
 got=$(event_block "$rep" sys_enter_getppid | wc -l)
 [ "$got" = 7 ] && pass demo-event-block || fail demo-event-block "got $got lines"
+# a system-wide recording: the event of the task named (the demo's end)
+rep2="         sh-70    [000] .....  4.000000: sys_enter_getppid:    
+  <user stack>
+  => getppid+0xb (/usr/lib/x86_64-linux-gnu/libc.so.6)
+  => main+0x1 (/usr/bin/dash)
+$rep"
+got=$(user_frames "$rep2" sys_enter_getppid python3 | tr '\n' ' ')
+got2=$(user_frames "$rep2" sys_enter_getppid python | tr '\n' ' ')
+[ "$got" = "getppid+0xb Py_BytesMain+0x2d _start+0x2a " ] && [ -z "$got2" ] &&
+	pass demo-user-frames-of-comm || fail demo-user-frames-of-comm "got '$got', and for 'python' '$got2'"
 
 # ---- the benchmarks' reader of their runs (bench/benchtool.py selftest:
 # perf.data records, trace dumps, the kept-rule table model) -------------
