@@ -11,7 +11,8 @@
  *
  * With -a it attaches each section to its file
  * (prctl(PR_ATTACH_SFRAME_FILE), kernel series 6-sframe-file), all through
- * one descriptor, which holds them: with -w it stays until killed.  See
+ * one descriptor, which holds them: with -w it stays until killed, and
+ * follows the processes meanwhile (watch()).  See
  * Documentation/sframe-feed.txt.
  */
 #define _GNU_SOURCE
@@ -25,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -270,6 +273,108 @@ static void feed_pid(struct feed *f, int pid)
 	fclose(m);
 }
 
+/* -w: how often new processes and execs are looked for, and all maps */
+#define WATCH_MS	100
+#define RESCAN_MS	2000
+
+/* a process and the file it runs (an exec changes the file) */
+struct proc_id {
+	int		pid;
+	dev_t		dev;
+	ino_t		ino;
+};
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc_id *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * The processes now, those of @pids (@nr of them) or all, in pid order:
+ * their number, or -1.  A process with no executable (a kernel thread)
+ * or gone meanwhile is left out.
+ */
+static int procs_now(const int *pids, int nr, struct proc_id **out)
+{
+	struct proc_id *p = NULL, *np;
+	int n = 0, alloc = 0, pid, i = 0;
+	char path[64];
+	struct stat st;
+	struct dirent *d;
+	DIR *dir = NULL;
+
+	if (!nr && !(dir = opendir("/proc")))
+		return -1;
+	for (;;) {
+		if (dir) {
+			if (!(d = readdir(dir)))
+				break;
+			pid = atoi(d->d_name);
+			if (pid <= 0 || pid == getpid())
+				continue;
+		} else if (i < nr) {
+			pid = pids[i++];
+		} else {
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+		if (stat(path, &st) < 0)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			np = realloc(p, alloc * sizeof(*p));
+			if (!np)
+				break;
+			p = np;
+		}
+		p[n].pid = pid;
+		p[n].dev = st.st_dev;
+		p[n++].ino = st.st_ino;
+	}
+	if (dir)
+		closedir(dir);
+	qsort(p, n, sizeof(*p), proc_cmp);
+	*out = p;
+	return n;
+}
+
+/*
+ * -w, once the sections are held: follow the processes.  One that starts
+ * or execs is fed within WATCH_MS; every process's maps are read again
+ * each RESCAN_MS, for objects loaded since (dlopen()).  A file is fed
+ * once (seen()), so a rescan reads maps and attaches only what is new.
+ * Nothing is done to the processes but reading their /proc files.
+ */
+static void watch(struct feed *f, const int *pids, int nr)
+{
+	struct proc_id *old = NULL, *now = NULL;
+	int n_old, n, i, j, round = 0;
+	bool fresh, all;
+
+	n_old = procs_now(pids, nr, &old);
+	for (;;) {
+		usleep(WATCH_MS * 1000);
+		n = procs_now(pids, nr, &now);
+		if (n < 0)
+			continue;
+		all = ++round % (RESCAN_MS / WATCH_MS) == 0;
+		for (i = j = 0; i < n; i++) {
+			while (j < n_old && old[j].pid < now[i].pid)
+				j++;
+			fresh = j >= n_old || old[j].pid != now[i].pid ||
+				old[j].dev != now[i].dev || old[j].ino != now[i].ino;
+			if (fresh || all)
+				feed_pid(f, now[i].pid);
+		}
+		free(old);
+		old = now;
+		n_old = n;
+		fflush(stdout);
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -277,7 +382,8 @@ static void usage(FILE *out)
 		"  -p PID  the objects of PID (default: of every process)\n"
 		"  -q      print the summary only\n"
 		"  -a      attach each section to its file (PR_ATTACH_SFRAME_FILE)\n"
-		"  -w      then hold them until killed\n"
+		"  -w      then hold them until killed, attaching those of\n"
+		"          processes started, exec'd or dlopen()ing since\n"
 		"Each object: own|hit|gen|fail, section bytes, CPU ms, path.\n"
 		"The cache is the registrar's (SFREG_CACHE_DIR, else\n"
 		"$XDG_CACHE_HOME/sframe, else $HOME/.cache/sframe).\n", prog);
@@ -360,15 +466,16 @@ int main(int argc, char **argv)
 	else
 		printf("attached %d sections, %llu bytes; %d not attached\n",
 		       f.attached, f.att_bytes, f.att_fail);
+	if (f.procs && hold && f.owner_fd >= 0) {
+		printf("holding them until killed\n");
+		fflush(stdout);
+		/* a reader may stop reading here (trace-cmd record does) */
+		signal(SIGPIPE, SIG_IGN);
+		watch(&f, pids, nr);
+	}
 	free(f.objs);
 	free(pids);
 	if (!f.procs)
 		return 1;
-	if (hold && f.owner_fd >= 0) {
-		printf("holding them until killed\n");
-		fflush(stdout);
-		for (;;)
-			pause();
-	}
 	return f.attach && !f.attached ? 3 : 0;
 }

@@ -7,7 +7,8 @@
 # sframe-feed -a attaches the sections of their objects, the stack of
 # their next read() equals eu-stack's (elfutils, CFI through ptrace) of
 # the same blocked task, address by address; once the feeder is gone,
-# cut again.  Bad input is refused with its errno, and nothing attached:
+# cut again; a program started after a system-wide feeder gets its
+# sections too (-w follows new processes).  Bad input is refused with its errno, and nothing attached:
 # a wrong build ID, a truncated section, a section over
 # kernel.sframe_file_max_kb, a caller without CAP_SYS_PTRACE or root.
 . "$(dirname "$0")/lib.sh"
@@ -131,6 +132,34 @@ if [ $rc = 0 ] && ! grep -q '^gen \|^not attached' "$SCRATCH/feed-warm.out" &&
 else
 	t_fail "exit $rc: $(tr '\n' ' ' < "$SCRATCH/feed-warm.out")"
 fi
+
+# The feeder follows the machine (-w): a stock program started after it
+# (perl, which nothing here ran before) gets its objects' sections within
+# a rescan, and its stack equals eu-stack's.  The feeder of before only
+# held what it found at its start: perl's stack stayed cut.
+t_begin sframe-file-feeder-follows-new-processes
+SFREG_CACHE_DIR=$SCRATCH/cache "$SCRATCH/gen/sframe-feed" -a -w \
+	> "$SCRATCH/feed-new.out" 2>&1 &
+FEED=$!
+pids+=("$FEED")
+mkfifo "$SCRATCH/pl.fifo"
+if ! wait_for -t 120 grep -q '^holding' "$SCRATCH/feed-new.out"; then
+	t_fail "the system-wide feeder: $(tail -3 "$SCRATCH/feed-new.out" | tr '\n' ' ')"
+else
+	/usr/bin/perl -e 'while (<STDIN>) { }' < "$SCRATCH/pl.fifo" &
+	PLPID=$!
+	pids+=("$PLPID")
+	exec 7> "$SCRATCH/pl.fifo"
+	mkinst sfnew && trig sfnew syscalls/sys_enter_read "stacktrace:defer if fd == 0 && common_pid == $PLPID" &&
+	if ! wait_for -t 60 grep -q '^attached /usr/bin/perl' "$SCRATCH/feed-new.out"; then
+		t_fail "perl, started after the feeder, got no section: $(grep -c '^attached /' "$SCRATCH/feed-new.out") attached, none perl's"
+	else
+		check "perl (same, started after the feeder)" $SF check --trace "$(idir sfnew)/trace" \
+			--pid $PLPID --fifo "$SCRATCH/pl.fifo" --want same --keep "$TRACES" && t_pass
+	fi
+fi
+kill "$FEED"; wait "$FEED" 2>/dev/null
+cp "$SCRATCH/feed-new.out" "$TRACES/sframe-feed-new.out"
 
 save sfile sframe-file > /dev/null
 t_summary
