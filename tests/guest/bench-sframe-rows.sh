@@ -78,7 +78,7 @@ one() {
 	shift 4
 	# the index is made when a section is registered: set before the run
 	if [ -f $IDXP ]; then
-		if [ $2 = sframe0 ]; then echo 0 > $IDXP; else echo 1 > $IDXP; fi
+		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo 1 > $IDXP; fi
 	fi
 	# sfchain bench N D K [cold]: the warm-up round is K stacks
 	skip=$4
