@@ -13,7 +13,9 @@
 #   BENCH_N (default 1000), BENCH_ROUNDS (default 3), BENCH_ROWS (default
 #   "cold rotate"), BENCH_COLD_DEPTHS (default "2 32"),
 #   BENCH_ROTATE_DEPTHS (default "4 16"), BENCH_ROTATE_ADDRS (default
-#   "64 256 1024 4096"), BENCH_CPU, BENCH_PROF=1 (profile: bench/profile.sh)
+#   "64 256 1024 4096"), BENCH_CPU, BENCH_PROF=1 (profile: bench/profile.sh),
+#   BENCH_NOIDX=0 (no "sframe0" runs: SFrame without the FDE index,
+#   sframe.fde_index=0, beside the runs with it)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
@@ -25,7 +27,7 @@ make -s -C "$here/tests/workload" sfchain-small sfchain-big libsframe-preload.so
 : > "$out/insn-count.log"
 export FTD_ACCEL=tcg
 env=("BENCH_N=${BENCH_N:-1000}" "BENCH_ROUNDS=${BENCH_ROUNDS:-3}")
-for v in BENCH_ROWS BENCH_COLD_DEPTHS BENCH_ROTATE_DEPTHS BENCH_ROTATE_ADDRS BENCH_CPU; do
+for v in BENCH_ROWS BENCH_COLD_DEPTHS BENCH_ROTATE_DEPTHS BENCH_ROTATE_ADDRS BENCH_CPU BENCH_NOIDX; do
 	[ -n "${!v:-}" ] && env+=("$v='${!v}'")
 done
 popt=

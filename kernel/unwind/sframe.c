@@ -22,7 +22,9 @@
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/mmap_lock.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
@@ -33,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_user.h>
+#include <linux/vmalloc.h>
 
 #include "sframe.h"
 #include "sframe_rules.h"
@@ -48,6 +51,20 @@
  * claim any number of them, up to the size of the section
  */
 #define SFRAME_FRE_BATCH	256
+
+/*
+ * The FDEs' start addresses are copied to kernel memory (struct
+ * sframe_index, 4 bytes an FDE) when a section's FDE table is checked, for
+ * up to this many FDEs: a bigger table, one whose code spans more than
+ * 4 GiB, or one whose index could not be allocated, is searched in user
+ * memory, as every table is with sframe.fde_index=0.
+ */
+#define SFRAME_INDEX_MAX_FDES	BIT(20)
+
+static bool sframe_fde_index = true;
+module_param_named(fde_index, sframe_fde_index, bool, 0644);
+MODULE_PARM_DESC(fde_index,
+		 "Search the FDEs of a section in a kernel copy of their starts");
 
 /* Flexible FDEs are followed where the architecture names its SP and FP */
 #ifdef UNWIND_USER_DWARF_SP
@@ -130,6 +147,13 @@ static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 	return new;
 }
 
+/* Drop a section's reference to @idx; the last frees it after lookups */
+static void sframe_index_put(struct sframe_index *idx)
+{
+	if (idx && refcount_dec_and_test(&idx->ref))
+		kvfree_rcu(idx, rcu);
+}
+
 /**
  * sframe_free_mm - free the .sframe sections of an mm
  * @mm: the mm, no longer used by anyone
@@ -146,8 +170,10 @@ void sframe_free_mm(struct mm_struct *mm)
 	if (!sm)
 		return;
 	/* nothing can look the sections up any more: no grace period */
-	mt_for_each(&sm->sections, sec, index, ULONG_MAX)
+	mt_for_each(&sm->sections, sec, index, ULONG_MAX) {
+		sframe_index_put(sec->index);
 		kfree(sec);
+	}
 	mtree_destroy(&sm->sections);
 	mtree_destroy(&sm->sframes);
 	kfree(sm->rules);
@@ -209,8 +235,12 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 			ret = -ENOMEM;
 			break;
 		}
+		/* the same bytes, checked once: the index is shared */
+		if (copy->index)
+			refcount_inc(&copy->index->ref);
 		ret = sframe_insert(sm, copy);
 		if (ret) {
+			sframe_index_put(copy->index);
 			kfree(copy);
 			break;
 		}
@@ -236,20 +266,49 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return (sm && READ_ONCE(sm->nr)) || sframe_file_attached(mm);
 }
 
+/* How many FDEs indexed by @idx, of @sec, start at or below @ip */
+static int sframe_index_search(const struct sframe_index *idx,
+			       const struct sframe_section *sec,
+			       unsigned long ip)
+{
+	unsigned int lo = 0, hi = idx->nr, mid;
+	unsigned long off = ip - sec->text_start;
+
+	if (ip < sec->text_start)
+		return 0;
+	/* invariant: FDEs below lo start at or below ip, from hi on above */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (idx->start[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The section of @sm that describes @ip, copied to @out: the copy is what
  * the unwinder reads, so nothing is held across its user accesses, and a
- * section removed meanwhile is freed only after the copy is taken.
+ * section removed meanwhile is freed only after the copy is taken.  The
+ * index is read here, under RCU, and not copied: *@below is how many FDEs
+ * start at or below @ip, or -1 when the section has no index.
  */
 static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
-				 struct sframe_section *out)
+				 struct sframe_section *out, int *below)
 {
 	struct sframe_section *sec;
+	struct sframe_index *idx;
 
 	rcu_read_lock();
 	sec = mtree_load(&sm->sections, ip);
-	if (sec)
+	if (sec) {
 		*out = *sec;
+		out->index = NULL;
+		/* pairs with the release in sframe_check_once() */
+		idx = smp_load_acquire(&sec->index);
+		*below = idx ? sframe_index_search(idx, sec, ip) : -1;
+	}
 	rcu_read_unlock();
 	return sec ? 0 : -ENOENT;
 }
@@ -268,6 +327,7 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 	 */
 	smp_wmb();
 	WRITE_ONCE(sm->gen, sm->gen + 1);
+	sframe_index_put(sec->index);
 	kfree_rcu(sec, rcu);
 }
 
@@ -420,13 +480,44 @@ static int sframe_read_header(struct sframe_section *sec)
 }
 
 /*
+ * A section's index, to be filled by sframe_check_fdes(); NULL where the
+ * FDEs are to be searched in user memory
+ */
+static struct sframe_index *sframe_index_alloc(const struct sframe_section *sec)
+{
+	struct sframe_index *idx;
+	size_t size;
+
+	if (!READ_ONCE(sframe_fde_index) ||
+	    sec->num_fdes > SFRAME_INDEX_MAX_FDES ||
+	    sec->text_end - sec->text_start > U32_MAX)
+		return NULL;
+	/*
+	 * The search works without it: no need to try hard.  Not
+	 * kvmalloc(): 10,000 FDEs would take 64 KiB of contiguous pages.
+	 */
+	size = struct_size(idx, start, sec->num_fdes);
+	if (size > PAGE_SIZE)
+		idx = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY |
+				      __GFP_NOWARN);
+	else
+		idx = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!idx)
+		return NULL;
+	refcount_set(&idx->ref, 1);
+	idx->nr = sec->num_fdes;
+	return idx;
+}
+
+/*
  * Check every FDE once, when the section is added (at exec, at its first
  * lookup): the lookup's binary search is only right on a sorted table, and
  * an FDE pointing outside the section is better refused once than found
- * in the middle of an unwind.
+ * in the middle of an unwind.  Each FDE's start goes to @idx, if any.
  * The FREs are checked as they are used.
  */
-static int sframe_check_fdes(const struct sframe_section *sec)
+static int sframe_check_fdes(const struct sframe_section *sec,
+			     struct sframe_index *idx)
 {
 	unsigned long prev = 0;
 	struct sframe_fde fde;
@@ -440,6 +531,9 @@ static int sframe_check_fdes(const struct sframe_section *sec)
 		if (fde.func_start < prev)
 			return -EINVAL;
 		prev = fde.func_start;
+		/* inside the text, checked with the FDE: fits in 32 bits */
+		if (idx)
+			idx->start[i] = fde.func_start - sec->text_start;
 		if (i % SFRAME_FDE_BATCH == SFRAME_FDE_BATCH - 1) {
 			if (fatal_signal_pending(current))
 				return -EINTR;
@@ -535,7 +629,8 @@ static int __sframe_add_section(unsigned long sframe_start,
 	sec->text_end = text_end;
 	ret = sframe_read_header(sec);
 	if (!ret && check_fdes) {
-		ret = sframe_check_fdes(sec);
+		sec->index = sframe_index_alloc(sec);
+		ret = sframe_check_fdes(sec, sec->index);
 		sec->fdes_checked = !ret;
 	}
 	if (ret)
@@ -576,6 +671,7 @@ unlock:
 unlock_mm:
 	mmap_read_unlock(mm);
 free:
+	kvfree(sec->index);
 	kfree(sec);
 	return ret;
 }
@@ -768,13 +864,22 @@ static int sframe_fde_start(const struct sframe_section *sec, unsigned int i,
 	return 0;
 }
 
-/* The last FDE of @sec that starts at or below @ip, if it covers @ip */
+/*
+ * The last FDE of @sec that starts at or below @ip, if it covers @ip.
+ * @below: how many FDEs start at or below @ip, as the section's index says,
+ * or -1 to search the FDE table in user memory.
+ */
 static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
-			   struct sframe_fde *fde)
+			   int below, struct sframe_fde *fde)
 {
 	unsigned int lo = 0, hi = sec->num_fdes, mid;
 	unsigned long start;
 	int ret;
+
+	if (below >= 0) {
+		lo = below;
+		hi = below;
+	}
 
 	/* invariant: FDEs below lo start at or below ip, from hi on above */
 	while (lo < hi) {
@@ -1104,7 +1209,8 @@ static int sframe_fre_to_frame(const struct sframe_section *sec,
  * @sec: the section, its range and text range set
  *
  * Reads its header and checks it and the whole FDE table, rescheduling and
- * giving way to a fatal signal as it goes.
+ * giving way to a fatal signal as it goes, and makes its index: the owner
+ * of @sec frees @sec->index with kvfree() once no lookup can read it.
  *
  * Return: 0, or the error sframe_add_section() gives for the section
  */
@@ -1112,8 +1218,14 @@ int sframe_section_check(struct sframe_section *sec)
 {
 	int ret = sframe_read_header(sec);
 
-	if (!ret)
-		ret = sframe_check_fdes(sec);
+	if (!ret) {
+		sec->index = sframe_index_alloc(sec);
+		ret = sframe_check_fdes(sec, sec->index);
+	}
+	if (ret) {
+		kvfree(sec->index);
+		sec->index = NULL;
+	}
 	sec->fdes_checked = !ret;
 	return ret;
 }
@@ -1133,7 +1245,9 @@ int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 	struct sframe_fre fre;
 	int ret;
 
-	ret = sframe_find_fde(sec, ip, &fde);
+	ret = sframe_find_fde(sec, ip, sec->index ?
+			      sframe_index_search(sec->index, sec, ip) : -1,
+			      &fde);
 	if (!ret)
 		ret = sframe_find_fre(sec, &fde, ip, &fre);
 	if (!ret)
@@ -1147,16 +1261,30 @@ int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
  */
 static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 {
+	struct sframe_index *idx = sframe_index_alloc(sec);
 	struct sframe_section *cur;
-	int ret = sframe_check_fdes(sec);
+	int ret = sframe_check_fdes(sec, idx);
 
-	if (ret)
+	if (ret) {
+		kvfree(idx);
 		return ret;
+	}
 	mutex_lock(&sm->lock);
 	cur = mtree_load(&sm->sections, sec->text_start);
-	if (cur && cur->id == sec->id)
+	if (cur && cur->id == sec->id) {
 		WRITE_ONCE(cur->fdes_checked, true);
+		/* another thread's may be there already */
+		if (idx && !cur->index) {
+			/*
+			 * filled before lookups see it: pairs with
+			 * the acquire in sframe_lookup_section()
+			 */
+			smp_store_release(&cur->index, idx);
+			idx = NULL;
+		}
+	}
 	mutex_unlock(&sm->lock);
+	kvfree(idx);
 	return 0;
 }
 
@@ -1211,14 +1339,14 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	int ret;
+	int ret, below;
 
 	/* not the mm's: the caller looks for the section of a file */
-	if (sframe_lookup_section(sm, ip, &sec))
+	if (sframe_lookup_section(sm, ip, &sec, &below))
 		return -ESRCH;
 	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
 	if (!ret)
-		ret = sframe_find_fde(&sec, ip, &fde);
+		ret = sframe_find_fde(&sec, ip, below, &fde);
 	if (!ret)
 		ret = sframe_find_fre(&sec, &fde, ip, &fre);
 	/* a fatal signal cut the walk short: the section is not at fault */

@@ -9,6 +9,7 @@
 #define _KERNEL_UNWIND_SFRAME_H
 
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 
 #define SFRAME_MAGIC			0xdee2
@@ -131,6 +132,24 @@ struct sframe_fda_v3 {
 #define SFRAME_FLEX_AT_CFA		0x2
 
 /**
+ * struct sframe_index - where the FDEs of a section start, in kernel memory
+ * @rcu:	frees it after the lookups that may still read it
+ * @ref:	the sections that use it: a forked mm's copies share it
+ * @nr:		number of FDEs
+ * @start:	FDE @i starts at the section's text_start + @start[@i]
+ *
+ * A lookup's binary search reads it instead of one FDE in user memory per
+ * step; the FDE found is then read from user memory, and checked, as
+ * before.
+ */
+struct sframe_index {
+	struct rcu_head	rcu;
+	refcount_t	ref;
+	unsigned int	nr;
+	u32		start[];
+};
+
+/**
  * struct sframe_section - an .sframe section of an address space
  * @rcu:		frees it after the lookups that may still copy it
  * @id:			which registration this is, unique in its mm: a
@@ -151,6 +170,9 @@ struct sframe_fda_v3 {
  * @fdes_checked:	the FDE table was found sorted and inside the
  *			section (at registration, or at the first lookup
  *			for a section registered at exec)
+ * @index:		the FDEs' start addresses in kernel memory, made
+ *			when the FDE table was checked; NULL: searched in
+ *			user memory.  Read under RCU only.
  * @data:		the section's bytes, when they are held in kernel
  *			memory (a section attached to a file): the byte at
  *			section address @sframe_start + n is @data[n];
@@ -176,6 +198,7 @@ struct sframe_section {
 	u8			version;
 	u8			flags;
 	bool			fdes_checked;
+	struct sframe_index	*index;
 	const void		*data;
 };
 

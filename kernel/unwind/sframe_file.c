@@ -183,6 +183,7 @@ static void sframe_file_free(struct sframe_file *sf)
 	if (sf->file)
 		fput(sf->file);
 	kvfree(sf->sec.data);
+	kvfree(sf->sec.index);
 	kfree(sf);
 }
 
@@ -286,6 +287,11 @@ static int sframe_file_add(struct sframe_file_owner *owner, struct file *file,
 	ret = sframe_section_check(&sf->sec);
 	if (ret)
 		goto free;
+	/* and its index, 4 bytes an FDE */
+	if (sf->sec.index) {
+		charge += struct_size(sf->sec.index, start, sf->sec.index->nr);
+		sf->charge = charge;
+	}
 
 	mutex_lock(&sframe_file_lock);
 	ret = -ENOSPC;

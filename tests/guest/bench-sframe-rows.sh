@@ -26,6 +26,11 @@
 #   rotate   sfchain-big, no invalidation, K = A / D paths for A in
 #            BENCH_ROTATE_ADDRS (default "64 256 1024 4096" distinct chain
 #            addresses), at BENCH_ROTATE_DEPTHS (default "4 16").
+# The SFrame runs are made twice where the kernel has the FDE index
+# (3-sframe 0011, /sys/module/sframe/parameters/fde_index): "sframe"
+# with it, "sframe0" without it (fde_index=0 while the sections are
+# registered: the binary search in user memory), in the same boot;
+# BENCH_NOIDX=0 leaves out the second.
 # Per frame: the slope between the two depths of a row.  The hit rate of
 # the kept-rule table: the kernel has no counter, so it is the exact
 # user-space model of bench/benchtool.py `chain` replaying the addresses
@@ -49,6 +54,10 @@ COLD_DEPTHS=${BENCH_COLD_DEPTHS:-2 32}
 ROT_DEPTHS=${BENCH_ROTATE_DEPTHS:-4 16}
 ROT_ADDRS=${BENCH_ROTATE_ADDRS:-64 256 1024 4096}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
+IDXP=/sys/module/sframe/parameters/fde_index
+UNITS="sframe fp"
+[ -f $IDXP ] && [ "${BENCH_NOIDX:-1}" = 1 ] && UNITS="sframe sframe0 fp"
+
 ICLOG=${BENCH_INSN_LOG:-$FTD_RESULTS/insn-count.log}
 TOOL="python3 $REPO/bench/benchtool.py"
 MARK_ID=61
@@ -59,14 +68,18 @@ for f in $WL/sfchain-small $WL/sfchain-big $WL/libsframe-preload.so $WL/libsfram
 	[ -f $f ] || { echo "no $f: bench/sframe-rows.sh builds it"; exit 1; }
 done
 
-preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
+preload() { case $1 in sframe*) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
 
 # one BIN UNWINDER TRACED FULL ARGS...: prints "insns check"; a traced
 # run writes `benchtool.py chain` of its stacks to $TMP/chain (FULL=1;
 # else only its count and main unwinder)
 one() {
-	local bin=$1 u=$2 u2=$2 traced=$3 full=$4 d=$TRACEFS/instances/bsr pid l i st ok=ok n skip cold=
+	local bin=$1 u=$2 u2=${2%0} traced=$3 full=$4 d=$TRACEFS/instances/bsr pid l i st ok=ok n skip cold=
 	shift 4
+	# the index is made when a section is registered: set before the run
+	if [ -f $IDXP ]; then
+		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo 1 > $IDXP; fi
+	fi
 	# sfchain bench N D K [cold]: the warm-up round is K stacks
 	skip=$4
 	[ "${5:-}" = cold ] && cold=cold
@@ -102,7 +115,7 @@ one() {
 		$TOOL chain $d/trace $bin $skip $cold > $TMP/chain || ok=benchtool-failed
 		n=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/chain)
 		[ "${n:-0}" -ge $N ] || ok=stacks-missing-${n:-0}-of-$N
-		case $u in
+		case $u2 in
 		sframe) grep -q 'unwinder=[^ ]*sframe' $TMP/chain || ok=no-sframe-walk ;;
 		fp) grep -q 'unwinder=fp:[0-9]* ' $TMP/chain || ok=not-fp-alone ;;
 		esac
@@ -118,7 +131,7 @@ measure() {
 	local key=$1 bin=$2 r u t i ok
 	shift 2
 	for r in $(seq 1 $ROUNDS); do
-		for u in sframe fp; do
+		for u in $UNITS; do
 			for t in 0 1; do
 				read -r i ok < <(one $bin $u $t $((r == 1)) "$@")
 				if [ $t = 0 ]; then base[$u.$key]+="$i "; else traced[$u.$key]+="$i "; fi
@@ -142,14 +155,14 @@ cost() { # KEY U: insns per stack, or -
 # row KEY LABEL: one line per unwinder
 row() {
 	local k=$1 label=$2 u c f x
-	for u in fp sframe; do
+	for u in $UNITS_SHOWN; do
 		if [ -n "${why[$u.$k]:-}" ]; then
 			printf '%-22s %-7s REFUSED: %s\n' "$label" $u "${why[$u.$k]}"
 			continue
 		fi
 		c=$(cost $k $u) f=$(field frames "${chainof[$u.$k]}")
 		x=-
-		[ $u = sframe ] && x=$(awk -v a=$c -v b=$(cost $k fp) 'BEGIN {
+		[ $u != fp ] && x=$(awk -v a=$c -v b=$(cost $k fp) 'BEGIN {
 			if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b }')
 		printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' "$label" $u "$f" "$c" "$x" \
 			"$(field hit_rate "${chainof[$u.$k]}")" "$(field distinct "${chainof[$u.$k]}")" \
@@ -160,19 +173,25 @@ row() {
 }
 # slope LABEL KEY_LO KEY_HI: insns per frame of each unwinder
 slope() {
-	local label=$1 lo=$2 hi=$3 u s sf=- fp=-
-	for u in fp sframe; do
+	local label=$1 lo=$2 hi=$3 u s sf=- fp=- s0=
+	for u in $UNITS_SHOWN; do
 		s=$(awk -v a="$(cost $lo $u)" -v b="$(cost $hi $u)" \
 			-v fa="$(field frames "${chainof[$u.$lo]:-}")" -v fb="$(field frames "${chainof[$u.$hi]:-}")" 'BEGIN {
 			if (a == "-" || b == "-" || fa == "" || fb == "" || fa == fb) print "-"
 			else printf "%.1f", (b - a) / (fb - fa) }')
-		[ $u = fp ] && fp=$s || sf=$s
+		case $u in fp) fp=$s ;; sframe) sf=$s ;; sframe0) s0=$s ;; esac
 	done
-	awk -v l="$label" -v f=$fp -v s=$sf 'BEGIN {
-		printf "  %-34s fp %7s  sframe %7s  x-fp %s\n", l, f, s,
-			(f == "-" || s == "-" || f <= 0) ? "-" : sprintf("%.2f", s / f) }'
+	awk -v l="$label" -v f=$fp -v s=$sf -v z="$s0" 'BEGIN {
+		printf "  %-34s fp %7s  sframe %7s  x-fp %s", l, f, s,
+			(f == "-" || s == "-" || f <= 0) ? "-" : sprintf("%.2f", s / f)
+		if (z != "")
+			printf "   sframe0 (no index) %7s  x-fp %s", z,
+				(f == "-" || z == "-" || f <= 0) ? "-" : sprintf("%.2f", z / f)
+		printf "\n" }'
 }
 
+UNITS_SHOWN=fp
+for u in $UNITS; do [ $u = fp ] || UNITS_SHOWN+=" $u"; done
 declare -A inval
 for row in $ROWS; do
 	case $row in
@@ -202,12 +221,16 @@ for row in $ROWS; do
 done
 reset_tracing >/dev/null
 rm -rf $TMP
+[ -f $IDXP ] && echo 1 > $IDXP
 
 echo "deferred user stacks when the addresses are many and new: tests/workload/sfchain bench $N DEPTH K [cold]"
 echo "  (-O1, frame pointers and .sframe), registered (libsframe-preload.so) and unregistered (libsframe-unreg.so);"
 echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds; instructions (TCG plugin), CPU $CPU"
 echo "  hit: the kept-rule table's hit rate, from an exact model replaying the recorded stacks (benchtool.py chain;"
 echo "  the kernel counts none); distinct: addresses looked up inside FDEs; norule: lookups per run outside them"
+case " $UNITS " in
+*" sframe0 "*) echo "  sframe: with the kernel's FDE index (sframe.fde_index=1); sframe0: without it (the search in user memory)" ;;
+esac
 hdr() { printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' row unwinder frames insns/stk x-fp hit distinct norule unwinders; }
 for row in $ROWS; do
 	case $row in

@@ -404,6 +404,32 @@ else
 	t_pass
 fi
 
+# The FDE index (3-sframe 0011): a lookup searches a kernel copy of the
+# FDEs' starts, made when the FDE table is checked (at the prctl; at the
+# first lookup for exec's section); sframe.fde_index=0 searches the table
+# in user memory.  Both give the whole chain, for a section registered by
+# prctl, by exec, and gas 2.46's version 3.
+t_begin sframe-fde-index
+p=/sys/module/sframe/parameters/fde_index
+if ! [ -f $p ]; then
+	t_fail "no $p: the kernel has no FDE index"
+else
+	ok=1
+	for i in 0 1; do
+		echo $i > $p &&
+		run sfidx$i sfwork 0 "$WL"/sfwork -r getppid 3 &&
+		check "fde_index=$i, prctl: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
+		run sfidxs$i sfwork-static 0 "$WL"/sfwork-static getppid 3 &&
+		check "fde_index=$i, exec: whole chain" $SC chain "$F" "$M" sfwork-static $CHAIN --min 3 &&
+		{ ! [ -f "$d"/sfwork ] ||
+		  { run sfidx3$i sfwork 0 "$d"/sfwork -r getppid 3 &&
+		    check "fde_index=$i, version 3: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3; }; } ||
+		{ ok=0; break; }
+	done
+	echo 1 > $p
+	[ $ok = 1 ] && t_pass
+fi
+
 rm -rf "$SCRATCH"
 reset_tracing
 t_summary
