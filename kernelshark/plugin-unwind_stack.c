@@ -439,7 +439,7 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 	int ret;
 
 	/* outside its page, or not even a header: damage, and go on */
-	ret = ustack_join_add_file_record(join, r);
+	ret = ustack_feed_record(join, NULL, ctx->tep, r);
 	if (ret < 0 && errno != ENOMEM)
 		ctx->damaged++;
 	tracecmd_free_record(r);
