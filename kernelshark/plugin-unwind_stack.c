@@ -86,6 +86,10 @@ struct plugin_unwind_ctx {
 	/* filled by the event handlers: (entry, cookie) */
 	struct kshark_data_container	*cookies;
 	struct kshark_data_container	*stacks;
+	/* the execs and the registrar's lines, for the names (maps_ids[]:
+	 * sched_process_exec, sys_exit_execve, ftrace:print; -1 absent) */
+	struct kshark_data_container	*maps_recs;
+	int				maps_ids[3];
 	int				handlers;	/* registered */
 	size_t				n_loaded;	/* handler calls */
 	int64_t				first_off;	/* the first one's */
@@ -129,6 +133,7 @@ static void plugin_unwind_free(struct plugin_unwind_ctx *ctx)
 		return;
 	kshark_free_data_container(ctx->cookies);
 	kshark_free_data_container(ctx->stacks);
+	kshark_free_data_container(ctx->maps_recs);
 	free(ctx->reqs);
 	free(ctx->req_at.s);
 	free(ctx->cookie_at.s);
@@ -148,8 +153,10 @@ static void ctx_reset(struct plugin_unwind_ctx *ctx)
 {
 	kshark_free_data_container(ctx->cookies);
 	kshark_free_data_container(ctx->stacks);
+	kshark_free_data_container(ctx->maps_recs);
 	ctx->cookies = kshark_init_data_container();
 	ctx->stacks = kshark_init_data_container();
+	ctx->maps_recs = kshark_init_data_container();
 	free(ctx->reqs);
 	free(ctx->req_at.s);
 	free(ctx->cookie_at.s);
@@ -163,20 +170,18 @@ static void ctx_reset(struct plugin_unwind_ctx *ctx)
 	ctx->n_loaded = 0;
 	ctx->joined = ctx->failed = 0;
 	ctx->damaged = 0;
-	if (!ctx->cookies || !ctx->stacks)
+	if (!ctx->cookies || !ctx->stacks || !ctx->maps_recs)
 		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
 }
 
-static void collect(struct kshark_data_stream *stream, void *rec,
-		    struct kshark_entry *entry, int deferred)
+/* The context of a record being loaded, NULL when it is not used */
+static struct plugin_unwind_ctx *loading(struct kshark_data_stream *stream,
+					 struct kshark_entry *entry)
 {
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
-	struct tep_record *r = rec;
-	struct ustack_record ur;
-	struct tep_event *ev;
 
 	if (!ctx)
-		return;
+		return NULL;
 	/*
 	 * A new load of the same stream without a new plugin context (an
 	 * advanced filter makes KernelShark 2.2 reload): the old entries
@@ -186,9 +191,22 @@ static void collect(struct kshark_data_stream *stream, void *rec,
 	if (ctx->joined || (ctx->n_loaded && entry->offset == ctx->first_off))
 		ctx_reset(ctx);
 	if (ctx->note)
-		return;
+		return NULL;
 	if (!ctx->n_loaded++)
 		ctx->first_off = entry->offset;
+	return ctx;
+}
+
+static void collect(struct kshark_data_stream *stream, void *rec,
+		    struct kshark_entry *entry, int deferred)
+{
+	struct plugin_unwind_ctx *ctx = loading(stream, entry);
+	struct tep_record *r = rec;
+	struct ustack_record ur;
+	struct tep_event *ev;
+
+	if (!ctx)
+		return;
 	ev = tep_find_event(ctx->tep, deferred ? ctx->deferred_id :
 			    ctx->cookie_id);
 	if (!ev || ustack_record_parse(ev, r, &ur, NULL, 0) < 0) {
@@ -210,6 +228,22 @@ static void deferred_action(struct kshark_data_stream *stream, void *rec,
 			    struct kshark_entry *entry)
 {
 	collect(stream, rec, entry, 1);
+}
+
+/*
+ * An exec or a trace_marker line: kept, to be fed to the symbols
+ * (ustack_feed_record()) when they are made, so that a frame is named in
+ * the maps of its time from the stream's own loading, not a second read
+ * of the file.
+ */
+static void maps_action(struct kshark_data_stream *stream, void *rec,
+			struct kshark_entry *entry)
+{
+	struct plugin_unwind_ctx *ctx = loading(stream, entry);
+
+	(void)rec;
+	if (ctx && kshark_data_container_append(ctx->maps_recs, entry, 0) < 0)
+		ctx->failed = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,7 +473,7 @@ static int feed(struct plugin_unwind_ctx *ctx, struct ustack_join *join,
 	int ret;
 
 	/* outside its page, or not even a header: damage, and go on */
-	ret = ustack_join_add_file_record(join, r);
+	ret = ustack_feed_record(join, NULL, ctx->tep, r);
 	if (ret < 0 && errno != ENOMEM)
 		ctx->damaged++;
 	tracecmd_free_record(r);
@@ -598,26 +632,60 @@ static struct ustack_syms *get_syms(struct plugin_unwind_ctx *ctx)
 {
 	const char *path = ctx->stream->file;
 	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+	struct kshark_data_container *m = ctx->maps_recs;
+	struct tracecmd_input *top;
+	struct tep_record *r;
+	char *pdir = NULL;
+	ssize_t i;
+	int err = 0;
 
 	if (ctx->syms_tried)
 		return ctx->syms;
 	ctx->syms_tried = 1;
+	/* KernelShark opened the file already: no probe in a child */
 	if (path)
-		ctx->file = ustack_file_open(path);
+		ctx->file = ustack_file_open_probed(path);
 	if (ctx->file)
 		ctx->syms = ustack_syms_alloc();
-	if (!ctx->syms || ustack_syms_set_file(ctx->syms, ctx->file) ||
-	    (dir && *dir && ustack_syms_add_search_dir(ctx->syms, dir))) {
-		if (asprintf(&ctx->syms_note,
-			     "User frames not named: cannot read the process maps saved in %s",
-			     path ? path : "the trace file") < 0)
-			ctx->syms_note = NULL;
-		ustack_syms_free(ctx->syms);
-		ustack_file_close(ctx->file);
-		ctx->syms = NULL;
-		ctx->file = NULL;
+	top = ctx->file ? ustack_file_handle(ctx->file) : NULL;
+	if (!ctx->syms || !top)
+		goto fail;
+	if (tracecmd_buffer_instances(top) > 0 || !m) {
+		/* the execs of every buffer, as the ustack tool takes them */
+		err = ustack_syms_set_file(ctx->syms, ctx->file);
+	} else {
+		/* the maps the file saved, its directory, and the execs
+		 * and loads from this stream's own loading, in time order */
+		pdir = strdup(path);
+		err = !pdir || ustack_syms_set_tep(ctx->syms, ctx->tep) ||
+		      ustack_syms_add_trace_dir(ctx->syms, dirname(pdir)) ||
+		      ustack_syms_set_tracecmd(ctx->syms, top);
+		free(pdir);
+		qsort(m->data, m->size, sizeof(*m->data), entry_cmp);
+		pthread_mutex_lock(&ctx->stream->input_mutex);
+		for (i = 0; !err && i < m->size; i++) {
+			r = read_at(ctx, m->data[i]->entry->offset);
+			/* a damaged record is not read; the others count */
+			if (r && ustack_feed_record(NULL, ctx->syms, ctx->tep,
+						    r) < 0 && errno == ENOMEM)
+				err = 1;
+			tracecmd_free_record(r);
+		}
+		pthread_mutex_unlock(&ctx->stream->input_mutex);
 	}
+	if (err || (dir && *dir && ustack_syms_add_search_dir(ctx->syms, dir)))
+		goto fail;
 	return ctx->syms;
+fail:
+	if (asprintf(&ctx->syms_note,
+		     "User frames not named: cannot read the process maps saved in %s",
+		     path ? path : "the trace file") < 0)
+		ctx->syms_note = NULL;
+	ustack_syms_free(ctx->syms);
+	ustack_file_close(ctx->file);
+	ctx->syms = NULL;
+	ctx->file = NULL;
+	return NULL;
 }
 
 /* The cookie of the user_stack_deferred at off (for one nobody asked). */
@@ -1226,10 +1294,16 @@ static int formats_known(struct plugin_unwind_ctx *ctx)
 	return join != NULL;
 }
 
+/* the records that change a process's maps (ustack_syms_add_record()) */
+static const char *const maps_events[3] = {
+	"sched/sched_process_exec", "syscalls/sys_exit_execve", "ftrace/print",
+};
+
 __attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
 	struct plugin_unwind_ctx *ctx;
+	int i;
 
 	if (!kshark_is_tep(stream))
 		return 0;
@@ -1265,13 +1339,20 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	}
 	ctx->cookies = kshark_init_data_container();
 	ctx->stacks = kshark_init_data_container();
-	if (!ctx->cookies || !ctx->stacks) {
+	ctx->maps_recs = kshark_init_data_container();
+	if (!ctx->cookies || !ctx->stacks || !ctx->maps_recs) {
 		ctx->note = "The deferred stacks of this trace could not be read (out of memory)";
 		return 1;
 	}
 	kshark_register_event_handler(stream, ctx->cookie_id, cookie_action);
 	kshark_register_event_handler(stream, ctx->deferred_id,
 				      deferred_action);
+	for (i = 0; i < 3; i++) {
+		ctx->maps_ids[i] = kshark_find_event_id(stream, maps_events[i]);
+		if (ctx->maps_ids[i] >= 0)
+			kshark_register_event_handler(stream, ctx->maps_ids[i],
+						      maps_action);
+	}
 	ctx->handlers = 1;
 	shim_install(stream, ctx);
 	return 1;
@@ -1281,6 +1362,7 @@ __attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 {
 	struct plugin_unwind_ctx *ctx = __get_context(stream->stream_id);
+	int i;
 
 	if (!ctx)
 		return 0;
@@ -1290,6 +1372,10 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 						cookie_action);
 		kshark_unregister_event_handler(stream, ctx->deferred_id,
 						deferred_action);
+		for (i = 0; i < 3; i++)
+			if (ctx->maps_ids[i] >= 0)
+				kshark_unregister_event_handler(stream,
+						ctx->maps_ids[i], maps_action);
 	}
 	kshark_unregister_draw_handler(stream, kshark_unwind_draw);
 	__close(stream->stream_id);

@@ -238,6 +238,10 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record);
 int ustack_join_add_file_record(struct ustack_join *join,
 				struct tep_record *record);
 int ustack_join_flush(struct ustack_join *join);
+/* the one feeder: the page check, then @syms and @join (either NULL) */
+struct ustack_syms;
+int ustack_feed_record(struct ustack_join *join, struct ustack_syms *syms,
+		       struct tep_handle *tep, struct tep_record *record);
 /* how the join holds the event of the record at offset on
  * cpu; 0 when it does not (delivered, dropped, never seen) */
 enum {

@@ -1525,9 +1525,49 @@ int ustack_join_add_record(struct ustack_join *join, struct tep_record *record)
 int ustack_join_add_file_record(struct ustack_join *join,
 				struct tep_record *record)
 {
-	if (join && record && ustack_record_check(join->tep, record))
+	if (!join) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ustack_feed_record(join, NULL, NULL, record);
+}
+
+/**
+ * ustack_feed_record - give the library one record of a trace
+ * @join: the join to feed, or NULL (a pass for the maps alone)
+ * @syms: the symbols told of the record's exec or load, or NULL
+ * @tep: the event formats of the record's stream; NULL: @join's
+ * @record: a record in time order across CPUs (libtracecmd's merge, or
+ *	    entries sorted by time, CPU and offset), with its file offset
+ *	    when read from a file
+ *
+ * The one way every reader hands a record to the library, from its own
+ * read loop: the record is checked against its ring-buffer page
+ * (ustack_record_check()), then given to @syms (ustack_syms_add_record():
+ * the execs and the registrar's load lines) and to @join
+ * (ustack_join_add_record()).  A reader that names frames after its join
+ * (the maps of a frame's time need the execs after it) reads its trace
+ * twice through this function: @syms alone, then @join alone.
+ *
+ * Returns what ustack_join_add_record() returns (0 without @join), or -1
+ * with errno set: EINVAL for a bad argument, EBADMSG for a record outside
+ * its page (nothing taken; the reader stops, or counts the damage and
+ * goes on), ENOMEM.
+ */
+int ustack_feed_record(struct ustack_join *join, struct ustack_syms *syms,
+		       struct tep_handle *tep, struct tep_record *record)
+{
+	if (!tep && join)
+		tep = join->tep;
+	if (!tep || !record || (!join && !syms)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ustack_record_check(tep, record))
 		return -1;	/* errno EBADMSG */
-	return ustack_join_add_record(join, record);
+	if (syms && ustack_syms_add_record(syms, tep, record) < 0)
+		return -1;
+	return join ? ustack_join_add_record(join, record) : 0;
 }
 
 /**

@@ -137,7 +137,9 @@ static int live_cb(struct tep_event *event, struct tep_record *record,
 	(void)event;
 	record->cpu = cpu;
 	live->nr_read++;
-	ret = ustack_join_add_record(live->join, record);
+	ret = ustack_feed_record(live->join, NULL, NULL, record);
+	if (ret < 0 && errno == EBADMSG)
+		return live->stop ? 1 : 0;	/* not read: go on */
 	if (ret) {
 		live->ret = ret;
 		return 1;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The ustack tool's source: a trace.dat file read with libtracecmd, its
- * records fed to libustack's join (ustack_join_add_record()) and, for
- * the maps of each frame's time, to ustack_syms_add_record().  Each
+ * records fed to libustack through its one feeder, ustack_feed_record():
+ * the symbols first (the maps of each frame's time), then the join.  Each
  * buffer instance of the file is its own stream with its own join; the
  * records of a stream are merged across CPUs in time order by
  * libtracecmd.  Not part of libustack, which reads no file and needs no
@@ -300,31 +300,43 @@ int ustack_file_set_flags(struct ustack_file *file, unsigned int flags)
 	return 0;
 }
 
-struct iter_ctx {
+/*
+ * The one read loop of a file's stream: each record, in time order across
+ * CPUs, to ustack_feed_record(): the symbols alone (the first pass: the
+ * execs and loads) or the join alone.
+ */
+struct feed_ctx {
 	const char		*path;
 	struct ustack_join	*join;
+	struct ustack_syms	*syms;
 	int			ret;
+	int			err;	/* errno of a -1 ret */
 };
 
-static int iter_cb(struct tracecmd_input *handle, struct tep_record *record,
+static int feed_cb(struct tracecmd_input *handle, struct tep_record *record,
 		   int cpu, void *data)
 {
-	struct iter_ctx *ctx = data;
+	struct feed_ctx *ctx = data;
 	int ret;
 
-	(void)handle;	/* the join has its event formats */
 	(void)cpu;
 	/* libtracecmd 1.3 may call again after we asked it to stop */
 	if (ctx->ret)
 		return 1;
-	ret = ustack_join_add_file_record(ctx->join, record);
+	ret = ustack_feed_record(ctx->join, ctx->syms,
+				 tracecmd_get_tep(handle), record);
 	if (ret < 0 && errno == EBADMSG) {
+		/* a damaged record is not read; for the maps the others
+		 * still count, the join stops there */
+		if (!ctx->join)
+			return 0;
 		ustack_err("%s: corrupt record at offset %llu: %d bytes do not fit in its page",
 			   ctx->path, record->offset, record->size);
 		errno = EINVAL;
 	}
 	if (ret) {
 		ctx->ret = ret;
+		ctx->err = errno;
 		return 1;	/* stop iterating */
 	}
 	return 0;
@@ -347,7 +359,7 @@ static int iterate_one(struct ustack_file *file, int index,
 {
 	struct tracecmd_input *handle = file->handle;
 	struct ustack_join_stats st;
-	struct iter_ctx ctx = { 0 };
+	struct feed_ctx ctx = { 0 };
 	int ret;
 
 	if (index > 0) {
@@ -374,8 +386,9 @@ static int iterate_one(struct ustack_file *file, int index,
 	}
 	ustack_join_set_instance(ctx.join,
 				 ustack_file_instance_name(file, index));
-	ret = tracecmd_iterate_events(handle, NULL, 0, iter_cb, &ctx);
+	ret = tracecmd_iterate_events(handle, NULL, 0, feed_cb, &ctx);
 	if (ctx.ret < 0) {
+		errno = ctx.err;
 		ret = -1;
 	} else {
 		if (ret < 0) {
@@ -570,29 +583,6 @@ int ustack_syms_set_file(struct ustack_syms *syms, struct ustack_file *file)
 	return ustack_syms_set_tracecmd(syms, file->handle);
 }
 
-struct execs_ctx {
-	struct ustack_syms	*syms;
-	int			err;
-};
-
-/* The execs and loads of one buffer, from its records in time order */
-static int execs_cb(struct tracecmd_input *handle, struct tep_record *rec,
-		    int cpu, void *data)
-{
-	struct execs_ctx *ctx = data;
-
-	(void)cpu;
-	if (ctx->err)
-		return 1;
-	/* a damaged record is not read; the others still count */
-	if (ustack_syms_add_record(ctx->syms, tracecmd_get_tep(handle),
-				   rec) < 0 && errno != EBADMSG) {
-		ctx->err = errno;
-		return 1;
-	}
-	return 0;
-}
-
 /**
  * ustack_syms_load_execs - take the execs and loads a trace.dat recorded
  * @syms: the symbols
@@ -609,7 +599,7 @@ static int execs_cb(struct tracecmd_input *handle, struct tep_record *rec,
  */
 int ustack_syms_load_execs(struct ustack_syms *syms, const char *path)
 {
-	struct execs_ctx ctx = { .syms = syms };
+	struct feed_ctx ctx = { .path = path, .syms = syms };
 	struct tracecmd_input *top, *h;
 	int i, n;
 
@@ -624,17 +614,17 @@ int ustack_syms_load_execs(struct ustack_syms *syms, const char *path)
 		return -1;
 	}
 	/* a read error ends what is read; the execs before it count */
-	tracecmd_iterate_events(top, NULL, 0, execs_cb, &ctx);
+	tracecmd_iterate_events(top, NULL, 0, feed_cb, &ctx);
 	n = tracecmd_buffer_instances(top);
-	for (i = 0; i < n && !ctx.err; i++) {
+	for (i = 0; i < n && !ctx.ret; i++) {
 		h = tracecmd_buffer_instance_handle(top, i);
 		if (!h)
 			continue;
-		tracecmd_iterate_events(h, NULL, 0, execs_cb, &ctx);
+		tracecmd_iterate_events(h, NULL, 0, feed_cb, &ctx);
 		tracecmd_close(h);
 	}
 	tracecmd_close(top);
-	if (ctx.err) {
+	if (ctx.ret) {
 		errno = ctx.err;
 		return -1;
 	}

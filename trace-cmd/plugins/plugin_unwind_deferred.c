@@ -320,8 +320,9 @@ static void feed(struct ud_state *st, struct tep_record *record, int collect)
 	st->nr_blocks = 0;
 	st->noted_pid = -1;
 	st->collect = collect;
+	/* the library's one feeder: the page check, then the join */
 	if (join)
-		ustack_join_add_record(join, record);
+		ustack_feed_record(join, NULL, NULL, record);
 	st->collect = 0;
 }
 

@@ -54,7 +54,7 @@ finish() {
 
 "$REPO/trace-cmd/plugins/install-deps.sh" kernelshark libkshark-dev \
 	qtbase5-dev libdw-dev xvfb xauth xdotool imagemagick valgrind \
-	python3 gcc g++ make pkg-config ||
+	python3 gcc g++ make pkg-config strace ||
 	{ echo "0 passed, 1 failed"; exit 1; }
 mkdir -p "$ART"
 rm -f "$ART"/*.png "$ART"/*.txt*
@@ -282,6 +282,15 @@ check "a reload of the stream (once before a draw, then drawn twice): the same v
 		KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $KS '$FIX' >'$WORK/reload.2' 2>/dev/null &&
 		grep -q '^--- view' '$WORK/reload.2' && diff '$WORK/reload.1' '$WORK/reload.2' &&
 		{ KSHARK_STACK_RELOAD=1 KSHARK_STACK_VIEW=1 $VG $KS '$FIX' >/dev/null 2>'$WORK/reload.err'; [ \$? != 99 ]; }"
+# Inside KernelShark (a threaded Qt program) no child process, and the
+# trace opened by the plugin once (the saved maps), not three times (a
+# probe child, the maps, a second read for the execs): the execs and
+# loads come from the stream's own loading (issue 38)
+check "inside KernelShark: no child process, the trace opened twice (KernelShark, the plugin's maps)" \
+	bash -c "strace -f -qq -e trace=fork,vfork,clone,clone3,openat -o '$WORK/strace.out' \
+		$KS '$FIX' >/dev/null 2>&1 &&
+		! grep -v CLONE_THREAD '$WORK/strace.out' | grep -Eq '^[0-9]+ +(clone|clone3|fork|vfork)\(' &&
+		test \"\$(grep -c '$(basename "$FIX")' '$WORK/strace.out')\" = 2"
 for f in "$FIX" "$WORK/alone/$(basename "$FIX")" "$WORK/nounwind.dat" "$WORK/corrupt.dat" "$FIXTURES/option-T.dat"; do
 	check "valgrind: the plugin loads, shows every entry's view and unloads, no errors, no leaks ($(basename "$(dirname "$f")")/$(basename "$f"))" \
 		bash -c "KSHARK_STACK_VIEW=1 $VG $KS '$f' >'$WORK/vg.out' 2>'$WORK/vg.err'; [ \$? != 99 ] && grep -q '^--- view' '$WORK/vg.out'"

@@ -1264,6 +1264,96 @@ static void test_records_offsets(const char *dir)
 	end();
 }
 
+/*
+ * ustack_feed_record(): the one feeder.  A record inside its page goes
+ * to the symbols (an exec) and to the join; one running past its page
+ * goes to neither (EBADMSG); each side alone, and bad arguments.
+ */
+static void test_feed(const char *dir)
+{
+	static const char header_page[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+	static const char *names[] = { "sched_sched_process_exec" };
+	struct tep_record r = { .cpu = 0 };
+	struct ustack_join_stats st;
+	struct ustack_syms *syms;
+	struct tep_handle *tep;
+	struct rec_env e;
+	char path[4096];
+	char *fmt;
+	size_t len;
+
+	begin("ustack_feed_record: page check, then symbols and join");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	tep = e.tep;
+	snprintf(path, sizeof(path), "%s/%s", dir, names[0]);
+	fmt = read_file(path, &len);
+	syms = ustack_syms_alloc();
+	CHECK(fmt && !tep_parse_event(tep, fmt, len, "sched") &&
+	      !tep_parse_header_page(tep, (char *)header_page,
+				     sizeof(header_page) - 1, 8) &&
+	      tep_get_sub_buffer_size(tep) == 4096 && syms,
+	      "setup: sub-buffer %d", tep_get_sub_buffer_size(tep));
+	free(fmt);
+	if (!syms || tep_get_sub_buffer_size(tep) != 4096) {
+		ustack_syms_free(syms);
+		env_close(&e);
+		end();
+		return;
+	}
+	/* sched_process_exec of pid 500 at 100, inside its page */
+	memset(e.b, 0, 24);
+	put16(e.b, 311);
+	put32(e.b + 4, 500);
+	put32(e.b + 8, (4 << 16) | 20);
+	put32(e.b + 12, 500);
+	put32(e.b + 16, 500);
+	memcpy(e.b + 20, "/bin", 4);
+	r.data = e.b;
+	r.size = r.record_size = 24;
+	r.ts = 100;
+	r.offset = 0x2000 + 16;
+	CHECK(ustack_feed_record(e.j, syms, NULL, &r) == 0 &&
+	      ustack_syms_execs_after(syms, 500, 50) == 1 &&
+	      !ustack_join_get_stats(e.j, &st) && st.records == 1,
+	      "fed to both: execs %d records %llu",
+	      ustack_syms_execs_after(syms, 500, 50), st.records);
+	/* the same bytes said to end past the page: taken by neither */
+	r.ts = 200;
+	r.offset = 0x3000 - 8;
+	errno = 0;
+	CHECK(ustack_feed_record(e.j, syms, NULL, &r) < 0 && errno == EBADMSG &&
+	      ustack_syms_execs_after(syms, 500, 150) == 0 &&
+	      !ustack_join_get_stats(e.j, &st) && st.records == 1,
+	      "past its page: errno %d execs %d records %llu", errno,
+	      ustack_syms_execs_after(syms, 500, 150), st.records);
+	/* the symbols alone (a first pass), the join alone */
+	r.ts = 300;
+	r.offset = 0x4000 + 16;
+	CHECK(ustack_feed_record(NULL, syms, tep, &r) == 0 &&
+	      ustack_syms_execs_after(syms, 500, 250) == 1 &&
+	      !ustack_join_get_stats(e.j, &st) && st.records == 1,
+	      "symbols alone");
+	r.ts = 400;
+	CHECK(ustack_feed_record(e.j, NULL, NULL, &r) == 0 &&
+	      ustack_syms_execs_after(syms, 500, 350) == 0 &&
+	      !ustack_join_get_stats(e.j, &st) && st.records == 2,
+	      "join alone");
+	CHECK(ustack_feed_record(NULL, NULL, tep, &r) < 0 && errno == EINVAL &&
+	      ustack_feed_record(NULL, syms, NULL, &r) < 0 && errno == EINVAL &&
+	      ustack_feed_record(e.j, syms, NULL, NULL) < 0 && errno == EINVAL,
+	      "bad arguments");
+	ustack_syms_free(syms);
+	env_close(&e);
+	end();
+}
+
 static void test_records_malformed(const char *dir)
 {
 	struct ustack_join_stats st;
@@ -1498,6 +1588,7 @@ int main(int argc, char **argv)
 	test_records_good(argv[1]);
 	test_records_offsets(argv[1]);
 	test_records_exec_pid(argv[1]);
+	test_feed(argv[1]);
 	test_records_malformed(argv[1]);
 	test_records_damage(argv[1]);
 	test_bad_format(argv[1]);
