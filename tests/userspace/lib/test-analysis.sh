@@ -466,11 +466,19 @@ EOP
 	# a stock JIT's map: V8's (node --perf-basic-prof), names with spaces;
 	# the frame in its optimized code, named as perf's rule says (the
 	# last line that holds the address), computed here from the file
-	if command -v node >/dev/null; then
-		np=$(cd "$JD" && node --perf-basic-prof -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
+	# v8_run DIR FLAGS...: a node program whose hotLoop V8 optimizes, run
+	# in DIR with V8's FLAGS; prints its pid
+	v8_run() {
+		local d=$1
+		shift
+		(cd "$d" && node "$@" -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
 			let t = 0; for (let k = 0; k < 2000; k++) t += hotLoop(10000); console.log(process.pid)')
-		if [ -n "$np" ] && mv "/tmp/perf-$np.map" "$JD/v8.map" &&
-		   read -r va want < <(python3 - "$JD/v8.map" <<'EOP'
+	}
+	# v8_hot MAP: an address in the last optimized hotLoop of V8's perf map
+	# and the name perf's rule gives it (the last line that holds it),
+	# spaces as \x01
+	v8_hot() {
+		python3 - "$1" <<'EOP'
 import sys
 lines = [l.rstrip("\n").split(" ", 2) for l in open(sys.argv[1])]
 hot = [l for l in lines if len(l) == 3 and "*hotLoop" in l[2]]
@@ -478,7 +486,11 @@ a = int(hot[-1][0], 16) + 0x10
 best = [l for l in lines if len(l) == 3 and int(l[0], 16) <= a < int(l[0], 16) + int(l[1], 16)][-1]
 print("%x %s+0x%x" % (a, best[2].replace(" ", "\x01"), a - int(best[0], 16)))
 EOP
-		   ) && cp "$JD/v8.map" "$JD/perf-1234.map" && jitdat 1234 "$JD/v8.dat" "$(printf %x $((0x$va - 6)))" &&
+	}
+	if command -v node >/dev/null; then
+		np=$(v8_run "$JD" --perf-basic-prof)
+		if [ -n "$np" ] && mv "/tmp/perf-$np.map" "$JD/v8.map" &&
+		   read -r va want < <(v8_hot "$JD/v8.map") && cp "$JD/v8.map" "$JD/perf-1234.map" && jitdat 1234 "$JD/v8.dat" "$(printf %x $((0x$va - 6)))" &&
 		   us jit-v8 -q "$JD/v8.dat" &&
 		   [ "$(grep -cxF "  u ${want//$'\x01'/ } ($JD/perf-1234.map)" "$B/jit-v8.out")" = 4 ]; then
 			pass "jit: node's own perf map (V8, $(wc -l <"$JD/v8.map") lines): its optimized hotLoop named '${want//$'\x01'/ }', the last line holding it"
@@ -492,18 +504,9 @@ EOP
 		# names the optimized hotLoop as the map does (its lines checked
 		# against perf script in guest t-94)
 		mkdir -p "$JD/v8d"
-		np=$(cd "$JD/v8d" && node --perf-basic-prof --perf-prof -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
-			let t = 0; for (let k = 0; k < 2000; k++) t += hotLoop(10000); console.log(process.pid)')
+		np=$(v8_run "$JD/v8d" --perf-basic-prof --perf-prof)
 		if [ -n "$np" ] && [ -f "$JD/v8d/jit-$np.dump" ] && mv "/tmp/perf-$np.map" "$JD/v8d.map" &&
-		   read -r va want < <(python3 - "$JD/v8d.map" <<'EOP'
-import sys
-lines = [l.rstrip("\n").split(" ", 2) for l in open(sys.argv[1])]
-hot = [l for l in lines if len(l) == 3 and "*hotLoop" in l[2]]
-a = int(hot[-1][0], 16) + 0x10
-best = [l for l in lines if len(l) == 3 and int(l[0], 16) <= a < int(l[0], 16) + int(l[1], 16)][-1]
-print("%x %s+0x%x" % (a, best[2].replace(" ", "\x01"), a - int(best[0], 16)))
-EOP
-		   ) && cp "$JD/v8d/jit-$np.dump" "$JD/v8d/jit-1234.dump" &&
+		   read -r va want < <(v8_hot "$JD/v8d.map") && cp "$JD/v8d/jit-$np.dump" "$JD/v8d/jit-1234.dump" &&
 		   jitdat 1234 "$JD/v8d/v8.dat" "$(printf %x $((0x$va - 6)))" &&
 		   us jitdump-v8 -q "$JD/v8d/v8.dat" &&
 		   [ "$(grep -cxF "  u ${want//$'\x01'/ } ($JD/v8d/jit-1234.dump)" "$B/jitdump-v8.out")" = 4 ]; then
