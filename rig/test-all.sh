@@ -142,14 +142,14 @@ suite rig "$REPO/tests/rig/run.sh"
 # perf for the guest (t-45 asks with --call-graph fp,defer); a test that
 # needs it and finds none fails
 perf_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-b ] || { [ $debug = 1 ] && [ "$only" = guest-debug ]; }; then
+if want guest-b || { [ $debug = 1 ] && [ "$only" = guest-debug ]; }; then
 	perf_bin=$("$REPO/rig/build-perf.sh") || log "cannot build perf: the guest tests that need it fail"
 fi
 # trace-cmd 3.4 with trace-cmd/patches for the guest (t-90 records with
 # it), stock 3.4 (t-95 runs both builds' utest), and the libtraceevent
 # plugin; a test that needs them and finds none fails
 tracecmd_bin=
-if [ -z "$only" ] || [ "$only" = guest ] || [ "$only" = guest-b ] || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
+if want guest-b || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; then
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	{ make -s -C "$REPO/trace-cmd/plugins" deps && make -s -C "$REPO/trace-cmd/plugins"; } >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
