@@ -165,11 +165,11 @@ if [ -z "$only" ] || { [[ $only == guest* ]] && [ "$only" != guest-vanilla ]; };
 	kimg=$("$REPO/rig/build-kernel.sh") || log "our kernel did not build: the guest suites fail"
 fi
 kopt=(); [ -n "$kimg" ] && kopt=(--kernel "$kimg")
-# the series' kselftest for t-97, with the harness of the kernel source
+# the series' kselftests for t-97 and t-96-sframe-file, with the harness of the kernel source
 # (fetched by the build above; a cold cache has none before it)
 if [ -z "$only" ] || [[ $only == guest* ]]; then
-	make -s -C "$REPO/tests/workload" sframe-test >&2 ||
-		log "the prctl kselftest did not build: t-97's sframe-prctl-kselftest fails"
+	make -s -C "$REPO/tests/workload" sframe-test sframe-file-test >&2 ||
+		log "the prctl kselftests did not build: t-97's sframe-prctl-kselftest and t-96's sframe-file-kselftest fail"
 fi
 # The s390x kernel (suite s390x), cross-built in the background.
 s390x_pid=

@@ -96,7 +96,8 @@ covered_by_tracing() {
 		want=TRACING
 		case $f in
 		arch/s390/*) want='S390 ARCHITECTURE' ;;
-		kernel/unwind/*|Documentation/userspace-api/sframe.rst|tools/testing/selftests/prctl/sframe-test.c)
+		kernel/unwind/*|Documentation/userspace-api/sframe.rst|tools/testing/selftests/prctl/sframe-test.c|\
+		tools/testing/selftests/prctl/sframe-file-test.c)
 			want='USERSPACE STACK UNWINDING' ;;
 		esac
 		(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
