@@ -4,7 +4,9 @@
  * trace exec'd, so that a frame from before an exec is named with the
  * maps of the image it was taken in (syms.c), or marked when those are
  * not known; and the objects loaded and unloaded while traced, from the
- * SFrame registrar's trace_marker lines (ftrace:print, loads.c).
+ * SFrame registrar's trace_marker lines (ftrace:print, loads.c) and, on a
+ * kernel that has it, the mmap:exec_mapping event of each new executable
+ * mapping of a file (which needs no registrar: any process, any time).
  *
  * trace-cmd record -T (with the series) records sched:sched_process_exec
  * for that; an older recording with the syscalls has the successful
@@ -27,15 +29,21 @@ struct exec_events {
 	struct tep_format_field	*ret_field;
 	int			pr_id;		/* ftrace:print */
 	struct tep_format_field	*buf_field;
+	int			em_id;		/* mmap:exec_mapping */
+	struct tep_format_field	*em[5];		/* tgid exec start end pgoff */
+	struct tep_event	*em_event;
 };
+
+static const char *const em_fields[5] = { "tgid", "exec", "start", "end", "pgoff" };
 
 static void events_find(struct exec_events *e, struct tep_handle *tep)
 {
 	struct tep_event *ev;
+	int i;
 
 	memset(e, 0, sizeof(*e));
 	e->tep = tep;
-	e->ex_id = e->sx_id = e->pr_id = -1;
+	e->ex_id = e->sx_id = e->pr_id = e->em_id = -1;
 	ev = tep_find_event_by_name(tep, "sched", "sched_process_exec");
 	if (ev && (e->pid_field = tep_find_field(ev, "pid")))
 		e->ex_id = ev->id;
@@ -45,6 +53,57 @@ static void events_find(struct exec_events *e, struct tep_handle *tep)
 	ev = tep_find_event_by_name(tep, "ftrace", "print");
 	if (ev && (e->buf_field = tep_find_field(ev, "buf")))
 		e->pr_id = ev->id;
+	ev = tep_find_event_by_name(tep, "mmap", "exec_mapping");
+	for (i = 0; ev && i < 5; i++) {
+		e->em[i] = tep_find_field(ev, em_fields[i]);
+		if (!e->em[i])
+			ev = NULL;
+	}
+	if (ev && tep_find_field(ev, "build_id") && tep_find_field(ev, "path")) {
+		e->em_event = ev;
+		e->em_id = ev->id;
+	}
+}
+
+/*
+ * An mmap:exec_mapping record (the kernel's, 7-exec-mapping): a load of
+ * the mapping's file from the record's time (loads.c)
+ */
+static int mapping_event(struct ustack_syms *syms, struct exec_events *e,
+			 struct tep_record *rec)
+{
+	unsigned long long v[5];
+	struct ustack_loads *loads;
+	struct ustack_seg seg;
+	char path[4097], id[2 * 20 + 1];
+	const unsigned char *raw;
+	int len, i;
+
+	for (i = 0; i < 5; i++) {
+		if (tep_read_number_field(e->em[i], rec->data, &v[i]))
+			return 0;
+	}
+	raw = tep_get_field_raw(NULL, e->em_event, "build_id", rec, &len, 0);
+	id[0] = '\0';
+	if (raw && len > 0 && len <= 20) {
+		for (i = 0; i < len; i++)
+			snprintf(id + 2 * i, 3, "%02x", raw[i]);
+	}
+	raw = tep_get_field_raw(NULL, e->em_event, "path", rec, &len, 0);
+	if (!raw || len <= 0)
+		return 0;
+	if (len >= (int)sizeof(path))
+		len = sizeof(path) - 1;
+	memcpy(path, raw, len);
+	path[len] = '\0';
+	seg.start = v[2];
+	seg.end = v[3];
+	seg.pgoff = v[4];
+	loads = ustack_syms_loads(syms);
+	if (!loads)
+		return -1;
+	return ustack_loads_add_mapping(loads, rec->ts, (int)v[0], v[1] != 0,
+					&seg, id, path) < 0 ? -1 : 1;
 }
 
 /* A marker line of the registrar: copied out of the record, bounded */
@@ -85,9 +144,9 @@ static int load_line(struct ustack_syms *syms, struct exec_events *e,
  * syscalls:sys_exit_execve), as ustack_syms_add_exec() adds them, and
  * the objects loaded and unloaded during the recording that the SFrame
  * registrar wrote to trace_marker (ftrace:print "ustack_map:" lines,
- * trace-cmd record -T): a frame in one is named in the object mapped
- * there at its event's time (ustack_syms_set_time()).  Other records are
- * passed over.
+ * trace-cmd record -T) or the kernel reported (mmap:exec_mapping): a
+ * frame in one is named in the object mapped there at its event's time
+ * (ustack_syms_set_time()).  Other records are passed over.
  *
  * Returns 1 when the record was taken, 0 when it is none of these, or -1
  * with errno set: EINVAL for a NULL argument, EBADMSG for a record that
@@ -109,7 +168,7 @@ int ustack_syms_add_record(struct ustack_syms *syms, struct tep_handle *tep,
 		return -1;
 	if (e->tep != tep)
 		events_find(e, tep);
-	if (e->ex_id < 0 && e->sx_id < 0 && e->pr_id < 0)
+	if (e->ex_id < 0 && e->sx_id < 0 && e->pr_id < 0 && e->em_id < 0)
 		return 0;
 	/* a record not fitting its page is damage: not read */
 	if (ustack_record_check(tep, record)) {
@@ -128,6 +187,8 @@ int ustack_syms_add_record(struct ustack_syms *syms, struct tep_handle *tep,
 					       record->ts);
 	} else if (type == e->pr_id)
 		return load_line(syms, e, record);
+	else if (type == e->em_id)
+		return mapping_event(syms, e, record);
 	else
 		return 0;
 	if (ret) {

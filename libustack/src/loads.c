@@ -216,6 +216,43 @@ static bool line_ok(struct ustack_loads *loads, int rec_pid,
 	return true;
 }
 
+/*
+ * Append @l (its file and build ID allocated) to the loads of @p, the
+ * process @pid (NULL: no memory); 1, or -1 without memory
+ */
+static int load_append(struct ustack_loads *loads, struct pid_loads *p,
+		       int pid, struct ustack_load *l)
+{
+	if (!l->file || !p || p->nr >= LOADS_MAX) {
+		if (p && p->nr >= LOADS_MAX && !loads->warned) {
+			ustack_warn("process %d: more than %d objects loaded, later ones named by its last maps",
+				    pid, LOADS_MAX);
+			loads->warned = true;
+		}
+		free(l->file);
+		free(l->build_id);
+		return l->file && p ? 1 : -1;
+	}
+	if (!(p->nr & (p->nr - 1))) {	/* full at 0, 1, 2, 4, ... */
+		struct ustack_load *n;
+
+		n = realloc(p->l, (p->nr ? 2 * p->nr : 1) * sizeof(*n));
+		if (!n) {
+			free(l->file);
+			free(l->build_id);
+			return -1;
+		}
+		p->l = n;
+	}
+	p->l[p->nr++] = *l;
+	p->sorted = false;
+	free(p->bounds);
+	p->bounds = NULL;
+	if (l->segs[l->nr_segs - 1].end - l->segs[0].start > p->span)
+		p->span = l->segs[l->nr_segs - 1].end - l->segs[0].start;
+	return 1;
+}
+
 static int add_open(struct ustack_loads *loads, unsigned long long ts,
 		    int rec_pid, const char *line, bool mapped)
 {
@@ -245,35 +282,7 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 	if (field(line, "build_id", &s, &e) && e > s && e < path &&
 	    !(e - s == 1 && *s == '-'))
 		l.build_id = strndup(s, e - s);
-	p = pid_get(loads, pid, true);
-	if (!l.file || !p || p->nr >= LOADS_MAX) {
-		if (p && p->nr >= LOADS_MAX && !loads->warned) {
-			ustack_warn("process %d: more than %d objects loaded, later ones named by its last maps",
-				    pid, LOADS_MAX);
-			loads->warned = true;
-		}
-		free(l.file);
-		free(l.build_id);
-		return l.file && p ? 1 : -1;
-	}
-	if (!(p->nr & (p->nr - 1))) {	/* full at 0, 1, 2, 4, ... */
-		struct ustack_load *n;
-
-		n = realloc(p->l, (p->nr ? 2 * p->nr : 1) * sizeof(*n));
-		if (!n) {
-			free(l.file);
-			free(l.build_id);
-			return -1;
-		}
-		p->l = n;
-	}
-	p->l[p->nr++] = l;
-	p->sorted = false;
-	free(p->bounds);
-	p->bounds = NULL;
-	if (l.segs[l.nr_segs - 1].end - l.segs[0].start > p->span)
-		p->span = l.segs[l.nr_segs - 1].end - l.segs[0].start;
-	return 1;
+	return load_append(loads, pid_get(loads, pid, true), pid, &l);
 }
 
 static int add_close(struct ustack_loads *loads, unsigned long long ts,
@@ -314,6 +323,51 @@ static int add_synth(struct ustack_loads *loads, unsigned long long ts,
 		return -1;
 	p->synth = ts;
 	return 1;
+}
+
+/*
+ * An executable mapping the kernel reported (mmap:exec_mapping, execs.c):
+ * a load of one segment from @ts on, in the image after the exec that
+ * made it when @in_exec.  What it maps over is gone from then: the loads
+ * of @pid it overlaps end at @ts (a dlopen() where a dlclose()d object
+ * was needs no close line).  Returns 1 when taken, 0 for a mapping that
+ * names no file ("//enomem", a relative path) or an empty range, -1
+ * without memory.
+ */
+int ustack_loads_add_mapping(struct ustack_loads *loads, unsigned long long ts,
+			     int pid, bool in_exec, const struct ustack_seg *seg,
+			     const char *build_id, const char *path)
+{
+	struct ustack_load l = {
+		.from = ts, .to = ULLONG_MAX, .base = ULLONG_MAX,
+		.in_exec = in_exec, .nr_segs = 1, .segs = { *seg },
+	};
+	struct pid_loads *p;
+	int i, j;
+
+	if (pid <= 0 || seg->end <= seg->start || path[0] != '/' ||
+	    path[1] == '/')
+		return 0;
+	p = pid_get(loads, pid, true);
+	for (i = 0; p && i < p->nr; i++) {
+		struct ustack_load *o = &p->l[i];
+
+		if (o->to != ULLONG_MAX || o->from > ts)
+			continue;
+		for (j = 0; j < o->nr_segs; j++) {
+			if (o->segs[j].start < seg->end &&
+			    seg->start < o->segs[j].end) {
+				o->to = ts;
+				free(p->bounds);
+				p->bounds = NULL;
+				break;
+			}
+		}
+	}
+	l.file = strdup(path);
+	if (build_id && *build_id)
+		l.build_id = strdup(build_id);
+	return load_append(loads, p, pid, &l);
 }
 
 /**

@@ -843,14 +843,17 @@ static int load_lookup(struct ustack_syms *syms, int pid,
 		       const struct ustack_load **which)
 {
 	const struct ustack_load *l;
-	int iter = 0, r = 0, i;
+	int iter = 0, r = 0, i, execs;
 
 	*which = NULL;
 	if (!syms->ts || !syms->loads)
 		return 0;
 	while ((l = ustack_loads_next(syms->loads, pid, addr, &iter))) {
-		if (ustack_syms_execs_after(syms, pid, l->from) !=
-		    syms->cur_execs)
+		execs = ustack_syms_execs_after(syms, pid, l->from);
+		/* made by an exec, before its event: that exec's image */
+		if (l->in_exec && execs > 0)
+			execs--;
+		if (execs != syms->cur_execs)
 			continue;	/* another image's */
 		/* read in an image left between its synth and mapped lines */
 		if (l->since_image &&

@@ -76,6 +76,8 @@ struct ustack_load {
 	 */
 	unsigned long long	seen;
 	bool			since_image;
+	/* made by an execve() (mmap:exec_mapping exec=1): the new image's */
+	bool			in_exec;
 	char			*file;
 	char			*build_id;	/* NULL: none recorded */
 	int			nr_segs;
@@ -87,6 +89,10 @@ __hidden void ustack_loads_free(struct ustack_loads *loads);
 __hidden int ustack_loads_add_line(struct ustack_loads *loads,
 				   unsigned long long ts, int rec_pid,
 				   const char *line);
+__hidden int ustack_loads_add_mapping(struct ustack_loads *loads,
+				      unsigned long long ts, int pid,
+				      bool in_exec, const struct ustack_seg *seg,
+				      const char *build_id, const char *path);
 __hidden const struct ustack_load *ustack_loads_next(struct ustack_loads *loads,
 						     int pid,
 						     unsigned long long addr,

@@ -16,7 +16,7 @@ reset_tracing
 D=$FTD_RESULTS/t91
 rm -rf "$D"
 mkdir -p "$D"
-TESTS="sw-start-maps-exited-named sw-start-maps-exec sw-no-start-maps-unnamed"
+TESTS="sw-start-maps-exited-named sw-start-maps-exec sw-no-start-maps-unnamed sw-exec-mapping-exec-named sw-exec-mapping-dlopen-named"
 tc_require $TESTS
 echo "trace-cmd: $TCMD ($("$TCMD" --version 2>&1 | grep -m1 version))"
 BIN=$WL/callchain-pie
@@ -56,11 +56,11 @@ run() {
 	{ "$(dirname "$TCMD")/ustack" "$D/$n.dat" > "$D/$n.ust" 2> "$D/$n.uerr"; true; }
 }
 
-# nm_check REPORT: every "FUNC+0xOFF (BIN)" frame of the report is inside
+# nm_check REPORT [MIN [BINARY]]: every "FUNC+0xOFF (BIN)" frame of the report is inside
 # FUNC by nm -S, and addr2line names FUNC at its call (the byte before;
 # the outermost of the functions inlined there)
 nm_check() {
-	python3 - "$1" "$BIN" "${2:-12}" <<'EOF2'
+	python3 - "$1" "${3:-$BIN}" "${2:-12}" <<'EOF2'
 import re, subprocess, sys
 rep, binary, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sym = {}
@@ -162,6 +162,59 @@ if run nsw "wait 3" --no-start-maps; then
 		test "$(grep -c '^callchain-pie|[0-9]*|0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*;0x[0-9a-f]*' "$D/nsw.stacks")" = 3 &&
 	check "ustack names none of them either" test "$(grep -c "work_inner+0x[0-9a-f]* ($BIN)" "$D/nsw.ust")" = 0 &&
 	t_pass
+fi
+
+# The kernel's mmap:exec_mapping (series 7-exec-mapping) names frames at
+# their time with no registrar, no stop and no maps read: the image an
+# exec loads during the recording (sw-start-maps-exec above leaves those
+# frames addresses), and two libraries dlopen()ed one after the other at
+# one address by a process started after record (tests/workload/dlwork:
+# no start maps, gone by the end).  Without the event (or a reader that
+# does not take it) those frames are addresses.
+EM=$TRACEFS/events/mmap/exec_mapping/format
+t_begin sw-exec-mapping-exec-named
+if [ ! -f "$EM" ]; then
+	t_fail "no mmap:exec_mapping in this kernel (series 7-exec-mapping)"
+elif run swe "wait-exec $WL/callchain" -e mmap:exec_mapping; then
+	NEW="work_inner $WL/callchain;work_middle $WL/callchain;work_outer $WL/callchain;main $WL/callchain"
+	check "2 stacks: $(tr '\n' ' ' < "$D/swe.stacks" | cut -c1-300)" test "$(wc -l < "$D/swe.stacks")" = 2 &&
+	check "before the exec, named in the image read at the start" \
+		grep -q "^[^|]*|[0-9]*|$WCHAIN" <(sed -n 1p "$D/swe.stacks") &&
+	check "after it, named in the image the exec mapped" \
+		grep -q "^[^|]*|[0-9]*|$NEW" <(sed -n 2p "$D/swe.stacks") &&
+	check "the names by nm and addr2line" nm_check "$D/swe.txt" 4 "$WL/callchain" &&
+	check "ustack names them too" test "$(grep -c "work_inner+0x[0-9a-f]* ($WL/callchain)" "$D/swe.ust")" -ge 1 &&
+	t_pass
+fi
+
+t_begin sw-exec-mapping-dlopen-named
+if [ ! -f "$EM" ]; then
+	t_fail "no mmap:exec_mapping in this kernel (series 7-exec-mapping)"
+else
+	"$TCMD" record -o "$D/swd.dat" -T -e syscalls:sys_enter_getppid -e mmap:exec_mapping \
+		> "$D/swd.out" 2> "$D/swd.err" &
+	rp=$!
+	if wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+		sleep 2
+		"$WL"/dlwork 3 > "$D/swd.wl"
+		sleep 2
+	fi
+	kill -INT $rp
+	if wait $rp && report swd; then
+		wp=$(awk '$1 == "pid" { print $2 }' "$D/swd.wl")
+		ustacks "$D/swd.txt" sys_enter_getppid pid | grep "^[^|]*|$wp|" > "$D/swd.stacks"
+		{ "$(dirname "$TCMD")/ustack" "$D/swd.dat" > "$D/swd.ust" 2> "$D/swd.uerr"; true; }
+		echo "  loaded at: $(grep '^[ab] ' "$D/swd.wl" | tr '\n' ' ')"
+		A="dla_inner $WL/libdlwork-a.so;dla_middle $WL/libdlwork-a.so;dla_work $WL/libdlwork-a.so"
+		B="dlb_inner $WL/libdlwork-b.so;dlb_middle $WL/libdlwork-b.so;dlb_work $WL/libdlwork-b.so"
+		check "6 stacks: $(cut -c1-160 "$D/swd.stacks" | tr '\n' ' ')" test "$(wc -l < "$D/swd.stacks")" = 6 &&
+		check "3 in a, then 3 in b" test "$(sed -n 1,3p "$D/swd.stacks" | grep -c "|$A;")$(sed -n 4,6p "$D/swd.stacks" | grep -c "|$B;")" = 33 &&
+		check "ustack too: $(grep -c 'dla_inner+' "$D/swd.ust") in a, $(grep -c 'dlb_inner+' "$D/swd.ust") in b" \
+			test "$(grep -c "dla_inner+0x[0-9a-f]* ($WL/libdlwork-a.so)" "$D/swd.ust")$(grep -c "dlb_inner+0x[0-9a-f]* ($WL/libdlwork-b.so)" "$D/swd.ust")" = 33 &&
+		t_pass
+	else
+		t_fail "record or report: $(tail -3 "$D/swd.err" | tr '\n' ' ')"
+	fi
 fi
 
 reset_tracing

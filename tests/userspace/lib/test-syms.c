@@ -925,6 +925,76 @@ static void test_loads(const char *dir)
 	ustack_loads_free(loads);
 }
 
+/*
+ * mmap:exec_mapping records (ustack_loads_add_mapping(), from execs.c):
+ * the kernel's one executable segment of an object names its frames from
+ * the record's time, a later mapping over it ends it, and one made by an
+ * exec (exec=1) is the image after that exec's event
+ */
+static void test_exec_mappings(const char *dir)
+{
+	char lib[PATH_MAX], prog[PATH_MAX], segs[512], buf[512];
+	const unsigned long long B = 0x7f0000000000ULL;
+	struct ustack_seg x = { 0, 0, 0 };
+	struct ustack_syms *syms;
+	struct ustack_loads *loads;
+	unsigned long long off, gs, ge, go;
+	const char *g;
+	int n, i;
+
+	snprintf(lib, sizeof(lib), "%s/libsymtest.so", dir);
+	snprintf(prog, sizeof(prog), "%s/symtest-pie", dir);
+	off = sym_value(lib, "lib_func");
+	segs_of(lib, B, segs, sizeof(segs));
+	/* the segment holding lib_func: the executable one */
+	for (g = segs + 5; sscanf(g, "%llx-%llx@%llx%n", &gs, &ge, &go, &n) == 3;
+	     g += n + (g[n] == ',')) {
+		if (B + off >= gs && B + off < ge) {
+			x.start = gs;
+			x.end = ge;
+			x.pgoff = go;
+		}
+	}
+	CHECK(off && x.end, "lib_func and its segment in %s (%s)", lib, segs);
+
+	for (i = 0; i < 2; i++) {
+		struct ustack_seg bad = x;
+
+		syms = ustack_syms_alloc();
+		/* what the maps read at the end have there: another file */
+		ustack_syms_add_map(syms, 1, B, B + 0x100000, 0, prog);
+		loads = ustack_syms_loads(syms);
+		if (i)
+			ustack_syms_add_exec(syms, 1, 1200);
+		bad.end = bad.start;
+		CHECK(ustack_loads_add_mapping(loads, 1000, 1, false, &x, "", "//enomem") == 0 &&
+		      ustack_loads_add_mapping(loads, 1000, 1, false, &x, "", "rel.so") == 0 &&
+		      ustack_loads_add_mapping(loads, 1000, 1, false, &bad, "", lib) == 0 &&
+		      ustack_loads_add_mapping(loads, 1000, 0, false, &x, "", lib) == 0,
+		      "no path, a relative one, an empty range, no pid: left");
+		/* with i, made by the exec at 1200: the image after it */
+		CHECK(ustack_loads_add_mapping(loads, 1000, 1, i, &x, "", lib) == 1 &&
+		      ustack_loads_add_mapping(loads, 2000, 1, false, &x, "", prog) == 1,
+		      "the library mapped at 1000, the program over it at 2000");
+		ustack_syms_set_time(syms, 1500);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		CHECK(!strncmp(buf, "lib_func+0x2 (", 14) && strstr(buf, "/libsymtest.so)"),
+		      "%s: named in its one executable mapping: %s",
+		      i ? "exec=1" : "exec=0", buf);
+		ustack_syms_set_time(syms, 2500);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		CHECK(!strstr(buf, "libsymtest"), "mapped over at 2000: %s", buf);
+		ustack_syms_set_time(syms, 1100);
+		ustack_syms_format(syms, 1, B + off + 2, buf, sizeof(buf));
+		CHECK(i ? !strstr(buf, "libsymtest") : strstr(buf, "lib_func+0x2") != NULL,
+		      "%s: %s", i ? "before the exec that made it: not named in it" :
+		      "after its mapping", buf);
+		ustack_syms_format(syms, 2, B + off + 2, buf, sizeof(buf));
+		CHECK(!strstr(buf, "libsymtest"), "another process: %s", buf);
+		ustack_syms_free(syms);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long pie, nopie;
@@ -966,6 +1036,9 @@ int main(int argc, char **argv)
 	end();
 	begin("objects loaded and unloaded while traced: named at their time");
 	test_loads(argv[1]);
+	end();
+	begin("mmap:exec_mapping records: named at their time, an exec's in its image");
+	test_exec_mappings(argv[1]);
 	end();
 	begin("C++ names demangled");
 	test_demangle(argv[1], strtoull(argv[4], NULL, 16));
