@@ -645,8 +645,9 @@ EOF
 [ $? = 0 ] && pass tracecmd-source-lines || fail tracecmd-source-lines "$(tail -1 "$T/lines.err")"
 
 # Unresolved frames print what "addr2line -e FILE" takes (issue 20 item
-# 11), in every reader: the series' report, the series' ustack, stock
-# 3.4 with the libtraceevent plugin.  The oracle is addr2line itself: on
+# 11), in every reader that names them: the series' report, the series'
+# ustack (the libtraceevent plugin prints addresses).  The oracle is
+# addr2line itself: on
 # a non-PIE (trigger-getppid.dat, callchain) and a PIE (option-T.dat,
 # callchain-pie) program, with the binary stripped (found, no symbols)
 # and with no binary at all, addr2line -f on the unstripped binary names
@@ -657,8 +658,6 @@ a2l_reader() { # a2l_reader READER DIR|"" DAT OUT
 	case $1 in
 	report) "$tc" report ${dir:+--symdir "$dir"} "$3" ;;
 	ustack) "$useries" -q ${dir:+-s "$dir"} "$3" ;;
-	plugin) TRACEEVENT_PLUGIN_DIR=$T/plugin "$stock" report \
-		${dir:+-O unwind_deferred:symdir="$dir"} "$3" ;;
 	esac > "$4" 2>/dev/null
 }
 for prog in callchain:trigger-getppid callchain-pie:option-T; do
@@ -667,7 +666,7 @@ for prog in callchain:trigger-getppid callchain-pie:option-T; do
 	mkdir -p "$A/alone" "$A/strip"
 	cp "$F/$dat" "$A/alone/"
 	strip -o "$A/strip/$b" "$F/$b"
-	for rd in report ustack plugin; do
+	for rd in report ustack; do
 		a2l_reader $rd "$F" "$A/alone/$dat" "$A/$rd.named"
 		a2l_reader $rd "$A/strip" "$A/alone/$dat" "$A/$rd.stripped"
 		a2l_reader $rd "" "$A/alone/$dat" "$A/$rd.missing"
