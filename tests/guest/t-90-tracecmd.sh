@@ -533,7 +533,7 @@ print('%d mappings: %s' % (len(got), ' '.join('+%x@%x' % (a - low, o) for a, o i
 EOF2
 t_pass
 
-# dlopen()/dlclose() during a recording (patch 0022): the workload loads
+# dlopen()/dlclose() during a recording (patch 0018): the workload loads
 # libdlwork-a.so, calls getppid() 3 times under dla_*, unloads it, loads
 # libdlwork-b.so (same layout) where a was and does the same under dlb_*,
 # from the same call site (so b's stacks have a's addresses: report's text

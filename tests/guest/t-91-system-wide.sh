@@ -2,7 +2,7 @@
 # System wide (issue 36): a process started BEFORE `trace-cmd record -T`
 # (no command) that makes its calls during the recording and exits
 # before it ends.  Its maps are not read at the end (it is gone), so
-# before trace-cmd patch 0023 its frames stayed addresses; now record
+# before trace-cmd patch 0019 its frames stayed addresses; now record
 # writes the maps of the running processes into the trace at the start
 # ("ustack_map: synth/mapped" trace_marker lines) and every reader
 # names them.  Oracles: nm -S and addr2line of the workload (each frame's

@@ -264,7 +264,7 @@ else
 	fail tracecmd-report-opens-once "mktrace.py nostacks failed"
 fi
 
-# Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
+# Maps across an exec (issue 20 item 10, series 0012-0014): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
 # image's with execs=1) or the new image's only.  The series' report and
@@ -325,7 +325,7 @@ nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
 # unloaded, libdlwork-b.so (same layout) loaded at the same base, 2
 # entries with the same addresses from the same call site, b in the maps
 # saved at the end; the loads are the registrar's trace_marker lines
-# (series 0022).  The series' report and ustack name the first 4 events
+# (series 0018).  The series' report and ustack name the first 4 events
 # in a and the last 4 in b, each frame inside its function by nm -S of
 # the library its line names (before: report's text cache, keyed
 # without the loads, printed a's text for b's 4 events).
@@ -375,7 +375,7 @@ else
 fi
 
 # Where each mapping starts in its file (issue 20 item 10, series
-# 0020-0021): mktrace.py's trigger trace with pgoff=HEX on the map lines,
+# 0016-0017): mktrace.py's trigger trace with pgoff=HEX on the map lines,
 # the binary mapped as the loader maps it, and in pieces (no mapping of
 # its first segment: the lowest mapping is the text, 0x1000 into the
 # file).  The series' report and ustack name the pieces' frames as nm -S
@@ -499,13 +499,13 @@ for dat in "$F"/*.dat; do
 done
 
 # A trace without deferred stack records reads as stock 3.4 reads it,
-# byte for byte (issue 20 item 8; series 0012): every fixture with no
+# byte for byte (issue 20 item 8; series 0002): every fixture with no
 # ftrace:user_stack_cookie record, and the recordings of
 # tests/fixtures/nodefer/ (on the kernel that has deferred stacks, so
 # with their formats in the file, but recorded with the stacktrace
 # option or trigger: ftrace:kernel_stack records).  Standard output,
 # standard error and exit status; default, -N (no plugins) and
-# --profile.  Before 0012 the kernel_stack records were hidden and
+# --profile.  A first version of 0002 hid the kernel_stack records and
 # printed as " <kernel stack>" blocks under the events.
 nstock=0
 for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
@@ -838,7 +838,7 @@ else
 	fail tracecmd-profile-as-stock "$(diff "$T/ks.stock" "$T/ks.series" | head -4 | tr '\n' ' ')"
 fi
 # The same trace without and with --stack-records: stock's output, byte
-# for byte (series 0012: before, the kernel_stack records were hidden for
+# for byte (series 0002: before, the kernel_stack records were hidden for
 # " <kernel stack>" blocks under the events, and with --stack-records
 # printed their format's eight slots, "=> 0x0" for the unused ones)
 "$tc" report --stack-records "$T/ks.dat" > "$T/ks.recs" 2>&1
