@@ -10,7 +10,7 @@
  *       segs=START-END@PGOFF[,...] path=PATH
  *   ustack_map: close v=1 pid=TGID tid=TID base=0xBIAS
  *
- * trace-cmd record (its series' patch 0023) writes, at the start of a
+ * trace-cmd record (its series' patch 0019) writes, at the start of a
  * recording without a command, for each process already running, a
  * "synth" line before it reads the process's maps, then a "mapped" line
  * (an open line's fields) for each object mapped there: an object that

@@ -499,7 +499,7 @@ static int tracecmd_find_map(void *data, int pid, unsigned long long addr,
 	return tracecmd_map_at(data, pid, 0, addr, out);
 }
 
-/* The maps saved before an exec (trace-cmd record -T, series 0018) */
+/* The maps saved before an exec (trace-cmd record -T, series 0014) */
 static int tracecmd_execs_map(void *data, int pid, int execs,
 			      unsigned long long addr, struct ustack_map *out)
 {

@@ -67,7 +67,7 @@ tracecmd_proc_addr_map_build_id(struct tracecmd_proc_addr_map *map)
 #ifndef USTACK_TRACECMD_MAP_EXECS
 /*
  * A libtracecmd without the maps saved before an exec (trace-cmd
- * 3.1.6, or 3.4 before patch 0016 of our series): only the maps at the
+ * 3.1.6, or 3.4 before patch 0012 of our series): only the maps at the
  * end are there, and whether a process has them is not known.
  */
 static inline struct tracecmd_proc_addr_map *
@@ -89,7 +89,7 @@ static inline bool tracecmd_task_map_saved(struct tracecmd_input *handle,
 #ifndef USTACK_TRACECMD_MAP_PGOFF
 /*
  * A libtracecmd that does not read where a mapping starts in its file
- * (3.1.6, or 3.4 before patch 0020 of our series)
+ * (3.1.6, or 3.4 before patch 0016 of our series)
  */
 static inline int
 tracecmd_proc_addr_map_pgoff(struct tracecmd_proc_addr_map *map,

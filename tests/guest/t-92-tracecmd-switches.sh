@@ -1,6 +1,6 @@
 #!/bin/bash
 # The parts of the series' `record -T` each turned off by its own switch
-# (issue 38, trace-cmd patch 0025), each against -T alone as the control:
+# (issue 38, trace-cmd patch 0021), each against -T alone as the control:
 # --no-proc-map (no maps saved, so no ptrace: the user frames are
 # addresses), --no-exec-stops (the maps at exit only: no maps of trace-cmd's
 # child before the exec, the frames before it marked), --no-load-maps (no

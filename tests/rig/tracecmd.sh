@@ -264,7 +264,7 @@ else
 	fail tracecmd-report-opens-once "mktrace.py nostacks failed"
 fi
 
-# Maps across an exec (issue 20 item 10, series 0016-0018): mktrace.py's
+# Maps across an exec (issue 20 item 10, series 0012-0014): mktrace.py's
 # exec traces, a process running the workload, an exec, the workload
 # again 0x3000 lower (ASLR), with the maps record -T saves (the old
 # image's with execs=1) or the new image's only.  The series' report and
@@ -325,7 +325,7 @@ nb=$(grep -c '^  u 0x[0-9a-f]* \[before exec\]$' "$T/exec/book.ust")
 # unloaded, libdlwork-b.so (same layout) loaded at the same base, 2
 # entries with the same addresses from the same call site, b in the maps
 # saved at the end; the loads are the registrar's trace_marker lines
-# (series 0022).  The series' report and ustack name the first 4 events
+# (series 0018).  The series' report and ustack name the first 4 events
 # in a and the last 4 in b, each frame inside its function by nm -S of
 # the library its line names (before: report's text cache, keyed
 # without the loads, printed a's text for b's 4 events).
@@ -375,7 +375,7 @@ else
 fi
 
 # Where each mapping starts in its file (issue 20 item 10, series
-# 0020-0021): mktrace.py's trigger trace with pgoff=HEX on the map lines,
+# 0016-0017): mktrace.py's trigger trace with pgoff=HEX on the map lines,
 # the binary mapped as the loader maps it, and in pieces (no mapping of
 # its first segment: the lowest mapping is the text, 0x1000 into the
 # file).  The series' report and ustack name the pieces' frames as nm -S
@@ -499,13 +499,13 @@ for dat in "$F"/*.dat; do
 done
 
 # A trace without deferred stack records reads as stock 3.4 reads it,
-# byte for byte (issue 20 item 8; series 0012): every fixture with no
+# byte for byte (issue 20 item 8; series 0002): every fixture with no
 # ftrace:user_stack_cookie record, and the recordings of
 # tests/fixtures/nodefer/ (on the kernel that has deferred stacks, so
 # with their formats in the file, but recorded with the stacktrace
 # option or trigger: ftrace:kernel_stack records).  Standard output,
 # standard error and exit status; default, -N (no plugins) and
-# --profile.  Before 0012 the kernel_stack records were hidden and
+# --profile.  A first version of 0002 hid the kernel_stack records and
 # printed as " <kernel stack>" blocks under the events.
 nstock=0
 for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
@@ -645,8 +645,9 @@ EOF
 [ $? = 0 ] && pass tracecmd-source-lines || fail tracecmd-source-lines "$(tail -1 "$T/lines.err")"
 
 # Unresolved frames print what "addr2line -e FILE" takes (issue 20 item
-# 11), in every reader: the series' report, the series' ustack, stock
-# 3.4 with the libtraceevent plugin.  The oracle is addr2line itself: on
+# 11), in every reader that names them: the series' report, the series'
+# ustack (the libtraceevent plugin prints addresses).  The oracle is
+# addr2line itself: on
 # a non-PIE (trigger-getppid.dat, callchain) and a PIE (option-T.dat,
 # callchain-pie) program, with the binary stripped (found, no symbols)
 # and with no binary at all, addr2line -f on the unstripped binary names
@@ -657,8 +658,6 @@ a2l_reader() { # a2l_reader READER DIR|"" DAT OUT
 	case $1 in
 	report) "$tc" report ${dir:+--symdir "$dir"} "$3" ;;
 	ustack) "$useries" -q ${dir:+-s "$dir"} "$3" ;;
-	plugin) TRACEEVENT_PLUGIN_DIR=$T/plugin "$stock" report \
-		${dir:+-O unwind_deferred:symdir="$dir"} "$3" ;;
 	esac > "$4" 2>/dev/null
 }
 for prog in callchain:trigger-getppid callchain-pie:option-T; do
@@ -667,7 +666,7 @@ for prog in callchain:trigger-getppid callchain-pie:option-T; do
 	mkdir -p "$A/alone" "$A/strip"
 	cp "$F/$dat" "$A/alone/"
 	strip -o "$A/strip/$b" "$F/$b"
-	for rd in report ustack plugin; do
+	for rd in report ustack; do
 		a2l_reader $rd "$F" "$A/alone/$dat" "$A/$rd.named"
 		a2l_reader $rd "$A/strip" "$A/alone/$dat" "$A/$rd.stripped"
 		a2l_reader $rd "" "$A/alone/$dat" "$A/$rd.missing"
@@ -839,7 +838,7 @@ else
 	fail tracecmd-profile-as-stock "$(diff "$T/ks.stock" "$T/ks.series" | head -4 | tr '\n' ' ')"
 fi
 # The same trace without and with --stack-records: stock's output, byte
-# for byte (series 0012: before, the kernel_stack records were hidden for
+# for byte (series 0002: before, the kernel_stack records were hidden for
 # " <kernel stack>" blocks under the events, and with --stack-records
 # printed their format's eight slots, "=> 0x0" for the unused ones)
 "$tc" report --stack-records "$T/ks.dat" > "$T/ks.recs" 2>&1

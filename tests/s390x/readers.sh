@@ -2,7 +2,8 @@
 # The readers on an s390x recording (suite s390x-readers): the
 # big-endian tests/fixtures/s390x/backchain.dat (tests/s390x/record-
 # fixture.sh), read on this host by stock trace-cmd, by trace-cmd with our
-# libtraceevent plugin, by the series' trace-cmd report ($FTD_TRACECMD)
+# libtraceevent plugin (its records as the kernel's text has them), by
+# the series' trace-cmd report ($FTD_TRACECMD)
 # and by ustack.  The oracle: the kernel's own text of the same trace
 # (backchain.trace, recorded in the same run) named with the host's nm,
 # which reads the s390x ELF.  Ends with "N passed, N failed".
@@ -69,10 +70,29 @@ check "stock-report-reads-it (3 events, 3 user stacks flags=0x10 depth=8)" \
 	bash -c "test \$(grep -c 'sys_enter_getppid:' '$w/stock') = 3 &&
 		 test \$(grep -c -E 'user_stack_deferred: .* flags=0x10 depth=8( |\$)' '$w/stock') = 3"
 
-# 2. our plugin in stock trace-cmd report
+# 2. our plugin in stock trace-cmd report: each record on its own, user
+# frames as addresses (the kernel's text's, in order), kernel frames named
 TRACEEVENT_PLUGIN_DIR=$REPO/trace-cmd/plugins trace-cmd report "$dat" > "$w/plugin" 2>&1
-check "plugin-user-stacks-named" test "$(user_names "$w/plugin")" = "$(cat "$w/want")"
-check "plugin-kernel-stacks-named ($kwant)" test "$(kernel_names "$w/plugin")" = "$kwant"
+# record_frames FILE: per user_stack_deferred, "cookie=X frames={A,...}"
+record_frames() {
+	awk 'function out() { if (c != "") print c " frames={" f "}"; c = "" }
+	     /user_stack_deferred: / { out(); c = $0; sub(/.*user_stack_deferred: */, "", c)
+		sub(/ .*/, "", c); f = ""
+		if (match($0, /frames=\{[^}]*\}/)) { f = substr($0, RSTART + 8, RLENGTH - 9); out() }
+		next }
+	     c != "" && /^=> 0x/ { f = f (f == "" ? "" : ",") $2; next }
+	     { out() }
+	     END { out() }' "$1"
+}
+plugin_knames() {
+	awk '/user_stack_cookie: / { if (k != "") print k; k = ""; on = 1; next }
+	     on && /^=> / { n = $2; sub(/\+0x.*/, "", n); k = k n " "; next }
+	     { on = 0 }
+	     END { if (k != "") print k }' "$1" | sort -u
+}
+check "plugin-user-frames-as-the-kernel-wrote-them ($(record_frames "$F/backchain.trace" | wc -l) stacks)" \
+	test "$(record_frames "$w/plugin")" = "$(record_frames "$F/backchain.trace")"
+check "plugin-kernel-stacks-named ($kwant)" test "$(plugin_knames "$w/plugin")" = "$kwant"
 
 # 3. the series' trace-cmd report
 if [ -n "${FTD_TRACECMD:-}" ] && [ -x "$FTD_TRACECMD" ]; then

@@ -535,8 +535,8 @@ def procmap_option(pid, exe_name, lines, build_id=None, execs=0,
                    pgoff=False):
     """The PROCMAPS option; with build_id, trace-cmd 3.4 with our series'
     4th field on the lines of exe_name; with execs, the maps of an image
-    that many execs before the last (series 0016); with pgoff, where each
-    mapping starts in its file (series 0021)."""
+    that many execs before the last (series 0012); with pgoff, where each
+    mapping starts in its file (series 0017)."""
     s = "%x %x %s%s\n" % (pid, len(lines), exe_name,
                           " execs=%d" % execs if execs else "")
     for a, b, n, off in lines:

@@ -4,7 +4,6 @@
 
 Usage: readers.py USTACK_RAW_OUT KSHARK_OUT
        readers.py --named USTACK_OUT TCREPORT_OUT
-       readers.py --plugin USTACK_OUT REPORT_OUT
 
   USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libustack's tool)
   KSHARK_OUT      `kshark_stack PLUGIN.so TRACE.dat ftrace/user_stack_cookie`
@@ -25,12 +24,6 @@ event followed by its stacks, user frames named): requests as
 with frames as printed ("name+0xoff", "name+0xoff (binary)"); the
 report prints no cookie.  A request whose event is not in the trace is
 shown by the report at its cookie record (named user_stack_cookie).
-
---plugin compares the same with `trace-cmd report TRACE.dat` of stock
-trace-cmd and the libtraceevent plugin, whose blocks have the series'
-layout but stand at the record that completes them.  A request whose
-user stack never came has no block there: those are compared by count
-per pid.
 """
 import re
 import sys
@@ -41,7 +34,7 @@ HEX = re.compile(r"\(([0-9a-f]+)\)$")
 
 
 def kaddr(line):
-    """A kernel frame line of the plugins: '=> name+0xoff (addr)',
+    """A kernel frame line of the readers: '=> name+0xoff (addr)',
     '=> [ftrace trampoline] (7fffffff)' or '=> 0xaddr'."""
     body = line[3:].strip()
     m = HEX.search(body)
@@ -105,7 +98,7 @@ def block_status(lines, nr_user):
 
 def stacks(lines, i):
     """The " <kernel stack>" and " <user stack>" blocks from lines[i] on,
-    as trace-cmd report with the series and the plugin print them: kernel
+    as trace-cmd report with the series prints them: kernel
     frames, user frames (inlined functions and source lines left out: the
     tool prints none), the status (None: no user stack block), and the
     index of the first line after them."""
@@ -126,41 +119,6 @@ def stacks(lines, i):
                 u.append(re.sub(r" [^ ()]+:\d+$", "", lines[i][4:]))
             i += 1
     return k, u, status, i
-
-
-def plugin(path):
-    """The plugin's blocks, by pid; and by pid, the cookie records that no
-    block completed (requests whose user stack never arrived)."""
-    reqs = Counter()
-    rec = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]\s+\d+\.\d+: "
-                     r"(user_stack_cookie|user_stack_deferred):\s+"
-                     r"cookie=0x([0-9a-f]+)")
-    head = re.compile(r"^ (\S.*?) \[\d+\] \d+\.\d+$")
-    asked = Counter()   # (pid, cookie) -> cookie records
-    merged = Counter()
-    lines = open(path).read().split("\n")
-    i = 0
-    while i < len(lines):
-        m = rec.match(lines[i])
-        i += 1
-        if not m:
-            continue
-        pid, kind, cookie = int(m.group(1)), m.group(2), int(m.group(3), 16)
-        if kind == "user_stack_cookie":
-            asked[(pid, cookie)] += 1
-        while i < len(lines):
-            h = head.match(lines[i])
-            if not h:
-                break
-            name = h.group(1)
-            name = "user_stack_cookie" if name == UNSEEN else name
-            k, u, status, i = stacks(lines, i + 1)
-            reqs[(pid, name, tuple(k), tuple(u), status)] += 1
-            merged[(pid, cookie)] += 1
-    never = Counter()
-    for (pid, cookie), n in (asked - merged).items():
-        never[pid] += n
-    return reqs, never
 
 
 def frame_block(lines, i, ignore=None):
@@ -238,27 +196,6 @@ def named_main(a, b):
     return 0 if ref == got else 1
 
 
-def plugin_main(a, b):
-    ref, (got, never) = ustack(a, named=True), plugin(b)
-    ref_never = Counter()
-    for key in [k for k in ref if k[4] == "never-arrived"]:
-        ref_never[key[0]] += ref.pop(key)
-    print("requests: ustack %d (+%d never arrived), plugin %d (+%d)" %
-          (sum(ref.values()), sum(ref_never.values()), sum(got.values()),
-           sum(never.values())))
-    for key in sorted((ref - got).keys()):
-        print("only in ustack: %r" % (key,))
-    for key in sorted((got - ref).keys()):
-        print("only in the plugin: %r" % (key,))
-    if ref_never != never:
-        print("never arrived, by pid: ustack %r, plugin %r" %
-              (dict(ref_never), dict(never)))
-    if not ref:
-        print("no requests at all")
-        return 1
-    return 0 if ref == got and ref_never == never else 1
-
-
 def show(key):
     pid, cookie, name, k, u, status = key
     return "pid %d cookie 0x%x %s [%s | %s] %s" % (
@@ -269,8 +206,6 @@ def show(key):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--named":
         return named_main(sys.argv[2], sys.argv[3])
-    if len(sys.argv) == 4 and sys.argv[1] == "--plugin":
-        return plugin_main(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of plugin_unwind_deferred through libtraceevent alone: the
- * event formats (../lib/data/formats/) are parsed with tep_parse_event, records are
- * built by hand, the plugin is loaded with tep_load_plugins (from
- * TRACEEVENT_PLUGIN_DIR; system plugins off) and each record is printed
- * with tep_print_event, the way a reader such as trace-cmd does.
+ * Unit tests of plugin_unwind_deferred through libtraceevent alone, the
+ * way any libtraceevent reader (perf, rtla) loads it: the event formats
+ * (../lib/data/formats/, the text of contract.md) are parsed with
+ * tep_parse_event, records are built by hand, the plugin is loaded with
+ * tep_load_plugins (from TRACEEVENT_PLUGIN_DIR; system plugins off) and
+ * each record is printed with tep_print_event.
  *
- * This covers what trace-cmd cannot show: a reader that parses the
- * formats before loading plugins (the plugin then sees every event from
- * the first one), a record printed twice, records read out of order (a
- * GUI), plugin options set through the libtraceevent API, unloading, and
- * two handles at once.
+ * The expected text is contract.md's (the records' fields) and
+ * plugin.md's (how they print); what trace-cmd cannot show is here: the
+ * handlers of other events left as they were, the same text whatever the
+ * order of the records, flag bits, records cut short, unloading.
  *
  * Usage: tep_harness FORMATS_DIR      prints TAP-like lines, exit 1 on
  *                                     failure
@@ -34,6 +34,8 @@
 #define COOKIE_NO_USER_STACK	0x1
 #define DEFERRED_TRUNCATED	0x1
 #define DEFERRED_LATE		0x2
+#define DEFERRED_UNWIND_FP	0x4
+#define DEFERRED_UNWIND_SFRAME	0x8
 
 static const char *fmt_dir;
 static int failures, passes;
@@ -90,19 +92,6 @@ static const char old_cookie_fmt[] =
 	"name: user_stack_cookie\nID: 1500\nformat:\n" COMMON_FIELDS
 	"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"cookie=0x%llx\", REC->cookie\n";
-
-static const char old_defer_fmt[] =
-	"name: user_stack_deferred\nID: 1501\nformat:\n" COMMON_FIELDS
-	"\tfield:u64 cookie;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:int tgid;\toffset:16;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned int truncated;\toffset:20;\tsize:4;\tsigned:0;\n"
-	"\tfield:__data_loc unsigned long[] frames;\toffset:24;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"cookie=0x%llx tgid=%d nr=%u%s frames={%s}\", REC->cookie, "
-	"REC->tgid, __get_dynamic_array_len(frames) / sizeof(unsigned long), "
-	"REC->truncated ? \" (truncated)\" : \"\", "
-	"__print_array(__get_dynamic_array(frames), "
-	"__get_dynamic_array_len(frames) / sizeof(unsigned long), "
-	"sizeof(unsigned long))\n";
 
 static void parse_fmt(struct tep_handle *tep, const char *file,
 		      const char *sys)
@@ -324,368 +313,263 @@ static char *print_all(struct tep_handle *tep, struct rec **r, int n)
 	return all;
 }
 
-static void test_front_to_back(void)
-{
-	struct tep_handle *tep = new_tep();
-	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[6];
-	char *out;
 
-	entry(r, 100, 0, 1000, 0xc1);
-	entry(r + 2, 101, 1, 1005, 0xc2);
-	r[4] = mk_defer(101, 0, 2000, 0xc2, 3);
-	r[5] = mk_defer(100, 1, 2100, 0xc1, 2);
-	out = print_all(tep, r, 6);
-	result(pl != NULL, "plugin loaded from TRACEEVENT_PLUGIN_DIR");
-	result(count(out, "events=1") == 2,
-	       "two cookies across CPUs merged by (pid, cookie)");
-	result(count(out, "\n sys_enter_getppid [00") == 2 &&
-	       !strstr(out, "not seen"),
-	       "formats parsed before loading: the first events are seen");
-	result(count(out, "=> do_syscall_64+0x77 (ffffffff81300077)") == 2 &&
-	       count(out, "\n => 0x4") == 5,
-	       "kernel frames (from the cookie records) resolved, user frames listed");
-	result(strstr(out, " <user stack>\n => 0x401000\n => 0x401100\n => 0x401200\n")
-	       != NULL, "user frames in order, innermost first");
-	result(strstr(out, "cookie=0xc1 kernel=4\n=> ftrace_syscall_enter (ffffffff81100042)\n")
-	       != NULL,
-	       "a cookie record prints its cookie and kernel frames as kernel_stack does");
-	result(strstr(out, "cookie=0xc2 tgid=101 nr=3 events=1\n") != NULL,
-	       "a user_stack_deferred prints cookie, tgid and nr (no depth when complete)");
-	if (failures)
-		fputs(out, stdout);
-	free(out);
-	free_recs(r, 6);
-	tep_unload_plugins(pl, tep);
-	tep_free(tep);
+static int custom_handler(struct trace_seq *s, struct tep_record *record,
+			  struct tep_event *event, void *context)
+{
+	(void)record;
+	(void)event;
+	(void)context;
+	trace_seq_puts(s, "custom");
+	return 0;
 }
 
-static void test_kstack_between(void)
+#define MAX_EVENTS	64
+
+/* The handler and context of every event, to compare */
+static int snapshot(struct tep_handle *tep, void **h, void **c)
 {
-	struct tep_handle *tep = new_tep();
-	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[7];
+	int i, n = tep_get_events_count(tep);
+
+	for (i = 0; i < n && i < MAX_EVENTS; i++) {
+		struct tep_event *e = tep_get_event(tep, i);
+
+		h[i] = e ? (void *)e->handler : NULL;
+		c[i] = e ? e->context : NULL;
+	}
+	return n;
+}
+
+static int is_ours(struct tep_event *e)
+{
+	return !strcmp(e->system, "ftrace") &&
+	       (!strcmp(e->name, "user_stack_cookie") ||
+		!strcmp(e->name, "user_stack_deferred"));
+}
+
+/*
+ * Only the plugin's own events get its handlers: the others keep theirs
+ * (a handler registered before, or none) after loading and after printing
+ * every kind of record; with the plugin loaded before the formats
+ * (libtracecmd's order) or after them.
+ */
+static void test_other_handlers(int plugins_first)
+{
+	void *h0[MAX_EVENTS], *c0[MAX_EVENTS], *h1[MAX_EVENTS], *c1[MAX_EVENTS];
+	struct tep_handle *tep = alloc_tep();
+	struct tep_plugin_list *pl = NULL;
+	struct rec *r[5];
+	int i, n, same = 1, ours = 0;
 	char *out;
 
-	/* -T and the trigger: kernel_stack between the event and its cookie */
+	if (plugins_first)
+		pl = tep_load_plugins(tep);
+	parse_formats(tep);
+	tep_register_event_handler(tep, -1, "syscalls", "sys_enter_getppid",
+				   custom_handler, NULL);
+	n = snapshot(tep, h0, c0);
+	if (!plugins_first)
+		pl = tep_load_plugins(tep);
 	r[0] = mk_enter(100, 0, 1000);
 	r[1] = mk_kstack(100, 0, 1010);
 	r[2] = mk_cookie(100, 0, 1020, 0xa1);
-	/*
-	 * a kernel_stack of another task between: it never attaches to the
-	 * event (the join's rule: the newest open event of the same task)
-	 */
-	r[3] = mk_enter(100, 0, 1100);
-	r[4] = mk_kstack(200, 0, 1110);
-	r[5] = mk_cookie(100, 0, 1120, 0xa1);
-	r[6] = mk_defer(100, 0, 2000, 0xa1, 1);
-	out = print_all(tep, r, 7);
-	result(strstr(out, "events=2\n sys_enter_getppid [000] ") &&
-	       count(out, "\n sys_enter_getppid [000] ") == 2 &&
-	       !strstr(out, "not seen"),
-	       "a kernel_stack between event and cookie is skipped, of its task or another");
+	r[3] = mk(ID_EXIT, 100, 0, 1030, 24);
+	r[4] = mk_defer(100, 1, 2000, 0xa1, 2);
+	out = print_all(tep, r, 5);
+	snapshot(tep, h1, c1);
+	for (i = 0; i < n && i < MAX_EVENTS; i++) {
+		struct tep_event *e = tep_get_event(tep, i);
+
+		if (is_ours(e))
+			ours += e->handler != NULL;
+		else if (h0[i] != h1[i] || c0[i] != c1[i])
+			same = 0;
+	}
+	result(pl != NULL && ours == 2,
+	       "plugin loaded %s the formats: handlers on its 2 records",
+	       plugins_first ? "before" : "after");
+	result(same && !strncmp(out, "custom\n", 7),
+	       "plugin loaded %s the formats: every other event keeps its handler, after printing",
+	       plugins_first ? "before" : "after");
 	if (failures)
 		fputs(out, stdout);
 	free(out);
-	free_recs(r, 7);
+	free_recs(r, 5);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
 
-static void test_flags(void)
+/* Each record on its own: the text of contract.md's fields */
+static void test_records(void)
+{
+	struct tep_handle *tep = alloc_tep();
+	struct tep_plugin_list *pl;
+	struct rec *r[9];
+	char *out;
+
+	parse_formats(tep);
+	pl = tep_load_plugins(tep);
+	r[0] = mk_cookie(100, 0, 1000, 0xc1);
+	r[1] = mk_defer(100, 1, 2000, 0xc1, 3);
+	r[2] = mk_cookie_k(100, 0, 1010, 0xb1, 2, COOKIE_NO_USER_STACK);
+	r[3] = mk_defer_f(100, 0, 2100, 0xb2, 2, DEFERRED_TRUNCATED, 9);
+	/* late, reserved bits set */
+	r[4] = mk_defer_f(100, 0, 3100, 0xb3, 1, DEFERRED_LATE | 0xf0, 1);
+	r[5] = mk_cookie_k(100, 0, 3200, 0xb4, 0, 0xfe);
+	r[6] = mk_defer_f(100, 0, 3300, 0xb5, 0, 0, 0);
+	r[7] = mk_defer_f(100, 0, 3400, 0xb6, 1, DEFERRED_UNWIND_SFRAME, 1);
+	r[8] = mk_defer_f(100, 0, 3500, 0xb7, 1,
+			  DEFERRED_UNWIND_SFRAME | DEFERRED_UNWIND_FP, 1);
+	out = print_all(tep, r, 9);
+	result(strstr(out, "cookie=0xc1 kernel=4\n"
+			   "=> ftrace_syscall_enter+0x42 (ffffffff81100042)\n"
+			   "=> syscall_trace_enter+0x123 (ffffffff81200123)\n"
+			   "=> do_syscall_64+0x77 (ffffffff81300077)\n"
+			   "=> entry_SYSCALL_64_after_hwframe+0x46 (ffffffff81400046)\n") != NULL,
+	       "cookie record: cookie, kernel=N, kernel frames named +offset from kallsyms");
+	result(strstr(out, "cookie=0xc1 tgid=100 nr=3\n=> 0x401000\n=> 0x401100\n=> 0x401200\n") != NULL,
+	       "user_stack_deferred: cookie, tgid, nr, user frames in hex, innermost first");
+	result(strstr(out, "cookie=0xb1 kernel=2 (no user stack)\n=> ftrace_syscall_enter+0x42") != NULL,
+	       "NO_USER_STACK flag decoded");
+	result(strstr(out, "cookie=0xb2 tgid=100 nr=2 depth=9 (truncated)\n") != NULL,
+	       "TRUNCATED flag and depth");
+	result(strstr(out, "cookie=0xb3 tgid=100 nr=1 (late)\n=> 0x401000\n") != NULL,
+	       "LATE flag; reserved bits ignored");
+	result(strstr(out, "cookie=0xb4 kernel=0\n") != NULL,
+	       "a cookie without kernel stack: kernel=0, no frame; reserved bits ignored");
+	result(strstr(out, "cookie=0xb5 tgid=100 nr=0 empty (user unwind failed)\n") != NULL,
+	       "an empty user stack says so");
+	result(strstr(out, "cookie=0xb6 tgid=100 nr=1 [sframe]\n") &&
+	       strstr(out, "cookie=0xb7 tgid=100 nr=1 [sframe+fp]\n"),
+	       "unwinder marks when SFrame took part, none for frame pointers");
+	result(count(out, "=> ") == 4 + 3 + 2 + 2 + 1 + 1 + 1,
+	       "every frame printed once");
+	if (failures)
+		fputs(out, stdout);
+	free(out);
+	free_recs(r, 9);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+/* No state: a record prints the same whatever was printed before */
+static void test_any_order(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[10];
-	char *out;
+	struct rec *r[4];
+	char *a[4], *b[4];
+	int i, same = 1;
 
-	/* NO_USER_STACK: shown lost at once, nothing left pending */
-	r[0] = mk_enter(100, 0, 1000);
-	r[1] = mk_cookie_k(100, 0, 1010, 0xb1, 4, COOKIE_NO_USER_STACK);
-	/* truncated: 2 of 9 frames kept */
-	r[2] = mk_enter(100, 0, 2000);
-	r[3] = mk_cookie(100, 0, 2010, 0xb2);
-	r[4] = mk_defer_f(100, 0, 2100, 0xb2, 2, DEFERRED_TRUNCATED, 9);
-	/* late, and reserved bits set */
-	r[5] = mk_enter(100, 0, 3000);
-	r[6] = mk_cookie_k(100, 0, 3010, 0xb3, 4, 0xfe);
-	r[7] = mk_defer_f(100, 0, 3100, 0xb3, 1, DEFERRED_LATE | 0xf0, 1);
-	/* no kernel stack asked for (the option without stacktrace) */
-	r[8] = mk_cookie_k(100, 0, 3200, 0xb4, 0, 0);
-	r[9] = mk_defer(100, 0, 3300, 0xb4, 1);
-	out = print_all(tep, r, 10);
-	result(strstr(out, "cookie=0xb1 kernel=4 (no user stack) events=1\n sys_enter_getppid [000] ") &&
-	       strstr(out, "\n <user stack> lost\n") &&
-	       !strstr(out, "0xb1 tgid"),
-	       "NO_USER_STACK: the stack is shown lost at the cookie");
-	result(strstr(out, "cookie=0xb2 tgid=100 nr=2 depth=9 (truncated) events=1\n") &&
-	       strstr(out, "\n <user stack> truncated (9 frames found)\n"),
-	       "TRUNCATED: depth and (truncated) in the header, cut short in the block");
-	result(strstr(out, "cookie=0xb3 kernel=4\n") &&
-	       strstr(out, "cookie=0xb3 tgid=100 nr=1 (late) events=1\n"),
-	       "LATE is shown; reserved flag bits are ignored");
-	result(strstr(out, "cookie=0xb4 kernel=0\n") &&
-	       strstr(out, "\n (event not seen) [000] 0.000003\n <user stack>\n"),
-	       "a cookie without kernel frames: its block has no <kernel stack>");
-	if (failures)
-		fputs(out, stdout);
-	free(out);
-	free_recs(r, 10);
+	entry(r, 100, 0, 1000, 0xd1);
+	r[2] = mk_defer(100, 1, 2000, 0xd1, 2);
+	r[3] = mk_cookie(100, 0, 3000, 0xd1);	/* after its user stack */
+	for (i = 0; i < 4; i++)
+		a[i] = info(tep, r[i]);
+	for (i = 3; i >= 0; i--)
+		b[i] = info(tep, r[i]);
+	for (i = 0; i < 4; i++) {
+		char *again = info(tep, r[i]);
+
+		same &= !strcmp(a[i], b[i]) && !strcmp(a[i], again);
+		free(again);
+		free(a[i]);
+		free(b[i]);
+	}
+	result(same, "each record prints the same front to back, back to front, twice");
+	free_recs(r, 4);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
 
+/* The trampoline mark, and addresses kallsyms does not have */
 static void test_trampoline(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[3];
+	struct rec *x = mk_cookie_k(100, 0, 1000, 0xe1, 2, 0);
 	char *out;
 
-	r[0] = mk_enter(100, 0, 1000);
-	r[1] = mk_cookie_k(100, 0, 1010, 0xd1, 2, 0);
-	put(r[1], 24 + 8, 0x7fffffff, 8);	/* second frame: the mark */
-	r[2] = mk_defer(100, 0, 2000, 0xd1, 1);
-	out = print_all(tep, r, 3);
-	result(strstr(out, "=> [ftrace trampoline] (7fffffff)\n") &&
-	       count(out, "[ftrace trampoline]") == 2,
-	       "the ftrace trampoline mark (0x7fffffff) is named, not looked up");
-	if (failures)
-		fputs(out, stdout);
+	put(x, 24, 0x7fffffffULL, 8);
+	put(x, 32, 0xffffffff80000010ULL, 8);
+	out = info(tep, x);
+	result(strstr(out, "\n=> [ftrace trampoline] (7fffffff)\n=> ffffffff80000010") != NULL,
+	       "trampoline mark named, an address below kallsyms in hex (%s)", out);
 	free(out);
-	free_recs(r, 3);
+	free(x);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
 
-static void test_twice_and_reorder(void)
-{
-	struct tep_handle *tep = new_tep();
-	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[3];
-	char *a, *b;
-
-	entry(r, 100, 0, 1000, 0xd1);
-	r[2] = mk_defer(100, 0, 2000, 0xd1, 2);
-
-	/* each record printed twice in a row (a reader that re-prints) */
-	free(info(tep, r[0]));
-	free(info(tep, r[0]));
-	free(info(tep, r[1]));
-	free(info(tep, r[1]));
-	a = info(tep, r[2]);
-	result(strstr(a, "events=1") != NULL,
-	       "a record printed twice counts once");
-	free(a);
-
-	/* printed again as the last record of its CPU: no merge twice */
-	a = info(tep, r[2]);
-	result(strstr(a, "nr=2") && !strstr(a, "events="),
-	       "a user stack printed again is not merged again");
-	free(a);
-	free_recs(r, 3);
-
-	/* out of order (a GUI): the user stack first, then its cookie */
-	entry(r, 100, 0, 3000, 0xd2);
-	r[2] = mk_defer(100, 1, 5000, 0xd2, 2);
-	a = info(tep, r[2]);
-	result(strstr(a, "no pending event") != NULL,
-	       "a user stack read before its cookie is not merged");
-	free(a);
-	free(info(tep, r[0]));
-	/*
-	 * the join keeps a user stack read before its cookie (clocks of
-	 * CPUs differ) and merges it when the cookie comes
-	 */
-	a = info(tep, r[1]);
-	b = info(tep, r[2]);
-	result(strstr(a, "(after its user stack) events=1") != NULL &&
-	       !strstr(b, "events="),
-	       "a user stack read before its cookie is merged at the cookie, once");
-	free(a);
-	free(b);
-	free_recs(r, 3);
-	tep_unload_plugins(pl, tep);
-	tep_free(tep);
-}
-
-static void test_option_and_unload(void)
-{
-	struct tep_handle *tep = new_tep();
-	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct tep_event *ks;
-	const char *ustack_want;
-	struct rec *r[3];
-	char *out;
-
-	entry(r, 100, 0, 1000, 0xe1);
-	r[2] = mk_defer(100, 0, 2000, 0xe1, 2);
-
-	tep_plugin_add_option("unwind_deferred:merge", "0");
-	out = print_all(tep, r, 3);
-	result(!strstr(out, "<user stack>") &&
-	       strstr(out, "nr=2\n => 0x401000\n => 0x401100") != NULL,
-	       "unwind_deferred:merge=0 prints the user stack alone");
-	free(out);
-	tep_plugin_add_option("unwind_deferred:merge", "1");
-
-	tep_unload_plugins(pl, tep);
-	ks = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
-	result(ks && ks->handler == NULL,
-	       "unloading restores the handlers it wrapped");
-	/*
-	 * Without the plugin, libtraceevent prints the records with their
-	 * print formats: the kernel frames named, the user frames as the
-	 * libtraceevent's __print_array() prints them (decimal before 1.8)
-	 */
-	ustack_want = "cookie=0xe1 pid=100 tgid=100 flags=0x0 depth=2 frames=";
-	out = info(tep, r[1]);
-	result(strcmp(out, "cookie=0xe1 flags=0x0 kernel=ftrace_syscall_enter,"
-		      "syscall_trace_enter,do_syscall_64,"
-		      "entry_SYSCALL_64_after_hwframe,0x0,0x0,0x0,0x0") == 0,
-	       "after unloading a cookie prints with its own format (\"%s\")",
-	       out);
-	free(out);
-	out = info(tep, r[2]);
-	result(strncmp(out, ustack_want, strlen(ustack_want)) == 0,
-	       "after unloading a user stack prints with its own format (\"%s\")",
-	       out);
-	free(out);
-	free_recs(r, 3);
-	tep_free(tep);
-}
-
-static void test_two_handles(void)
-{
-	struct tep_handle *t1 = new_tep(), *t2 = new_tep();
-	struct tep_plugin_list *p1 = tep_load_plugins(t1);
-	struct tep_plugin_list *p2 = tep_load_plugins(t2);
-	struct rec *r[3];
-	char *a, *b;
-
-	entry(r, 100, 0, 1000, 0xf1);
-	r[2] = mk_defer(100, 0, 2000, 0xf1, 1);
-	free(info(t1, r[0]));
-	free(info(t1, r[1]));
-	b = info(t2, r[2]);
-	a = info(t1, r[2]);
-	result(strstr(a, "events=1") && strstr(b, "no pending event"),
-	       "two handles keep separate state");
-	free(a);
-	free(b);
-	free_recs(r, 3);
-	tep_unload_plugins(p2, t2);
-	tep_unload_plugins(p1, t1);
-	tep_free(t2);
-	tep_free(t1);
-}
-
-/*
- * A reader that loads plugins before it parses the formats, as
- * libtracecmd does: the wrappers go in at the first record of this
- * plugin's own events.  Without libtracecmd's sub-buffers (records built
- * here) the event printed before that is not seen; the ones after are.
- */
-static void test_loaded_first(void)
-{
-	struct tep_handle *tep = alloc_tep();
-	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[5];
-	char *out;
-
-	parse_formats(tep);
-	entry(r, 100, 0, 1000, 0x71);
-	entry(r + 2, 100, 0, 2000, 0x71);
-	r[4] = mk_defer(100, 0, 3000, 0x71, 1);
-	r[1]->r.priv = r[1];	/* not a libtracecmd record: not looked at */
-	out = print_all(tep, r, 5);
-	result(strstr(out, "events=2\n (event not seen) [000] ") &&
-	       count(out, "\n sys_enter_getppid [000] ") == 1,
-	       "loaded before the formats, no libtracecmd: wrapped at the first cookie");
-	if (failures)
-		fputs(out, stdout);
-	free(out);
-	free_recs(r, 5);
-	tep_unload_plugins(pl, tep);
-	tep_free(tep);
-}
-
-static void test_prerelease(void)
-{
-	struct tep_handle *tep = alloc_tep();
-	struct tep_plugin_list *pl;
-	struct rec *r[5];
-	char *out;
-
-	parse_fmt(tep, "ftrace_kernel_stack", "ftrace");
-	parse_fmt(tep, "syscalls_sys_enter_getppid", "syscalls");
-	if (tep_parse_event(tep, old_cookie_fmt, strlen(old_cookie_fmt),
-			    "unwind") ||
-	    tep_parse_event(tep, old_defer_fmt, strlen(old_defer_fmt),
-			    "unwind")) {
-		fprintf(stderr, "cannot parse the pre-release formats\n");
-		exit(2);
-	}
-	tep_parse_kallsyms(tep, kallsyms);
-	pl = tep_load_plugins(tep);
-
-	r[0] = mk_enter(100, 0, 1000);
-	r[1] = mk_kstack(100, 0, 1010);
-	r[2] = mk(ID_OLD_COOKIE, 100, 0, 1020, 16);
-	put(r[2], 8, 0x61, 8);
-	r[3] = mk(ID_OLD_DEFER, 100, 0, 2000, 28 + 8);
-	put(r[3], 8, 0x61, 8);
-	put(r[3], 16, 100, 4);
-	put(r[3], 24, 28 | (8 << 16), 4);
-	put(r[3], 28, 0x401000, 8);
-	r[4] = mk(ID_OLD_COOKIE, 100, 0, 3000, 16);
-	put(r[4], 8, 0x62, 8);
-	out = print_all(tep, r, 5);
-	result(count(out, "[unwind_deferred: pre-release unwind:* record format: record the trace again]") == 1 &&
-	       !strstr(out, "[event") && !strstr(out, "events="),
-	       "pre-release unwind:* records: one line, nothing merged");
-	if (failures)
-		fputs(out, stdout);
-	free(out);
-	free_recs(r, 5);
-	tep_unload_plugins(pl, tep);
-	tep_free(tep);
-}
-
+/* Records shorter than their format: markers, no read past the end */
 static void test_bounds(void)
 {
 	struct tep_handle *tep = new_tep();
 	struct tep_plugin_list *pl = tep_load_plugins(tep);
-	struct rec *r[2 * 10 + 1];
+	struct rec *c = mk_cookie(100, 0, 1000, 0xf1);
+	struct rec *d = mk_defer(100, 0, 1100, 0xf1, 3);
+	struct rec *e = mk_defer(100, 0, 1100, 0xf2, 1);
+	char *o1, *o2, *o3;
+
+	c->r.size = 30;		/* inside the kernel array */
+	d->r.size = 50;		/* inside the frames array */
+	e->r.size = 12;		/* inside the cookie */
+	o1 = info(tep, c);
+	o2 = info(tep, d);
+	o3 = info(tep, e);
+	result(strstr(o1, "cookie=0xf1 kernel=0 [unwind_deferred: bad or missing kernel array]") &&
+	       !strstr(o1, "=>"), "a cookie record cut inside its kernel array: marker (%s)", o1);
+	result(strstr(o2, "cookie=0xf1 tgid=100 [unwind_deferred: bad or missing frames array]") &&
+	       !strstr(o2, "=>"), "a user stack cut inside its frames: marker (%s)", o2);
+	result(strstr(o3, "[unwind_deferred: no cookie field]") != NULL,
+	       "a record cut inside its cookie: marker, then its print format (%s)", o3);
+	free(o1);
+	free(o2);
+	free(o3);
+	free(c);
+	free(d);
+	free(e);
+	tep_unload_plugins(pl, tep);
+	tep_free(tep);
+}
+
+/* Unloaded: the records print by their formats again */
+static void test_unload(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct tep_plugin_list *pl = tep_load_plugins(tep);
+	struct rec *x = mk_cookie(100, 0, 1000, 0x71);
+	char *with, *without;
+
+	with = info(tep, x);
+	tep_unload_plugins(pl, tep);
+	without = info(tep, x);
+	result(strstr(with, "kernel=4\n") && strstr(without, "flags=0x0 kernel=ftrace_syscall_enter,"),
+	       "unloaded: the print format again (%s)", without);
+	free(with);
+	free(without);
+	free(x);
+	tep_free(tep);
+}
+
+/* Pre-release unwind:* records: their print formats, one warning */
+static void test_prerelease(void)
+{
+	struct tep_handle *tep = alloc_tep();
+	struct tep_plugin_list *pl;
+	struct rec *x;
 	char *out;
-	int i;
 
-	tep_plugin_add_option("unwind_deferred:max_pending", "3");
-	for (i = 0; i < 10; i++)
-		entry(r + 2 * i, 100 + i, 0, 1000 + 100 * i, 0x100 + i);
-	r[20] = mk_defer(109, 1, 5000, 0x109, 1);
-	out = print_all(tep, r, 21);
-	result(count(out, "evicted cookie") == 7 &&
-	       strstr(out, "max_pending=3 reached") &&
-	       strstr(out, "events=1"),
-	       "max_pending=3: the 7 oldest of 10 cookies evicted, newest kept");
+	if (tep_parse_event(tep, old_cookie_fmt, sizeof(old_cookie_fmt) - 1, "unwind"))
+		exit(2);
+	pl = tep_load_plugins(tep);
+	x = mk(ID_OLD_COOKIE, 100, 0, 1000, 16);
+	put(x, 8, 0x81, 8);
+	out = info(tep, x);
+	result(!strcmp(out, "cookie=0x81"),
+	       "pre-release cookie record: its print format (%s)", out);
 	free(out);
-	tep_plugin_add_option("unwind_deferred:max_pending", "4096");
-
-	/* a record shorter than its format: no read past the end */
-	r[0]->r.size = 10;
-	r[1]->r.size = 9;
-	r[3]->r.size = 22;
-	r[20]->r.size = 20;
-	out = print_all(tep, r, 4);
-	result(strstr(out, "[unwind_deferred: bad or missing kernel array]") != NULL,
-	       "a cookie record cut inside its kernel array gives an error marker");
-	free(out);
-	out = info(tep, r[20]);
-	result(strstr(out, "[unwind_deferred:") != NULL,
-	       "short records give an error marker");
-	free(out);
-	free_recs(r, 21);
+	free(x);
 	tep_unload_plugins(pl, tep);
 	tep_free(tep);
 }
@@ -725,16 +609,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fmt_dir = argv[1];
-	test_front_to_back();
-	test_kstack_between();
-	test_flags();
+	test_other_handlers(0);
+	test_other_handlers(1);
+	test_records();
+	test_any_order();
 	test_trampoline();
-	test_twice_and_reorder();
-	test_option_and_unload();
-	test_two_handles();
-	test_loaded_first();
-	test_prerelease();
 	test_bounds();
+	test_unload();
+	test_prerelease();
 	test_stock_print_fmt();
 	printf("harness: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
