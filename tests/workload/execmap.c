@@ -9,9 +9,14 @@
  * mprotect()s a data mapping of b to executable (an event).
  *
  *   execmap
+ *   execmap bench N
  *
  * Prints "pid PID", then "maps a", the lines, "maps b", the lines,
- * "mprotect START-END" (the range made executable), "end".
+ * "mprotect START-END" (the range made executable), "end".  With
+ * "bench N" (bench/exec-mapping.sh) it only mmap()s a page of its own
+ * file PROT_READ|PROT_EXEC and munmap()s it, N times between the
+ * instruction-count markers of ID 72, then the same page PROT_READ
+ * between those of ID 73 (no event either way: the floor).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,6 +27,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "insn-marker.h"
+
+#define INSN_MARKER_EXEC_MAP	72
+#define INSN_MARKER_DATA_MAP	73
 
 static void exec_maps(const char *tag)
 {
@@ -59,6 +69,33 @@ static void *load(const char *self, const char *lib)
 	return h;
 }
 
+/* N mmap()+munmap() pairs of a page of @fd, executable then not */
+static int bench(int fd, long page, int n)
+{
+	char *p;
+	int i;
+
+	/* one round first: page tables, slab caches */
+	for (i = 0; i < 2; i++) {
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED || munmap(p, page))
+			return perror("mmap"), 2;
+	}
+	INSN_MARK_START(INSN_MARKER_EXEC_MAP);
+	for (i = 0; i < n; i++) {
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		munmap(p, page);
+	}
+	INSN_MARK_END(INSN_MARKER_EXEC_MAP);
+	INSN_MARK_START(INSN_MARKER_DATA_MAP);
+	for (i = 0; i < n; i++) {
+		p = mmap(NULL, page, PROT_READ, MAP_PRIVATE, fd, 0);
+		munmap(p, page);
+	}
+	INSN_MARK_END(INSN_MARKER_DATA_MAP);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -67,7 +104,10 @@ int main(int argc, char **argv)
 	void *h;
 	int fd;
 
-	(void)argc;
+	if (argc == 3 && !strcmp(argv[1], "bench")) {
+		fd = open("/proc/self/exe", O_RDONLY);
+		return fd < 0 ? 2 : bench(fd, page, atoi(argv[2]));
+	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return 2;
