@@ -66,7 +66,7 @@ echo
 echo "# on the host: trace-cmd report $out/demo.dat"
 echo "# (trace-cmd 3.4 with our series: each event, under it its kernel stack and its user"
 echo "#  stack, named from the maps record -T saved and the workload's symbols)"
-"$tc" report "$out/demo.dat" 2>/dev/null | head -40
+"$tc" report "$out/demo.dat" 2>/dev/null | sed -n 1,40p
 
 # chain FRAMES: the frames of sfwork's chain in FRAMES, innermost first
 chain() {
