@@ -406,9 +406,10 @@ t_pass
 # Without a command (system wide): the maps of the processes that asked
 # and still run at the end are saved, so their frames are named; one
 # that exited before is left unnamed, and ustack says so.  Before: no
-# maps at all.
+# maps at all.  (--no-exec-mappings: the kernel's mmap:exec_mapping names
+# the exited one too, t-91-system-wide's sw-exec-mapping-* cases.)
 t_begin tracecmd-T-system-wide
-"$TCMD" record -o "$D/sw.dat" -T -e syscalls:sys_enter_getppid > "$D/sw.out" 2> "$D/sw.err" &
+"$TCMD" record -o "$D/sw.dat" -T --no-exec-mappings -e syscalls:sys_enter_getppid > "$D/sw.out" 2> "$D/sw.err" &
 rp=$!
 if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
 	kill -INT $rp; wait $rp
