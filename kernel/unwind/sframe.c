@@ -487,7 +487,8 @@ static int sframe_read_header(struct sframe_section *sec)
 
 static struct sframe_rows *sframe_rows_alloc(const struct sframe_section *sec,
 					     unsigned int *max);
-static struct sframe_rows *sframe_rows_done(struct sframe_rows *tmp);
+static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
+					    struct sframe_rows *tmp);
 static int sframe_rows_add_fde(const struct sframe_section *sec,
 			       const struct sframe_fde *fde,
 			       struct sframe_rows *rows, unsigned int max,
@@ -540,7 +541,7 @@ static int sframe_check_fdes(const struct sframe_section *sec,
 			cond_resched();
 		}
 	}
-	*rows = tmp ? sframe_rows_done(tmp) : NULL;
+	*rows = tmp ? sframe_rows_done(sec, tmp) : NULL;
 	return 0;
 out:
 	kvfree(tmp);
@@ -1281,18 +1282,38 @@ static struct sframe_rows *sframe_rows_alloc(const struct sframe_section *sec,
 }
 
 /*
- * The rows decoded in @tmp, in an allocation of their size, which lookups
- * may share and read under RCU; @tmp is freed.  NULL if out of memory.
+ * The rows decoded in @tmp, for the text of @sec, in an allocation of their
+ * size with their blocks (struct sframe_rows), which lookups may share and
+ * read under RCU; @tmp is freed.  NULL if out of memory.
  */
-static struct sframe_rows *sframe_rows_done(struct sframe_rows *tmp)
+static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
+					    struct sframe_rows *tmp)
 {
-	size_t size = struct_size(tmp, row, tmp->nr);
+	/* at most 4 GiB (sframe_rows_alloc()) */
+	u64 span = sec->text_end - sec->text_start;
+	unsigned int shift = 12, blocks, b, r = 0;
 	struct sframe_rows *rows;
+	size_t size;
 
-	rows = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+	/* no more blocks than rows: the blocks take half their memory */
+	while ((span - 1) >> shift >= max(tmp->nr, 1U))
+		shift++;
+	blocks = ((span - 1) >> shift) + 1;
+	size = struct_size(tmp, row, tmp->nr);
+	rows = kvmalloc(size + (blocks + 1) * sizeof(u32),
+			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	if (rows) {
 		memcpy(rows, tmp, size);
 		refcount_set(&rows->ref, 1);
+		rows->shift = shift;
+		rows->blocks = blocks;
+		rows->block = (u32 *)((char *)rows + size);
+		for (b = 0; b <= blocks; b++) {
+			while (r < rows->nr &&
+			       rows->row[r].start < (u64)b << shift)
+				r++;
+			rows->block[b] = r;
+		}
 	}
 	kvfree(tmp);
 	return rows;
@@ -1416,8 +1437,11 @@ static u32 sframe_rows_search(const struct sframe_rows *rows,
 			      const struct sframe_section *sec,
 			      unsigned long ip)
 {
-	unsigned int lo = 0, hi = rows->nr, mid;
 	unsigned long off = ip - sec->text_start;
+	/* @ip is in the text: the clamp only keeps a bad caller inside */
+	unsigned long b = min_t(unsigned long, off >> rows->shift,
+				rows->blocks - 1);
+	unsigned int lo = rows->block[b], hi = rows->block[b + 1], mid;
 
 	/* invariant: rows below lo start at or below ip, from hi on above */
 	while (lo < hi) {

@@ -166,18 +166,28 @@ struct sframe_row {
  * @rcu:	frees it after the lookups that may still read it
  * @ref:	the sections that use it: a forked mm's copies share it
  * @nr:		number of rows
- * @row:	the rows, by ascending @start
+ * @shift:	the text is cut in blocks of 1 << @shift bytes (4 KiB or
+ *		more: at most as many blocks as rows)
+ * @blocks:	number of blocks
+ * @block:	@block[@b] is how many rows start below block @b, for @b from
+ *		0 to @blocks: the rows for an address in block @b are those
+ *		from @block[@b] - 1 to @block[@b + 1] - 1.  It lies right
+ *		after the rows.
+ * @row:	the rows, by ascending start
  *
  * Made once, when the section's FDE table is checked, from every FDE and
- * FRE: a lookup is then one binary search in kernel memory, with no user
- * access.  A function whose rules do not fit a packed rule, or whose FREs
- * could not be decoded, has an SFRAME_ROW_SLOW row: that lookup reads the
- * section, as without rows.
+ * FRE: a lookup is then a binary search in kernel memory among the rows
+ * of one block, with no user access.  A function whose rules do not fit a
+ * packed rule, or whose FREs could not be decoded, has an SFRAME_ROW_SLOW
+ * row: that lookup reads the section, as without rows.
  */
 struct sframe_rows {
 	struct rcu_head		rcu;
 	refcount_t		ref;
 	unsigned int		nr;
+	unsigned int		shift;
+	unsigned int		blocks;
+	u32			*block;
 	struct sframe_row	row[];
 };
 
