@@ -275,17 +275,46 @@ static u32 sframe_rows_search(const struct sframe_rows *rows,
 static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
 			       struct unwind_user_frame *frame);
 
-/*
- * The section of @sm that describes @ip, and what its rows say of @ip:
- * 1 with the rule in @frame, or -ENOENT when no rule covers @ip, read under
- * RCU with no user access.  Else (no rows, or a row that says to read the
- * section) 0 and the section copied to @out: the copy is what the
- * unwinder reads, so nothing is held across its user accesses, and a
- * section removed meanwhile is freed only after the copy is taken.
- * -ESRCH when no section describes @ip.
+/**
+ * sframe_walk_drop - drop the rows a walk kept
+ * @walk: the walk, which holds rows
  */
-static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
-				 struct sframe_section *out,
+void sframe_walk_drop(struct sframe_walk *walk)
+{
+	sframe_rows_put(walk->rows);
+	walk->rows = NULL;
+}
+
+/*
+ * Keep @rows of @sec, found under RCU, for the rest of @walk, which began
+ * at generation @gen; unless they are gone already
+ */
+static void sframe_walk_keep(struct sframe_walk *walk,
+			     const struct sframe_section *sec,
+			     struct sframe_rows *rows, unsigned int gen)
+{
+	if (walk->rows == rows || !refcount_inc_not_zero(&rows->ref))
+		return;
+	if (walk->rows)
+		sframe_walk_drop(walk);
+	walk->rows = rows;
+	walk->gen = gen;
+	walk->sec = *sec;
+	walk->sec.rows = NULL;
+}
+
+/*
+ * The section of @walk's mm that describes @ip, and what its rows say of
+ * @ip: 1 with the rule in @frame, or -ENOENT when no rule covers @ip, read
+ * under RCU with no user access; the rows are then kept for the walk's
+ * next lookups (@gen: the generation read before this one).  Else (no
+ * rows, or a row that says to read the section) 0 and the section copied
+ * to @out: the copy is what the unwinder reads, so nothing is held across
+ * its user accesses, and a section removed meanwhile is freed only after
+ * the copy is taken.  -ESRCH when no section describes @ip.
+ */
+static int sframe_lookup_section(struct sframe_walk *walk, unsigned long ip,
+				 unsigned int gen, struct sframe_section *out,
 				 struct unwind_user_frame *frame)
 {
 	struct sframe_section *sec;
@@ -294,7 +323,7 @@ static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
 	u32 rule;
 
 	rcu_read_lock();
-	sec = mtree_load(&sm->sections, ip);
+	sec = mtree_load(&walk->sm->sections, ip);
 	if (!sec)
 		goto unlock;
 	/* pairs with the release in sframe_check_once() */
@@ -313,6 +342,8 @@ static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
 		ret = sframe_row_to_frame(sec, rule, frame) ?: 1;
 		break;
 	}
+	if (rows)
+		sframe_walk_keep(walk, sec, rows, gen);
 unlock:
 	rcu_read_unlock();
 	return ret;
@@ -1549,19 +1580,34 @@ static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 }
 
 /* The rule for @ip, from the section that describes it */
-static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
+static int sframe_find_in_section(struct sframe_walk *walk, unsigned long ip,
+				  unsigned int gen,
 				  struct unwind_user_frame *frame)
 {
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
+	u32 rule;
 	int ret;
 
+	/* in the rows the walk kept, while no section went since */
+	if (walk->rows && walk->gen == gen && ip >= walk->sec.text_start &&
+	    ip < walk->sec.text_end) {
+		rule = sframe_rows_search(walk->rows, &walk->sec, ip);
+		switch (SFRAME_ROW_KIND(rule)) {
+		case SFRAME_ROW_NONE:
+			return -ENOENT;
+		case SFRAME_ROW_SLOW:
+			break;
+		default:
+			return sframe_row_to_frame(&walk->sec, rule, frame);
+		}
+	}
 	/* -ESRCH, not the mm's: the caller looks for the section of a file */
-	ret = sframe_lookup_section(sm, ip, &sec, frame);
+	ret = sframe_lookup_section(walk, ip, gen, &sec, frame);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
+	ret = sec.fdes_checked ? 0 : sframe_check_once(walk->sm, &sec);
 	if (!ret)
 		ret = sframe_find_fde(&sec, ip, &fde);
 	if (!ret)
@@ -1578,7 +1624,7 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 
 /**
  * sframe_find_slow - sframe_find() for a rule not kept: find it, keep it
- * @sm: the sections of the current mm
+ * @walk: the walk, of the sections of the current mm
  * @ip: the address
  * @gen: @sm's generation, read before anything else of @sm
  * @frame: where to put the rule
@@ -1588,11 +1634,11 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
  *
  * Return: as sframe_find()
  */
-noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
+noinline int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 			      unsigned int gen, struct unwind_user_frame *frame)
 {
-	struct sframe_rule *slot = sframe_rule_slot(sm, ip);
-	int ret = sframe_find_in_section(sm, ip, frame);
+	struct sframe_rule *slot = sframe_rule_slot(walk->sm, ip);
+	int ret = sframe_find_in_section(walk, ip, gen, frame);
 
 	/* the mm's own sections win; a file's rule is not kept */
 	if (ret == -ESRCH)
@@ -1623,14 +1669,19 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 {
 	struct sframe_walk walk;
 	unsigned int gen;
+	int ret;
 
-	if (sframe_walk_begin(&walk))
-		return sframe_walk_find(&walk, ip, frame);
-	if (!walk.sm)
-		return sframe_file_find(ip, frame);
-	/* No rule kept yet: as sframe_walk_find() without a table */
-	gen = READ_ONCE(walk.sm->gen);
-	/* the generation before the section, as in sframe_walk_find() */
-	smp_rmb();
-	return sframe_find_slow(walk.sm, ip, gen, frame);
+	if (sframe_walk_begin(&walk)) {
+		ret = sframe_walk_find(&walk, ip, frame);
+	} else if (!walk.sm) {
+		ret = sframe_file_find(ip, frame);
+	} else {
+		/* No rule kept yet: as sframe_walk_find() without a table */
+		gen = READ_ONCE(walk.sm->gen);
+		/* the generation before the section, as in sframe_walk_find() */
+		smp_rmb();
+		ret = sframe_find_slow(&walk, ip, gen, frame);
+	}
+	sframe_walk_end(&walk);
+	return ret;
 }
