@@ -1322,12 +1322,16 @@ static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
 {
 	/* at most 4 GiB (sframe_rows_alloc()) */
 	u64 span = sec->text_end - sec->text_start;
-	unsigned int shift = 12, blocks, b, r = 0;
+	unsigned int shift = 4, blocks, b, r = 0;
 	struct sframe_rows *rows;
 	size_t size;
 
-	/* no more blocks than rows: the blocks take half their memory */
-	while ((span - 1) >> shift >= max(tmp->nr, 1U))
+	/*
+	 * The smallest blocks, of 16 bytes or more, that are at most half as
+	 * many as the rows: about two rows a block, in a quarter of the
+	 * rows' memory
+	 */
+	while ((span - 1) >> shift >= max(tmp->nr / 2, 1U))
 		shift++;
 	blocks = ((span - 1) >> shift) + 1;
 	size = struct_size(tmp, row, tmp->nr);

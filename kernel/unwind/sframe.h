@@ -166,8 +166,8 @@ struct sframe_row {
  * @rcu:	frees it after the lookups that may still read it
  * @ref:	the sections that use it: a forked mm's copies share it
  * @nr:		number of rows
- * @shift:	the text is cut in blocks of 1 << @shift bytes (4 KiB or
- *		more: at most as many blocks as rows)
+ * @shift:	the text is cut in blocks of 1 << @shift bytes (16 or more:
+ *		at most half as many blocks as rows)
  * @blocks:	number of blocks
  * @block:	@block[@b] is how many rows start below block @b, for @b from
  *		0 to @blocks: the rows for an address in block @b are those
