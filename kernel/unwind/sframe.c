@@ -529,23 +529,24 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
  * Check every FDE once, when the section is added (at exec, at its first
  * lookup): the lookup's binary search is only right on a sorted table, and
  * an FDE pointing outside the section is better refused once than found
- * in the middle of an unwind.  The rules of every FDE are decoded into
- * *@rows as it goes (sframe_rows_add_fde()): *@rows is NULL when they are
- * not, and is freed by the caller.  The FREs are checked as they are
- * used: one that cannot be decoded leaves its function to the lookups
- * that read the section.
+ * in the middle of an unwind.  With @rows, the rules of every FDE are
+ * decoded into *@rows as it goes (sframe_rows_add_fde()): *@rows is NULL
+ * when they are not, and is freed by the caller.  The FREs are checked as
+ * they are used: one that cannot be decoded leaves its function to the
+ * lookups that read the section.
  */
 static int sframe_check_fdes(const struct sframe_section *sec,
 			     struct sframe_rows **rows)
 {
-	unsigned int i, max, budget;
+	unsigned int i, max = 0, budget;
 	unsigned long prev = 0;
 	struct sframe_rows *tmp;
 	struct sframe_fde fde;
 	int ret;
 
-	*rows = NULL;
-	tmp = sframe_rows_alloc(sec, &max);
+	tmp = rows ? sframe_rows_alloc(sec, &max) : NULL;
+	if (rows)
+		*rows = NULL;
 	budget = max;
 	for (i = 0; i < sec->num_fdes; i++) {
 		ret = sframe_read_fde(sec, i, &fde);
@@ -572,7 +573,8 @@ static int sframe_check_fdes(const struct sframe_section *sec,
 			cond_resched();
 		}
 	}
-	*rows = tmp ? sframe_rows_done(sec, tmp) : NULL;
+	if (tmp)
+		*rows = sframe_rows_done(sec, tmp);
 	return 0;
 out:
 	kvfree(tmp);
@@ -664,8 +666,9 @@ static int __sframe_add_section(unsigned long sframe_start,
 	sec->text_start = text_start;
 	sec->text_end = text_end;
 	ret = sframe_read_header(sec);
+	/* the rows are made at the first lookup, for a section unwound */
 	if (!ret && check_fdes) {
-		ret = sframe_check_fdes(sec, &sec->rows);
+		ret = sframe_check_fdes(sec, NULL);
 		sec->fdes_checked = !ret;
 	}
 	if (ret)
@@ -1509,8 +1512,9 @@ static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
 }
 
 /*
- * The first lookup in a section registered without its FDE table checked:
- * check it now, and note it in the registration that was read
+ * The first lookup in a section: check its FDE table (again, for one
+ * registered by prctl()) and decode its rows, and note both in the
+ * registration that was read
  */
 static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 {
@@ -1524,6 +1528,7 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	cur = mtree_load(&sm->sections, sec->text_start);
 	if (cur && cur->id == sec->id) {
 		WRITE_ONCE(cur->fdes_checked, true);
+		WRITE_ONCE(cur->decoded, true);
 		/* another thread's may be there already */
 		if (rows && !cur->rows) {
 			/*
@@ -1611,7 +1616,8 @@ static int sframe_find_in_section(struct sframe_walk *walk, unsigned long ip,
 	ret = sframe_lookup_section(walk, ip, gen, &sec, frame);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = sec.fdes_checked ? 0 : sframe_check_once(walk->sm, &sec);
+	ret = sec.fdes_checked && sec.decoded ? 0 :
+	      sframe_check_once(walk->sm, &sec);
 	if (!ret)
 		ret = sframe_find_fde(&sec, ip, &fde);
 	if (!ret)

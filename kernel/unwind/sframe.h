@@ -214,8 +214,9 @@ struct sframe_rows {
  *			section (at registration, or at the first lookup
  *			for a section registered at exec)
  * @rows:		the section's rules decoded into kernel memory,
- *			made when the FDE table was checked; NULL: every
- *			lookup reads the section.  Read under RCU only.
+ *			made at its first lookup; NULL: every lookup reads
+ *			the section.  Read under RCU only.
+ * @decoded:		the first lookup made its rows, or tried to
  * @data:		the section's bytes, when they are held in kernel
  *			memory (a section attached to a file): the byte at
  *			section address @sframe_start + n is @data[n];
@@ -242,6 +243,7 @@ struct sframe_section {
 	u8			version;
 	u8			flags;
 	bool			fdes_checked;
+	bool			decoded;
 	struct sframe_rows	*rows;
 	const void		*data;
 };

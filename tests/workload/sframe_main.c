@@ -23,9 +23,12 @@
  *   -3              (sfwork only) first register the library's version 3
  *                   copy of its .sframe (sf_lib_sframe_v3, written by
  *                   sframe-tool.py v3) for the library's code
- *   -3w             as -3, then overwrite that copy's FREs with 0xff
- *                   bytes (an FRE info byte the kernel refuses), so that
- *                   only rules read at registration are right
+ *   -3w             as -3, then run the chain once (its first lookups:
+ *                   the kernel decodes the section's rules), overwrite
+ *                   that copy's FREs with 0xff bytes (an FRE info byte
+ *                   the kernel refuses), and unregister and register
+ *                   every object's .sframe again (the kernel forgets the
+ *                   rules it kept): only rules decoded before are right
  * With SFWORK_MAPS=FILE in the environment, /proc/self/maps is copied to
  * FILE before the chain runs (frames can be named after the process is
  * gone: tests/guest/sframecheck.py).  With SFWORK_AGAIN=N (and -r), the
@@ -228,9 +231,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: version 3 section refused: %s\n", argv[0],
 			strerror(errno));
 		c.failed = 1;
-	} else if (scribble && scribble_v3()) {
-		perror("mprotect");
-		c.failed = 1;
+	} else if (scribble) {
+		sf_outer(1, depth);
+		if (scribble_v3()) {
+			perror("mprotect");
+			c.failed = 1;
+		}
+		sfreg_all(0);
+		sfreg_all(1);
 	}
 #endif
 	if (getenv("SFWORK_MAPS"))
