@@ -453,7 +453,7 @@ else
 	run sfscr0 sfwork 0 "$d"/sfwork -3w getppid 1 &&
 	echo 1 > $p &&
 	check "decode=0: the first stack whole, the second not" \
-		test "$($SC show "$F" "$M" sfwork | grep -c "$whole")/$($SC show "$F" "$M" sfwork | grep -c 'sf_lib_leaf')" = 1/2 &&
+		test "$($SC show "$F" "$M" sfwork | tr ';' '\n' | grep -c "$whole")/$($SC show "$F" "$M" sfwork | tr ';' '\n' | grep -c 'sf_lib_leaf')" = 1/2 &&
 	check "decode=0: dropped as corrupt" test "$(dmesg | grep -c "sframe: sfwork.*dropping .sframe.*corrupt")" = $((n0 + 1)) &&
 	t_pass
 	[ -f $p ] && echo 1 > $p
