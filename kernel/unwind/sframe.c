@@ -54,17 +54,27 @@
 
 /*
  * A section's rules are decoded into kernel memory (struct sframe_rows, 8
- * bytes a row, about a row an FRE) when its FDE table is checked, for up
- * to this many rows (8 MiB): a bigger section, one whose code spans more
- * than 4 GiB, or one whose rows could not be allocated, is read at every
- * lookup, as every section is with sframe.decode=0.
+ * bytes a row, about a row an FRE) for up to this many rows (8 MiB): a
+ * bigger section, one whose code spans more than 4 GiB, or one whose rows
+ * could not be allocated, is read at every lookup, as every section is
+ * with sframe.decode=0.
  */
 #define SFRAME_ROWS_MAX		BIT(20)
 
-static bool sframe_decode = true;
-module_param_named(decode, sframe_decode, bool, 0644);
+/*
+ * Making the rows reads every FRE, some 300 instructions each, and a
+ * lookup that reads the section costs some 1,600 more than one in the
+ * rows: with sframe.decode=1 they are made once num_fres / SFRAME_ROWS_PAY
+ * lookups have read the section, when those have cost about what the
+ * rows do.  A short-lived process then never pays for them.
+ */
+#define SFRAME_ROWS_PAY		6
+
+/* 0: never; 1: once they pay (the default); 2: at a section's first lookup */
+static unsigned int sframe_decode = 1;
+module_param_named(decode, sframe_decode, uint, 0644);
 MODULE_PARM_DESC(decode,
-		 "Decode the rules of a section into kernel memory once");
+		 "Decode the rules of a section into kernel memory: 0 never, 1 once it pays, 2 at once");
 
 /* Flexible FDEs are followed where the architecture names its SP and FP */
 #ifdef UNWIND_USER_DWARF_SP
@@ -275,6 +285,23 @@ static u32 sframe_rows_search(const struct sframe_rows *rows,
 static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
 			       struct unwind_user_frame *frame);
 
+/*
+ * Whether a lookup that reads @sec, which has no rows, should make them
+ * (sframe.decode), under RCU
+ */
+static bool sframe_rows_due(struct sframe_section *sec)
+{
+	switch (READ_ONCE(sframe_decode)) {
+	case 0:
+		return false;
+	case 1:
+		return atomic_inc_return(&sec->misses) >=
+		       max(sec->num_fres / SFRAME_ROWS_PAY, 1U);
+	default:
+		return true;
+	}
+}
+
 /**
  * sframe_walk_drop - drop the rows a walk kept
  * @walk: the walk, which holds rows
@@ -336,6 +363,9 @@ static int sframe_lookup_section(struct sframe_walk *walk, unsigned long ip,
 	case SFRAME_ROW_SLOW:
 		*out = *sec;
 		out->rows = NULL;
+		/* false: this lookup makes the rows */
+		out->decoded = rows || READ_ONCE(sec->decoded) ||
+			       !sframe_rows_due(sec);
 		ret = 0;
 		break;
 	default:
@@ -1512,15 +1542,17 @@ static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
 }
 
 /*
- * The first lookup in a section: check its FDE table (again, for one
- * registered by prctl()) and decode its rows, and note both in the
- * registration that was read
+ * The first lookup in a section registered without its FDE table checked,
+ * or the one that is to make its rows (@decode): check the table (again,
+ * for a section registered by prctl()), decode the rows, and note it in
+ * the registration that was read
  */
-static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
+static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec,
+			     bool decode)
 {
+	struct sframe_rows *rows = NULL;
 	struct sframe_section *cur;
-	struct sframe_rows *rows;
-	int ret = sframe_check_fdes(sec, &rows);
+	int ret = sframe_check_fdes(sec, decode ? &rows : NULL);
 
 	if (ret)
 		return ret;
@@ -1528,7 +1560,8 @@ static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
 	cur = mtree_load(&sm->sections, sec->text_start);
 	if (cur && cur->id == sec->id) {
 		WRITE_ONCE(cur->fdes_checked, true);
-		WRITE_ONCE(cur->decoded, true);
+		if (decode)
+			WRITE_ONCE(cur->decoded, true);
 		/* another thread's may be there already */
 		if (rows && !cur->rows) {
 			/*
@@ -1617,7 +1650,7 @@ static int sframe_find_in_section(struct sframe_walk *walk, unsigned long ip,
 	if (ret)
 		return ret < 0 ? ret : 0;
 	ret = sec.fdes_checked && sec.decoded ? 0 :
-	      sframe_check_once(walk->sm, &sec);
+	      sframe_check_once(walk->sm, &sec, !sec.decoded);
 	if (!ret)
 		ret = sframe_find_fde(&sec, ip, &fde);
 	if (!ret)

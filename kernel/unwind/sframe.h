@@ -214,9 +214,11 @@ struct sframe_rows {
  *			section (at registration, or at the first lookup
  *			for a section registered at exec)
  * @rows:		the section's rules decoded into kernel memory,
- *			made at its first lookup; NULL: every lookup reads
- *			the section.  Read under RCU only.
- * @decoded:		the first lookup made its rows, or tried to
+ *			made at a lookup; NULL: every lookup reads the
+ *			section.  Read under RCU only.
+ * @decoded:		a lookup made its rows, or tried to
+ * @misses:		lookups that read the section while it had no rows
+ *			(sframe.decode=1 makes them after some)
  * @data:		the section's bytes, when they are held in kernel
  *			memory (a section attached to a file): the byte at
  *			section address @sframe_start + n is @data[n];
@@ -244,6 +246,7 @@ struct sframe_section {
 	u8			flags;
 	bool			fdes_checked;
 	bool			decoded;
+	atomic_t		misses;
 	struct sframe_rows	*rows;
 	const void		*data;
 };

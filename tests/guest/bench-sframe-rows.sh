@@ -57,7 +57,10 @@ ROT_DEPTHS=${BENCH_ROTATE_DEPTHS:-4 16}
 ROT_ADDRS=${BENCH_ROTATE_ADDRS:-64 256 1024 4096}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 IDXP=/sys/module/sframe/parameters/decode
-[ -f $IDXP ] || IDXP=/sys/module/sframe/parameters/fde_index
+# the rows at a section's first lookup (2; 1, the default, makes them
+# once the lookups that read the section have paid for them)
+IDXON=2
+[ -f $IDXP ] || { IDXP=/sys/module/sframe/parameters/fde_index IDXON=1; }
 UNITS="sframe fp"
 [ -f $IDXP ] && [ "${BENCH_NOIDX:-1}" = 1 ] && UNITS="sframe sframe0 fp"
 
@@ -81,7 +84,7 @@ one() {
 	shift 4
 	# the rows are made when a section is registered: set before the run
 	if [ -f $IDXP ]; then
-		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo 1 > $IDXP; fi
+		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo $IDXON > $IDXP; fi
 	fi
 	# sfchain bench N D K [cold]: the warm-up round is K stacks
 	skip=$4
@@ -232,7 +235,7 @@ echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds
 echo "  hit: the kept-rule table's hit rate, from an exact model replaying the recorded stacks (benchtool.py chain;"
 echo "  the kernel counts none); distinct: addresses looked up inside FDEs; norule: lookups per run outside them"
 case " $UNITS " in
-*" sframe0 "*) echo "  sframe: with the rules decoded into kernel memory ($IDXP=1); sframe0: without ($IDXP=0: every lookup reads the section in user memory)" ;;
+*" sframe0 "*) echo "  sframe: with the rules decoded into kernel memory ($IDXP=$IDXON); sframe0: without ($IDXP=0: every lookup reads the section in user memory)" ;;
 esac
 hdr() { printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' row unwinder frames insns/stk x-fp hit distinct norule unwinders; }
 for row in $ROWS; do

@@ -405,16 +405,17 @@ else
 fi
 
 # The decoded rows (3-sframe 0011): a section's rules are decoded into
-# kernel memory at its first lookup; sframe.decode=0 reads the section at
-# every lookup.  Both give the whole chain, for a section registered by
-# prctl, by exec, and gas 2.46's version 3.
+# kernel memory once the lookups that read it would have paid for them
+# (sframe.decode=1, the default), at its first lookup (2), or never (0:
+# every lookup reads the section).  All give the whole chain, for a
+# section registered by prctl, by exec, and gas 2.46's version 3.
 t_begin sframe-decode
 p=/sys/module/sframe/parameters/decode
 if ! [ -f $p ]; then
 	t_fail "no $p: the kernel decodes no rules"
 else
 	ok=1
-	for i in 0 1; do
+	for i in 0 1 2; do
 		echo $i > $p &&
 		run sfdec$i sfwork 0 "$WL"/sfwork -r getppid 3 &&
 		check "decode=$i, prctl: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
@@ -429,14 +430,15 @@ else
 	[ $ok = 1 ] && t_pass
 fi
 
-# The rows are what the section said at its first lookup, and later
+# The rows are what the section said when they were made, and later
 # lookups read nothing else: sfwork -3w registers the library's version 3
 # copy, runs the chain once, overwrites the copy's FREs (and the FDE
 # attributes among them) with 0xff, makes the kernel forget the rules it
-# kept, and runs the chain again.  With the rows (the default) both stacks
-# are whole and the kernel says nothing; with sframe.decode=0 the second
-# run reads the overwritten bytes, drops the section as corrupt and loses
-# the chain (a kernel without the rows does that by default).
+# kept, and runs the chain again.  With the rows made at the first lookup
+# (sframe.decode=2) both stacks are whole and the kernel says nothing;
+# with sframe.decode=0 the second run reads the overwritten bytes, drops
+# the section as corrupt and loses the chain (as a kernel without the
+# rows does).
 t_begin sframe-decode-reads-no-section
 p=/sys/module/sframe/parameters/decode d=$SCRATCH/decode-scribble
 whole="sf_lib_leaf <- sf_lib_middle <- sf_lib_outer <- sf_middle <- sf_outer <- main"
@@ -445,10 +447,11 @@ if ! $TOOL v3 "$WL"/libsfwork.so "$d"/libsfwork.so --kind good; then
 	t_fail "generator"
 else
 	n0=$(dmesg | grep -c 'sframe: ')
+	check "$p is there" test -f $p &&
+	echo 2 > $p &&
 	run sfscr1 sfwork 0 "$d"/sfwork -3w getppid 1 &&
 	check "rows: both stacks whole" $SC chain "$F" "$M" sfwork $CHAIN --min 2 &&
 	check "rows: no kernel message" test "$(dmesg | grep -c 'sframe: ')" = "$n0" &&
-	check "$p is there" test -f $p &&
 	echo 0 > $p &&
 	run sfscr0 sfwork 0 "$d"/sfwork -3w getppid 1 &&
 	echo 1 > $p &&
@@ -466,14 +469,15 @@ fi
 # the same set of distinct stacks, addresses compared (no ASLR).  The rows' lookups
 # and the section's are both first lookups: the process registers and
 # unregisters a section before each getppid() (sfchain cold), which
-# forgets the rules the kernel kept.
+# forgets the rules the kernel kept; the rows are made at the first
+# lookup (sframe.decode=2).
 t_begin sframe-decode-same-frames
 p=/sys/module/sframe/parameters/decode
 # stacks U: the distinct user stacks of sfchain run with unwinder U
 stacks() {
 	local u=$1 pre=$WL/libsframe-preload.so
 	[ $u = fp ] && pre=$WL/libsframe-unreg.so
-	[ $u = rows ] && echo 1 > $p
+	[ $u = rows ] && echo 2 > $p
 	[ $u = section ] && echo 0 > $p
 	run sfsame-$u sfchain-small 0 setarch "$(uname -m)" -R \
 		env LD_PRELOAD=$pre "$WL"/sfchain-small bench 64 4 16 cold &&
