@@ -14,8 +14,8 @@
 #   "cold rotate"), BENCH_COLD_DEPTHS (default "2 32"),
 #   BENCH_ROTATE_DEPTHS (default "4 16"), BENCH_ROTATE_ADDRS (default
 #   "64 256 1024 4096"), BENCH_CPU, BENCH_PROF=1 (profile: bench/profile.sh),
-#   BENCH_NOIDX=0 (no "sframe0" runs: SFrame without the FDE index,
-#   sframe.fde_index=0, beside the runs with it)
+#   BENCH_NOIDX=0 (no "sframe0" runs: SFrame without the rules decoded
+#   into kernel memory, sframe.decode=0, beside the runs with them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"

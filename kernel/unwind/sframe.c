@@ -53,18 +53,28 @@
 #define SFRAME_FRE_BATCH	256
 
 /*
- * The FDEs' start addresses are copied to kernel memory (struct
- * sframe_index, 4 bytes an FDE) when a section's FDE table is checked, for
- * up to this many FDEs: a bigger table, one whose code spans more than
- * 4 GiB, or one whose index could not be allocated, is searched in user
- * memory, as every table is with sframe.fde_index=0.
+ * A section's rules are decoded into kernel memory (struct sframe_rows, 8
+ * bytes a row, about a row an FRE) for up to this many rows (8 MiB): a
+ * bigger section, one whose code spans more than 4 GiB, or one whose rows
+ * could not be allocated, is read at every lookup, as every section is
+ * with sframe.decode=0.
  */
-#define SFRAME_INDEX_MAX_FDES	BIT(20)
+#define SFRAME_ROWS_MAX		BIT(20)
 
-static bool sframe_fde_index = true;
-module_param_named(fde_index, sframe_fde_index, bool, 0644);
-MODULE_PARM_DESC(fde_index,
-		 "Search the FDEs of a section in a kernel copy of their starts");
+/*
+ * Making the rows reads every FRE, some 300 instructions each, and a
+ * lookup that reads the section costs some 1,600 more than one in the
+ * rows: with sframe.decode=1 they are made once num_fres / SFRAME_ROWS_PAY
+ * lookups have read the section, when those have cost about what the
+ * rows do.  A short-lived process then never pays for them.
+ */
+#define SFRAME_ROWS_PAY		6
+
+/* 0: never; 1: once they pay (the default); 2: at a section's first lookup */
+static unsigned int sframe_decode = 1;
+module_param_named(decode, sframe_decode, uint, 0644);
+MODULE_PARM_DESC(decode,
+		 "Decode the rules of a section into kernel memory: 0 never, 1 once it pays, 2 at once");
 
 /* Flexible FDEs are followed where the architecture names its SP and FP */
 #ifdef UNWIND_USER_DWARF_SP
@@ -147,11 +157,14 @@ static struct sframe_mm *sframe_mm_get(struct mm_struct *mm)
 	return new;
 }
 
-/* Drop a section's reference to @idx; the last frees it after lookups */
-static void sframe_index_put(struct sframe_index *idx)
+/*
+ * Drop a section's reference to @rows; the last frees them after the
+ * lookups that may read them (not kvfree(): this runs from __mmdrop() too)
+ */
+static void sframe_rows_put(struct sframe_rows *rows)
 {
-	if (idx && refcount_dec_and_test(&idx->ref))
-		kvfree_rcu(idx, rcu);
+	if (rows && refcount_dec_and_test(&rows->ref))
+		kvfree_rcu(rows, rcu);
 }
 
 /**
@@ -171,7 +184,7 @@ void sframe_free_mm(struct mm_struct *mm)
 		return;
 	/* nothing can look the sections up any more: no grace period */
 	mt_for_each(&sm->sections, sec, index, ULONG_MAX) {
-		sframe_index_put(sec->index);
+		sframe_rows_put(sec->rows);
 		kfree(sec);
 	}
 	mtree_destroy(&sm->sections);
@@ -235,12 +248,12 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 			ret = -ENOMEM;
 			break;
 		}
-		/* the same bytes, checked once: the index is shared */
-		if (copy->index)
-			refcount_inc(&copy->index->ref);
+		/* the same bytes, decoded once: the rows are shared */
+		if (copy->rows)
+			refcount_inc(&copy->rows->ref);
 		ret = sframe_insert(sm, copy);
 		if (ret) {
-			sframe_index_put(copy->index);
+			sframe_rows_put(copy->rows);
 			kfree(copy);
 			break;
 		}
@@ -266,51 +279,104 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return (sm && READ_ONCE(sm->nr)) || sframe_file_attached(mm);
 }
 
-/* How many FDEs indexed by @idx, of @sec, start at or below @ip */
-static int sframe_index_search(const struct sframe_index *idx,
-			       const struct sframe_section *sec,
-			       unsigned long ip)
-{
-	unsigned int lo = 0, hi = idx->nr, mid;
-	unsigned long off = ip - sec->text_start;
+static u32 sframe_rows_search(const struct sframe_rows *rows,
+			      const struct sframe_section *sec,
+			      unsigned long ip);
+static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
+			       struct unwind_user_frame *frame);
 
-	if (ip < sec->text_start)
-		return 0;
-	/* invariant: FDEs below lo start at or below ip, from hi on above */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (idx->start[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
+/*
+ * Whether a lookup that reads @sec, which has no rows, should make them
+ * (sframe.decode), under RCU
+ */
+static bool sframe_rows_due(struct sframe_section *sec)
+{
+	switch (READ_ONCE(sframe_decode)) {
+	case 0:
+		return false;
+	case 1:
+		return atomic_inc_return(&sec->misses) >=
+		       max(sec->num_fres / SFRAME_ROWS_PAY, 1U);
+	default:
+		return true;
 	}
-	return lo;
+}
+
+/**
+ * sframe_walk_drop - drop the rows a walk kept
+ * @walk: the walk, which holds rows
+ */
+void sframe_walk_drop(struct sframe_walk *walk)
+{
+	sframe_rows_put(walk->rows);
+	walk->rows = NULL;
 }
 
 /*
- * The section of @sm that describes @ip, copied to @out: the copy is what
- * the unwinder reads, so nothing is held across its user accesses, and a
- * section removed meanwhile is freed only after the copy is taken.  The
- * index is read here, under RCU, and not copied: *@below is how many FDEs
- * start at or below @ip, or -1 when the section has no index.
+ * Keep @rows of @sec, found under RCU, for the rest of @walk, which began
+ * at generation @gen; unless they are gone already
  */
-static int sframe_lookup_section(struct sframe_mm *sm, unsigned long ip,
-				 struct sframe_section *out, int *below)
+static void sframe_walk_keep(struct sframe_walk *walk,
+			     const struct sframe_section *sec,
+			     struct sframe_rows *rows, unsigned int gen)
+{
+	if (walk->rows == rows || !refcount_inc_not_zero(&rows->ref))
+		return;
+	if (walk->rows)
+		sframe_walk_drop(walk);
+	walk->rows = rows;
+	walk->gen = gen;
+	walk->sec = *sec;
+	walk->sec.rows = NULL;
+}
+
+/*
+ * The section of @walk's mm that describes @ip, and what its rows say of
+ * @ip: 1 with the rule in @frame, or -ENOENT when no rule covers @ip, read
+ * under RCU with no user access; the rows are then kept for the walk's
+ * next lookups (@gen: the generation read before this one).  Else (no
+ * rows, or a row that says to read the section) 0 and the section copied
+ * to @out: the copy is what the unwinder reads, so nothing is held across
+ * its user accesses, and a section removed meanwhile is freed only after
+ * the copy is taken.  -ESRCH when no section describes @ip.
+ */
+static int sframe_lookup_section(struct sframe_walk *walk, unsigned long ip,
+				 unsigned int gen, struct sframe_section *out,
+				 struct unwind_user_frame *frame)
 {
 	struct sframe_section *sec;
-	struct sframe_index *idx;
+	struct sframe_rows *rows;
+	int ret = -ESRCH;
+	u32 rule;
 
 	rcu_read_lock();
-	sec = mtree_load(&sm->sections, ip);
-	if (sec) {
+	sec = mtree_load(&walk->sm->sections, ip);
+	if (!sec)
+		goto unlock;
+	/* pairs with the release in sframe_check_once() */
+	rows = smp_load_acquire(&sec->rows);
+	rule = rows ? sframe_rows_search(rows, sec, ip) : SFRAME_ROW_SLOW;
+	switch (SFRAME_ROW_KIND(rule)) {
+	case SFRAME_ROW_NONE:
+		ret = -ENOENT;
+		break;
+	case SFRAME_ROW_SLOW:
 		*out = *sec;
-		out->index = NULL;
-		/* pairs with the release in sframe_check_once() */
-		idx = smp_load_acquire(&sec->index);
-		*below = idx ? sframe_index_search(idx, sec, ip) : -1;
+		out->rows = NULL;
+		/* false: this lookup makes the rows */
+		out->decoded = rows || READ_ONCE(sec->decoded) ||
+			       !sframe_rows_due(sec);
+		ret = 0;
+		break;
+	default:
+		ret = sframe_row_to_frame(sec, rule, frame) ?: 1;
+		break;
 	}
+	if (rows)
+		sframe_walk_keep(walk, sec, rows, gen);
+unlock:
 	rcu_read_unlock();
-	return sec ? 0 : -ENOENT;
+	return ret;
 }
 
 static void sframe_remove_locked(struct sframe_mm *sm,
@@ -327,7 +393,7 @@ static void sframe_remove_locked(struct sframe_mm *sm,
 	 */
 	smp_wmb();
 	WRITE_ONCE(sm->gen, sm->gen + 1);
-	sframe_index_put(sec->index);
+	sframe_rows_put(sec->rows);
 	kfree_rcu(sec, rcu);
 }
 
@@ -473,74 +539,76 @@ static int sframe_read_header(struct sframe_section *sec)
 	    !sframe_in(sec->fres_start, h.fre_len, hdr_end, sec->sframe_end))
 		return -EINVAL;
 	sec->num_fdes = h.num_fdes;
+	sec->num_fres = h.num_fres;
 	sec->ra_off = h.cfa_fixed_ra_offset;
 	sec->version = h.preamble.version;
 	sec->flags = h.preamble.flags;
 	return 0;
 }
 
-/*
- * A section's index, to be filled by sframe_check_fdes(); NULL where the
- * FDEs are to be searched in user memory
- */
-static struct sframe_index *sframe_index_alloc(const struct sframe_section *sec)
-{
-	struct sframe_index *idx;
-	size_t size;
-
-	if (!READ_ONCE(sframe_fde_index) ||
-	    sec->num_fdes > SFRAME_INDEX_MAX_FDES ||
-	    sec->text_end - sec->text_start > U32_MAX)
-		return NULL;
-	/*
-	 * The search works without it: no need to try hard.  Not
-	 * kvmalloc(): 10,000 FDEs would take 64 KiB of contiguous pages.
-	 */
-	size = struct_size(idx, start, sec->num_fdes);
-	if (size > PAGE_SIZE)
-		idx = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY |
-				      __GFP_NOWARN);
-	else
-		idx = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!idx)
-		return NULL;
-	refcount_set(&idx->ref, 1);
-	idx->nr = sec->num_fdes;
-	return idx;
-}
+static struct sframe_rows *sframe_rows_alloc(const struct sframe_section *sec,
+					     unsigned int *max);
+static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
+					    struct sframe_rows *tmp);
+static int sframe_rows_add_fde(const struct sframe_section *sec,
+			       const struct sframe_fde *fde,
+			       struct sframe_rows *rows, unsigned int max,
+			       unsigned int *budget);
 
 /*
  * Check every FDE once, when the section is added (at exec, at its first
  * lookup): the lookup's binary search is only right on a sorted table, and
  * an FDE pointing outside the section is better refused once than found
- * in the middle of an unwind.  Each FDE's start goes to @idx, if any.
- * The FREs are checked as they are used.
+ * in the middle of an unwind.  With @rows, the rules of every FDE are
+ * decoded into *@rows as it goes (sframe_rows_add_fde()): *@rows is NULL
+ * when they are not, and is freed by the caller.  The FREs are checked as
+ * they are used: one that cannot be decoded leaves its function to the
+ * lookups that read the section.
  */
 static int sframe_check_fdes(const struct sframe_section *sec,
-			     struct sframe_index *idx)
+			     struct sframe_rows **rows)
 {
+	unsigned int i, max = 0, budget;
 	unsigned long prev = 0;
+	struct sframe_rows *tmp;
 	struct sframe_fde fde;
-	unsigned int i;
 	int ret;
 
+	tmp = rows ? sframe_rows_alloc(sec, &max) : NULL;
+	if (rows)
+		*rows = NULL;
+	budget = max;
 	for (i = 0; i < sec->num_fdes; i++) {
 		ret = sframe_read_fde(sec, i, &fde);
 		if (ret)
-			return ret;
+			goto out;
+		ret = -EINVAL;
 		if (fde.func_start < prev)
-			return -EINVAL;
+			goto out;
 		prev = fde.func_start;
-		/* inside the text, checked with the FDE: fits in 32 bits */
-		if (idx)
-			idx->start[i] = fde.func_start - sec->text_start;
+		if (tmp) {
+			ret = sframe_rows_add_fde(sec, &fde, tmp, max, &budget);
+			if (ret == -EINTR)
+				goto out;
+			/* too many: every lookup reads the section */
+			if (ret) {
+				kvfree(tmp);
+				tmp = NULL;
+			}
+		}
 		if (i % SFRAME_FDE_BATCH == SFRAME_FDE_BATCH - 1) {
+			ret = -EINTR;
 			if (fatal_signal_pending(current))
-				return -EINTR;
+				goto out;
 			cond_resched();
 		}
 	}
+	if (tmp)
+		*rows = sframe_rows_done(sec, tmp);
 	return 0;
+out:
+	kvfree(tmp);
+	return ret;
 }
 
 /* [@start, @end) is mapped, with no hole, by VMAs that all have @flags */
@@ -628,9 +696,9 @@ static int __sframe_add_section(unsigned long sframe_start,
 	sec->text_start = text_start;
 	sec->text_end = text_end;
 	ret = sframe_read_header(sec);
+	/* the rows are made at the first lookup, for a section unwound */
 	if (!ret && check_fdes) {
-		sec->index = sframe_index_alloc(sec);
-		ret = sframe_check_fdes(sec, sec->index);
+		ret = sframe_check_fdes(sec, NULL);
 		sec->fdes_checked = !ret;
 	}
 	if (ret)
@@ -671,7 +739,7 @@ unlock:
 unlock_mm:
 	mmap_read_unlock(mm);
 free:
-	kvfree(sec->index);
+	kvfree(sec->rows);
 	kfree(sec);
 	return ret;
 }
@@ -864,22 +932,13 @@ static int sframe_fde_start(const struct sframe_section *sec, unsigned int i,
 	return 0;
 }
 
-/*
- * The last FDE of @sec that starts at or below @ip, if it covers @ip.
- * @below: how many FDEs start at or below @ip, as the section's index says,
- * or -1 to search the FDE table in user memory.
- */
+/* The last FDE of @sec that starts at or below @ip, if it covers @ip */
 static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
-			   int below, struct sframe_fde *fde)
+			   struct sframe_fde *fde)
 {
 	unsigned int lo = 0, hi = sec->num_fdes, mid;
 	unsigned long start;
 	int ret;
-
-	if (below >= 0) {
-		lo = below;
-		hi = below;
-	}
 
 	/* invariant: FDEs below lo start at or below ip, from hi on above */
 	while (lo < hi) {
@@ -1209,8 +1268,9 @@ static int sframe_fre_to_frame(const struct sframe_section *sec,
  * @sec: the section, its range and text range set
  *
  * Reads its header and checks it and the whole FDE table, rescheduling and
- * giving way to a fatal signal as it goes, and makes its index: the owner
- * of @sec frees @sec->index with kvfree() once no lookup can read it.
+ * giving way to a fatal signal as it goes, and decodes its rows: the
+ * owner of @sec frees @sec->rows with kvfree() once no lookup can read
+ * them.
  *
  * Return: 0, or the error sframe_add_section() gives for the section
  */
@@ -1218,14 +1278,9 @@ int sframe_section_check(struct sframe_section *sec)
 {
 	int ret = sframe_read_header(sec);
 
-	if (!ret) {
-		sec->index = sframe_index_alloc(sec);
-		ret = sframe_check_fdes(sec, sec->index);
-	}
-	if (ret) {
-		kvfree(sec->index);
-		sec->index = NULL;
-	}
+	sec->rows = NULL;
+	if (!ret)
+		ret = sframe_check_fdes(sec, &sec->rows);
 	sec->fdes_checked = !ret;
 	return ret;
 }
@@ -1241,13 +1296,21 @@ int sframe_section_check(struct sframe_section *sec)
 int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 			struct unwind_user_frame *frame)
 {
+	u32 rule = sec->rows ? sframe_rows_search(sec->rows, sec, ip) :
+			       SFRAME_ROW_SLOW;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
 	int ret;
 
-	ret = sframe_find_fde(sec, ip, sec->index ?
-			      sframe_index_search(sec->index, sec, ip) : -1,
-			      &fde);
+	switch (SFRAME_ROW_KIND(rule)) {
+	case SFRAME_ROW_NONE:
+		return -ENOENT;
+	case SFRAME_ROW_SLOW:
+		break;
+	default:
+		return sframe_row_to_frame(sec, rule, frame);
+	}
+	ret = sframe_find_fde(sec, ip, &fde);
 	if (!ret)
 		ret = sframe_find_fre(sec, &fde, ip, &fre);
 	if (!ret)
@@ -1256,35 +1319,261 @@ int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 }
 
 /*
- * The first lookup in a section registered without its FDE table checked:
- * check it now, and note it in the registration that was read
+ * Rows for @sec, of room for every FRE the header counts and two rows an
+ * FDE (at its start and its end), at most SFRAME_ROWS_MAX (put in *@max);
+ * NULL where the section is to be read at every lookup
  */
-static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec)
+static struct sframe_rows *sframe_rows_alloc(const struct sframe_section *sec,
+					     unsigned int *max)
 {
-	struct sframe_index *idx = sframe_index_alloc(sec);
-	struct sframe_section *cur;
-	int ret = sframe_check_fdes(sec, idx);
+	/* an FRE takes two bytes at least */
+	u64 n = min_t(u64, sec->num_fres, (sec->fres_end - sec->fres_start) / 2) +
+		2 * (u64)sec->num_fdes;
+	struct sframe_rows *rows;
 
-	if (ret) {
-		kvfree(idx);
-		return ret;
+	*max = 0;
+	if (!READ_ONCE(sframe_decode) || n > SFRAME_ROWS_MAX ||
+	    sec->text_end - sec->text_start > U32_MAX)
+		return NULL;
+	/* the lookups work without them: no need to try hard */
+	rows = kvmalloc(struct_size(rows, row, n),
+			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+	if (!rows)
+		return NULL;
+	rows->nr = 0;
+	*max = n;
+	return rows;
+}
+
+/*
+ * The rows decoded in @tmp, for the text of @sec, in an allocation of their
+ * size with their blocks (struct sframe_rows), which lookups may share and
+ * read under RCU; @tmp is freed.  NULL if out of memory.
+ */
+static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
+					    struct sframe_rows *tmp)
+{
+	/* at most 4 GiB (sframe_rows_alloc()) */
+	u64 span = sec->text_end - sec->text_start;
+	unsigned int shift = 4, blocks, b, r = 0;
+	struct sframe_rows *rows;
+	size_t size;
+
+	/*
+	 * The smallest blocks, of 16 bytes or more, that are at most half as
+	 * many as the rows: about two rows a block, in a quarter of the
+	 * rows' memory
+	 */
+	while ((span - 1) >> shift >= max(tmp->nr / 2, 1U))
+		shift++;
+	blocks = ((span - 1) >> shift) + 1;
+	size = struct_size(tmp, row, tmp->nr);
+	rows = kvmalloc(size + (blocks + 1) * sizeof(u32),
+			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+	if (rows) {
+		memcpy(rows, tmp, size);
+		refcount_set(&rows->ref, 1);
+		rows->shift = shift;
+		rows->blocks = blocks;
+		rows->block = (u32 *)((char *)rows + size);
+		for (b = 0; b <= blocks; b++) {
+			while (r < rows->nr &&
+			       rows->row[r].start < (u64)b << shift)
+				r++;
+			rows->block[b] = r;
+		}
 	}
+	kvfree(tmp);
+	return rows;
+}
+
+/*
+ * Add a row of @rule at @start, after the last one, which starts at or
+ * below @start: a rule at the last row's start replaces its rule, a rule
+ * equal to the last row's is not repeated.  -ENOSPC past @max rows.
+ */
+static int sframe_rows_add(struct sframe_rows *rows, unsigned int max,
+			   u32 start, u32 rule)
+{
+	struct sframe_row *last = rows->nr ? &rows->row[rows->nr - 1] : NULL;
+
+	if (last && last->start == start) {
+		last->rule = rule;
+		return 0;
+	}
+	if (last && last->rule == rule)
+		return 0;
+	if (rows->nr >= max)
+		return -ENOSPC;
+	rows->row[rows->nr].start = start;
+	rows->row[rows->nr].rule = rule;
+	rows->nr++;
+	return 0;
+}
+
+/*
+ * @fre's rule packed (struct sframe_row), or SFRAME_ROW_SLOW when it does
+ * not fit: an offset that is not a multiple of 8 bytes or is too far
+ */
+static u32 sframe_row_rule(const struct sframe_fre *fre)
+{
+	s32 cfa = fre->cfa_off / 8, fp = fre->fp_off / 8, ra = fre->ra_off / 8;
+	u32 rule;
+
+	if (!SFRAME_FRE_OFFSET_COUNT(fre->info))
+		rule = SFRAME_ROW_OUTERMOST;
+	else
+		rule = SFRAME_ROW_RULE;
+	if ((fre->cfa_off | fre->fp_off | fre->ra_off) & 7 ||
+	    cfa < -(1 << 14) || cfa >= 1 << 14 || fp < -(1 << 6) ||
+	    fp >= 1 << 6 || ra < -(1 << 6) || ra >= 1 << 6)
+		return SFRAME_ROW_SLOW;
+	if (SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP)
+		rule |= SFRAME_ROW_USE_FP;
+	return rule | ((u32)fp & 0x7f) << 3 | ((u32)ra & 0x7f) << 10 |
+	       (u32)cfa << 17;
+}
+
+/*
+ * Decode the rules of @fde, an FDE of @sec checked, into @rows (at most
+ * @max); *@budget FREs may still be read for the whole section, which
+ * bounds the work however many FREs the FDEs claim.  An FDE that starts
+ * where rows of an earlier one lie takes their place, as the search in
+ * the section finds the last FDE that starts at or below an address.
+ * Return: 0, -ENOSPC when the rows or the budget run out, or -EINTR
+ */
+static int sframe_rows_add_fde(const struct sframe_section *sec,
+			       const struct sframe_fde *fde,
+			       struct sframe_rows *rows, unsigned int max,
+			       unsigned int *budget)
+{
+	/* inside the text, checked with the FDE: fits in 32 bits */
+	u32 base = fde->func_start - sec->text_start, prev = 0;
+	unsigned long pos = fde->fres_start;
+	unsigned int nr, i;
+	struct sframe_fre fre;
+	int ret = 0;
+
+	while (rows->nr && rows->row[rows->nr - 1].start >= base)
+		rows->nr--;
+	nr = rows->nr;
+	if (fde->no_rule) {
+		ret = sframe_rows_add(rows, max, base, SFRAME_ROW_NONE);
+		goto end;
+	}
+	/* rules that name registers, rules that repeat: read at lookup */
+	if (fde->flex || fde->fde_type == SFRAME_FDE_TYPE_PCMASK)
+		goto slow;
+	/* no rule before the first FRE */
+	ret = sframe_rows_add(rows, max, base, SFRAME_ROW_NONE);
+	for (i = 0; !ret && i < fde->fres_num; i++) {
+		if (!*budget)
+			return -ENOSPC;
+		if (!(--*budget % SFRAME_FRE_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
+		if (ret)
+			goto slow;
+		/* as sframe_find_fre() checks them */
+		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
+			goto slow;
+		prev = fre.start;
+		if (sframe_read_fre_offsets(sec, fde, pos, &fre))
+			goto slow;
+		ret = sframe_rows_add(rows, max, base + fre.start,
+				      sframe_row_rule(&fre));
+	}
+	if (ret)
+		return ret;
+	goto end;
+slow:
+	/* the lookup that reads it finds what is wrong, as without rows */
+	rows->nr = nr;
+	ret = sframe_rows_add(rows, max, base, SFRAME_ROW_SLOW);
+end:
+	if (!ret && fde->func_start + fde->func_size < sec->text_end)
+		ret = sframe_rows_add(rows, max, base + fde->func_size,
+				      SFRAME_ROW_NONE);
+	return ret;
+}
+
+/* The rule of the last row of @rows, of @sec, that starts at or below @ip */
+static u32 sframe_rows_search(const struct sframe_rows *rows,
+			      const struct sframe_section *sec,
+			      unsigned long ip)
+{
+	unsigned long off = ip - sec->text_start;
+	/* @ip is in the text: the clamp only keeps a bad caller inside */
+	unsigned long b = min_t(unsigned long, off >> rows->shift,
+				rows->blocks - 1);
+	unsigned int lo = rows->block[b], hi = rows->block[b + 1], mid;
+
+	/* invariant: rows below lo start at or below ip, from hi on above */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rows->row[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rows->row[lo - 1].rule : SFRAME_ROW_NONE;
+}
+
+/* The rule packed in a row, as sframe_fre_to_frame() makes it of its FRE */
+static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
+			       struct unwind_user_frame *frame)
+{
+	static const struct sframe_fde fde;	/* not flexible */
+	struct sframe_fre fre = {
+		.cfa_off = SFRAME_ROW_CFA(rule),
+		.ra_off = SFRAME_ROW_RA(rule),
+		.fp_off = SFRAME_ROW_FP(rule),
+	};
+
+	if (!(rule & SFRAME_ROW_USE_FP))
+		fre.info = SFRAME_BASE_REG_SP;
+	/* any offset count but 0, which says "outermost" */
+	if (SFRAME_ROW_KIND(rule) != SFRAME_ROW_OUTERMOST)
+		fre.info |= 1 << 1;
+	return sframe_fre_to_frame(sec, &fde, &fre, frame);
+}
+
+/*
+ * The first lookup in a section registered without its FDE table checked,
+ * or the one that is to make its rows (@decode): check the table (again,
+ * for a section registered by prctl()), decode the rows, and note it in
+ * the registration that was read
+ */
+static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec,
+			     bool decode)
+{
+	struct sframe_rows *rows = NULL;
+	struct sframe_section *cur;
+	int ret = sframe_check_fdes(sec, decode ? &rows : NULL);
+
+	if (ret)
+		return ret;
 	mutex_lock(&sm->lock);
 	cur = mtree_load(&sm->sections, sec->text_start);
 	if (cur && cur->id == sec->id) {
 		WRITE_ONCE(cur->fdes_checked, true);
+		if (decode)
+			WRITE_ONCE(cur->decoded, true);
 		/* another thread's may be there already */
-		if (idx && !cur->index) {
+		if (rows && !cur->rows) {
 			/*
-			 * filled before lookups see it: pairs with
+			 * filled before lookups see them: pairs with
 			 * the acquire in sframe_lookup_section()
 			 */
-			smp_store_release(&cur->index, idx);
-			idx = NULL;
+			smp_store_release(&cur->rows, rows);
+			rows = NULL;
 		}
 	}
 	mutex_unlock(&sm->lock);
-	kvfree(idx);
+	kvfree(rows);
 	return 0;
 }
 
@@ -1333,20 +1622,37 @@ static void sframe_rule_put(struct sframe_rule *slot, unsigned long ip,
 }
 
 /* The rule for @ip, from the section that describes it */
-static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
+static int sframe_find_in_section(struct sframe_walk *walk, unsigned long ip,
+				  unsigned int gen,
 				  struct unwind_user_frame *frame)
 {
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	int ret, below;
+	u32 rule;
+	int ret;
 
-	/* not the mm's: the caller looks for the section of a file */
-	if (sframe_lookup_section(sm, ip, &sec, &below))
-		return -ESRCH;
-	ret = sec.fdes_checked ? 0 : sframe_check_once(sm, &sec);
+	/* in the rows the walk kept, while no section went since */
+	if (walk->rows && walk->gen == gen && ip >= walk->sec.text_start &&
+	    ip < walk->sec.text_end) {
+		rule = sframe_rows_search(walk->rows, &walk->sec, ip);
+		switch (SFRAME_ROW_KIND(rule)) {
+		case SFRAME_ROW_NONE:
+			return -ENOENT;
+		case SFRAME_ROW_SLOW:
+			break;
+		default:
+			return sframe_row_to_frame(&walk->sec, rule, frame);
+		}
+	}
+	/* -ESRCH, not the mm's: the caller looks for the section of a file */
+	ret = sframe_lookup_section(walk, ip, gen, &sec, frame);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = sec.fdes_checked && sec.decoded ? 0 :
+	      sframe_check_once(walk->sm, &sec, !sec.decoded);
 	if (!ret)
-		ret = sframe_find_fde(&sec, ip, below, &fde);
+		ret = sframe_find_fde(&sec, ip, &fde);
 	if (!ret)
 		ret = sframe_find_fre(&sec, &fde, ip, &fre);
 	/* a fatal signal cut the walk short: the section is not at fault */
@@ -1361,7 +1667,7 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
 
 /**
  * sframe_find_slow - sframe_find() for a rule not kept: find it, keep it
- * @sm: the sections of the current mm
+ * @walk: the walk, of the sections of the current mm
  * @ip: the address
  * @gen: @sm's generation, read before anything else of @sm
  * @frame: where to put the rule
@@ -1371,11 +1677,11 @@ static int sframe_find_in_section(struct sframe_mm *sm, unsigned long ip,
  *
  * Return: as sframe_find()
  */
-noinline int sframe_find_slow(struct sframe_mm *sm, unsigned long ip,
+noinline int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 			      unsigned int gen, struct unwind_user_frame *frame)
 {
-	struct sframe_rule *slot = sframe_rule_slot(sm, ip);
-	int ret = sframe_find_in_section(sm, ip, frame);
+	struct sframe_rule *slot = sframe_rule_slot(walk->sm, ip);
+	int ret = sframe_find_in_section(walk, ip, gen, frame);
 
 	/* the mm's own sections win; a file's rule is not kept */
 	if (ret == -ESRCH)
@@ -1406,14 +1712,19 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 {
 	struct sframe_walk walk;
 	unsigned int gen;
+	int ret;
 
-	if (sframe_walk_begin(&walk))
-		return sframe_walk_find(&walk, ip, frame);
-	if (!walk.sm)
-		return sframe_file_find(ip, frame);
-	/* No rule kept yet: as sframe_walk_find() without a table */
-	gen = READ_ONCE(walk.sm->gen);
-	/* the generation before the section, as in sframe_walk_find() */
-	smp_rmb();
-	return sframe_find_slow(walk.sm, ip, gen, frame);
+	if (sframe_walk_begin(&walk)) {
+		ret = sframe_walk_find(&walk, ip, frame);
+	} else if (!walk.sm) {
+		ret = sframe_file_find(ip, frame);
+	} else {
+		/* No rule kept yet: as sframe_walk_find() without a table */
+		gen = READ_ONCE(walk.sm->gen);
+		/* the generation before the section, as in sframe_walk_find() */
+		smp_rmb();
+		ret = sframe_find_slow(&walk, ip, gen, frame);
+	}
+	sframe_walk_end(&walk);
+	return ret;
 }

@@ -8,6 +8,7 @@
 #ifndef _KERNEL_UNWIND_SFRAME_H
 #define _KERNEL_UNWIND_SFRAME_H
 
+#include <linux/bitops.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
@@ -131,22 +132,63 @@ struct sframe_fda_v3 {
 /* The control word of a value saved at the CFA plus the offset */
 #define SFRAME_FLEX_AT_CFA		0x2
 
+/*
+ * A row's rule, packed in 32 bits: its kind in bits 0-1, the CFA's base
+ * register in bit 2 (set: the frame pointer), and the offsets from the
+ * CFA in units of 8 bytes, signed: the saved frame pointer's in bits 3-9
+ * (0: not saved), the saved return address's in bits 10-16 (an ABI that
+ * tracks it in each FRE; 0: not saved), the CFA's own in bits 17-31.
+ */
+#define SFRAME_ROW_NONE			0	/* no rule: -ENOENT */
+#define SFRAME_ROW_RULE			1	/* the rule packed */
+#define SFRAME_ROW_OUTERMOST		2	/* an FRE with no offset */
+#define SFRAME_ROW_SLOW			3	/* read the section */
+#define SFRAME_ROW_KIND(rule)		((rule) & 0x3)
+#define SFRAME_ROW_USE_FP		0x4
+#define SFRAME_ROW_FP(rule)		(sign_extend32((rule) >> 3, 6) * 8)
+#define SFRAME_ROW_RA(rule)		(sign_extend32((rule) >> 10, 6) * 8)
+#define SFRAME_ROW_CFA(rule)		(((s32)(rule) >> 17) * 8)
+
 /**
- * struct sframe_index - where the FDEs of a section start, in kernel memory
+ * struct sframe_row - where a rule starts to apply
+ * @start:	offset of the first address it covers from the text's start
+ * @rule:	the rule, packed as SFRAME_ROW_*() say
+ *
+ * A row applies up to the next row's start, or to the end of the text.
+ */
+struct sframe_row {
+	u32	start;
+	u32	rule;
+};
+
+/**
+ * struct sframe_rows - the rules of a section, decoded into kernel memory
  * @rcu:	frees it after the lookups that may still read it
  * @ref:	the sections that use it: a forked mm's copies share it
- * @nr:		number of FDEs
- * @start:	FDE @i starts at the section's text_start + @start[@i]
+ * @nr:		number of rows
+ * @shift:	the text is cut in blocks of 1 << @shift bytes (16 or more:
+ *		at most half as many blocks as rows)
+ * @blocks:	number of blocks
+ * @block:	@block[@b] is how many rows start below block @b, for @b from
+ *		0 to @blocks: the rows for an address in block @b are those
+ *		from @block[@b] - 1 to @block[@b + 1] - 1.  It lies right
+ *		after the rows.
+ * @row:	the rows, by ascending start
  *
- * A lookup's binary search reads it instead of one FDE in user memory per
- * step; the FDE found is then read from user memory, and checked, as
- * before.
+ * Made once, when the section's FDE table is checked, from every FDE and
+ * FRE: a lookup is then a binary search in kernel memory among the rows
+ * of one block, with no user access.  A function whose rules do not fit a
+ * packed rule, or whose FREs could not be decoded, has an SFRAME_ROW_SLOW
+ * row: that lookup reads the section, as without rows.
  */
-struct sframe_index {
-	struct rcu_head	rcu;
-	refcount_t	ref;
-	unsigned int	nr;
-	u32		start[];
+struct sframe_rows {
+	struct rcu_head		rcu;
+	refcount_t		ref;
+	unsigned int		nr;
+	unsigned int		shift;
+	unsigned int		blocks;
+	u32			*block;
+	struct sframe_row	row[];
 };
 
 /**
@@ -163,6 +205,7 @@ struct sframe_index {
  * @fres_start:		user address of the FRE sub-section
  * @fres_end:		end of the FRE sub-section
  * @num_fdes:		number of FDEs
+ * @num_fres:		number of FREs, as the header says
  * @fde_size:		size of an FDE (version 2) or FDE index entry (3)
  * @ra_off:		fixed offset of the return address from the CFA
  * @version:		SFrame version
@@ -170,9 +213,12 @@ struct sframe_index {
  * @fdes_checked:	the FDE table was found sorted and inside the
  *			section (at registration, or at the first lookup
  *			for a section registered at exec)
- * @index:		the FDEs' start addresses in kernel memory, made
- *			when the FDE table was checked; NULL: searched in
- *			user memory.  Read under RCU only.
+ * @rows:		the section's rules decoded into kernel memory,
+ *			made at a lookup; NULL: every lookup reads the
+ *			section.  Read under RCU only.
+ * @decoded:		a lookup made its rows, or tried to
+ * @misses:		lookups that read the section while it had no rows
+ *			(sframe.decode=1 makes them after some)
  * @data:		the section's bytes, when they are held in kernel
  *			memory (a section attached to a file): the byte at
  *			section address @sframe_start + n is @data[n];
@@ -193,12 +239,15 @@ struct sframe_section {
 	unsigned long		fres_start;
 	unsigned long		fres_end;
 	unsigned int		num_fdes;
+	unsigned int		num_fres;
 	unsigned int		fde_size;
 	s8			ra_off;
 	u8			version;
 	u8			flags;
 	bool			fdes_checked;
-	struct sframe_index	*index;
+	bool			decoded;
+	atomic_t		misses;
+	struct sframe_rows	*rows;
 	const void		*data;
 };
 

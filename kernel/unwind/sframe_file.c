@@ -183,7 +183,7 @@ static void sframe_file_free(struct sframe_file *sf)
 	if (sf->file)
 		fput(sf->file);
 	kvfree(sf->sec.data);
-	kvfree(sf->sec.index);
+	kvfree(sf->sec.rows);
 	kfree(sf);
 }
 
@@ -287,9 +287,10 @@ static int sframe_file_add(struct sframe_file_owner *owner, struct file *file,
 	ret = sframe_section_check(&sf->sec);
 	if (ret)
 		goto free;
-	/* and its index, 4 bytes an FDE */
-	if (sf->sec.index) {
-		charge += struct_size(sf->sec.index, start, sf->sec.index->nr);
+	/* and its rows, 8 bytes each, and their blocks, 4 bytes each */
+	if (sf->sec.rows) {
+		charge += struct_size(sf->sec.rows, row, sf->sec.rows->nr) +
+			  (sf->sec.rows->blocks + 1) * sizeof(u32);
 		sf->charge = charge;
 	}
 

@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/unwind_user_types.h>
 
+#include "sframe.h"
+
 #ifdef CONFIG_UNWIND_USER_SFRAME
 
 /*
@@ -76,16 +78,29 @@ struct sframe_mm {
  * struct sframe_walk - what the lookups of one stack walk read only once
  * @sm:		the sections of the current mm
  * @rules:	@sm's kept rules
+ * @rows:	the rows of the section where a lookup of the walk last found
+ *		a rule in rows, a reference held until sframe_walk_end(); NULL
+ *		if none
+ * @gen:	@sm's generation before that lookup: @rows serve while it is
+ *		current, so a section that goes takes them out of the walk
+ * @sec:	that section, copied: its text range, and what its rules say
+ *		besides the rows
  *
- * Both live as long as the mm, which the walking task holds.
+ * @sm and @rules live as long as the mm, which the walking task holds.
+ * The frames of a stack lie mostly in a few sections, often one: the
+ * lookups that miss the kept rules search @rows with no section lookup.
  */
 struct sframe_walk {
 	struct sframe_mm	*sm;
 	struct sframe_rule	*rules;
+	struct sframe_rows	*rows;
+	unsigned int		gen;
+	struct sframe_section	sec;
 };
 
-int sframe_find_slow(struct sframe_mm *sm, unsigned long ip, unsigned int gen,
-		     struct unwind_user_frame *frame);
+int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
+		     unsigned int gen, struct unwind_user_frame *frame);
+void sframe_walk_drop(struct sframe_walk *walk);
 
 /* The rule kept for @ip in @slot, if any was found since generation @gen */
 static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
@@ -113,6 +128,7 @@ static inline bool sframe_walk_begin(struct sframe_walk *walk)
 {
 	struct mm_struct *mm = current->mm;
 
+	walk->rows = NULL;
 	walk->sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!walk->sm)
 		return false;
@@ -131,7 +147,7 @@ static inline bool sframe_walk_begin(struct sframe_walk *walk)
  *
  * Return: as sframe_find()
  */
-static __always_inline int sframe_walk_find(const struct sframe_walk *walk,
+static __always_inline int sframe_walk_find(struct sframe_walk *walk,
 					    unsigned long ip,
 					    struct unwind_user_frame *frame)
 {
@@ -146,7 +162,14 @@ static __always_inline int sframe_walk_find(const struct sframe_walk *walk,
 	if (likely(sframe_rule_get(&walk->rules[hash_long(ip, SFRAME_CACHE_BITS)],
 				   ip, gen, frame)))
 		return 0;
-	return sframe_find_slow(walk->sm, ip, gen, frame);
+	return sframe_find_slow(walk, ip, gen, frame);
+}
+
+/* End the lookups of a walk begun by sframe_walk_begin(), whatever it said */
+static inline void sframe_walk_end(struct sframe_walk *walk)
+{
+	if (walk->rows)
+		sframe_walk_drop(walk);
 }
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
@@ -163,6 +186,10 @@ static inline int sframe_walk_find(const struct sframe_walk *walk,
 				   struct unwind_user_frame *frame)
 {
 	return -ENOENT;
+}
+
+static inline void sframe_walk_end(struct sframe_walk *walk)
+{
 }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

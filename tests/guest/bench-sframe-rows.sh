@@ -26,11 +26,13 @@
 #   rotate   sfchain-big, no invalidation, K = A / D paths for A in
 #            BENCH_ROTATE_ADDRS (default "64 256 1024 4096" distinct chain
 #            addresses), at BENCH_ROTATE_DEPTHS (default "4 16").
-# The SFrame runs are made twice where the kernel has the FDE index
-# (3-sframe 0011, /sys/module/sframe/parameters/fde_index): "sframe"
-# with it, "sframe0" without it (fde_index=0 while the sections are
-# registered: the binary search in user memory), in the same boot;
-# BENCH_NOIDX=0 leaves out the second.
+# The SFrame runs are made twice where the kernel decodes the rules of a
+# section into kernel memory (3-sframe 0011,
+# /sys/module/sframe/parameters/decode; fde_index on kernels that had
+# only the FDE index): "sframe" with the rows, "sframe0" without them
+# (decode=0 while the sections are registered: every lookup reads the
+# section in user memory), in the same boot; BENCH_NOIDX=0 leaves out
+# the second.
 # Per frame: the slope between the two depths of a row.  The hit rate of
 # the kept-rule table: the kernel has no counter, so it is the exact
 # user-space model of bench/benchtool.py `chain` replaying the addresses
@@ -54,7 +56,11 @@ COLD_DEPTHS=${BENCH_COLD_DEPTHS:-2 32}
 ROT_DEPTHS=${BENCH_ROTATE_DEPTHS:-4 16}
 ROT_ADDRS=${BENCH_ROTATE_ADDRS:-64 256 1024 4096}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
-IDXP=/sys/module/sframe/parameters/fde_index
+IDXP=/sys/module/sframe/parameters/decode
+# the rows at a section's first lookup (2; 1, the default, makes them
+# once the lookups that read the section have paid for them)
+IDXON=2
+[ -f $IDXP ] || { IDXP=/sys/module/sframe/parameters/fde_index IDXON=1; }
 UNITS="sframe fp"
 [ -f $IDXP ] && [ "${BENCH_NOIDX:-1}" = 1 ] && UNITS="sframe sframe0 fp"
 
@@ -76,9 +82,9 @@ preload() { case $1 in sframe*) echo $WL/libsframe-preload.so ;; fp) echo $WL/li
 one() {
 	local bin=$1 u=$2 u2=${2%0} traced=$3 full=$4 d=$TRACEFS/instances/bsr pid l i st ok=ok n skip cold=
 	shift 4
-	# the index is made when a section is registered: set before the run
+	# the rows are made when a section is registered: set before the run
 	if [ -f $IDXP ]; then
-		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo 1 > $IDXP; fi
+		if [ $u = sframe0 ]; then echo 0 > $IDXP; else echo $IDXON > $IDXP; fi
 	fi
 	# sfchain bench N D K [cold]: the warm-up round is K stacks
 	skip=$4
@@ -185,7 +191,7 @@ slope() {
 		printf "  %-34s fp %7s  sframe %7s  x-fp %s", l, f, s,
 			(f == "-" || s == "-" || f <= 0) ? "-" : sprintf("%.2f", s / f)
 		if (z != "")
-			printf "   sframe0 (no index) %7s  x-fp %s", z,
+			printf "   sframe0 (no rows)  %7s  x-fp %s", z,
 				(f == "-" || z == "-" || f <= 0) ? "-" : sprintf("%.2f", z / f)
 		printf "\n" }'
 }
@@ -229,7 +235,7 @@ echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds
 echo "  hit: the kept-rule table's hit rate, from an exact model replaying the recorded stacks (benchtool.py chain;"
 echo "  the kernel counts none); distinct: addresses looked up inside FDEs; norule: lookups per run outside them"
 case " $UNITS " in
-*" sframe0 "*) echo "  sframe: with the kernel's FDE index (sframe.fde_index=1); sframe0: without it (the search in user memory)" ;;
+*" sframe0 "*) echo "  sframe: with the rules decoded into kernel memory ($IDXP=$IDXON); sframe0: without ($IDXP=0: every lookup reads the section in user memory)" ;;
 esac
 hdr() { printf '%-22s %-7s %6s %9s %7s %9s %8s %6s  %s\n' row unwinder frames insns/stk x-fp hit distinct norule unwinders; }
 for row in $ROWS; do

@@ -404,30 +404,101 @@ else
 	t_pass
 fi
 
-# The FDE index (3-sframe 0011): a lookup searches a kernel copy of the
-# FDEs' starts, made when the FDE table is checked (at the prctl; at the
-# first lookup for exec's section); sframe.fde_index=0 searches the table
-# in user memory.  Both give the whole chain, for a section registered by
-# prctl, by exec, and gas 2.46's version 3.
-t_begin sframe-fde-index
-p=/sys/module/sframe/parameters/fde_index
+# The decoded rows (3-sframe 0011): a section's rules are decoded into
+# kernel memory once the lookups that read it would have paid for them
+# (sframe.decode=1, the default), at its first lookup (2), or never (0:
+# every lookup reads the section).  All give the whole chain, for a
+# section registered by prctl, by exec, and gas 2.46's version 3.
+t_begin sframe-decode
+p=/sys/module/sframe/parameters/decode
 if ! [ -f $p ]; then
-	t_fail "no $p: the kernel has no FDE index"
+	t_fail "no $p: the kernel decodes no rules"
 else
 	ok=1
-	for i in 0 1; do
+	for i in 0 1 2; do
 		echo $i > $p &&
-		run sfidx$i sfwork 0 "$WL"/sfwork -r getppid 3 &&
-		check "fde_index=$i, prctl: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
-		run sfidxs$i sfwork-static 0 "$WL"/sfwork-static getppid 3 &&
-		check "fde_index=$i, exec: whole chain" $SC chain "$F" "$M" sfwork-static $CHAIN --min 3 &&
+		run sfdec$i sfwork 0 "$WL"/sfwork -r getppid 3 &&
+		check "decode=$i, prctl: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3 &&
+		run sfdecs$i sfwork-static 0 "$WL"/sfwork-static getppid 3 &&
+		check "decode=$i, exec: whole chain" $SC chain "$F" "$M" sfwork-static $CHAIN --min 3 &&
 		{ ! [ -f "$d"/sfwork ] ||
-		  { run sfidx3$i sfwork 0 "$d"/sfwork -r getppid 3 &&
-		    check "fde_index=$i, version 3: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3; }; } ||
+		  { run sfdec3$i sfwork 0 "$d"/sfwork -r getppid 3 &&
+		    check "decode=$i, version 3: whole chain" $SC chain "$F" "$M" sfwork $CHAIN --min 3; }; } ||
 		{ ok=0; break; }
 	done
 	echo 1 > $p
 	[ $ok = 1 ] && t_pass
+fi
+
+# The rows are what the section said when they were made, and later
+# lookups read nothing else: sfwork -3w registers the library's version 3
+# copy, runs the chain once, overwrites the copy's FREs (and the FDE
+# attributes among them) with 0xff, makes the kernel forget the rules it
+# kept, and runs the chain again.  With the rows made at the first lookup
+# (sframe.decode=2) both stacks are whole and the kernel says nothing;
+# with sframe.decode=0 the second run reads the overwritten bytes, drops
+# the section as corrupt and loses the chain (as a kernel without the
+# rows does).
+t_begin sframe-decode-reads-no-section
+p=/sys/module/sframe/parameters/decode d=$SCRATCH/decode-scribble
+whole="sf_lib_leaf <- sf_lib_middle <- sf_lib_outer <- sf_middle <- sf_outer <- main"
+mkdir -p "$d" && cp "$WL"/sfwork "$d"/ &&
+if ! $TOOL v3 "$WL"/libsfwork.so "$d"/libsfwork.so --kind good; then
+	t_fail "generator"
+else
+	n0=$(dmesg | grep -c 'sframe: ')
+	check "$p is there" test -f $p &&
+	echo 2 > $p &&
+	run sfscr1 sfwork 0 "$d"/sfwork -3w getppid 1 &&
+	check "rows: both stacks whole" $SC chain "$F" "$M" sfwork $CHAIN --min 2 &&
+	check "rows: no kernel message" test "$(dmesg | grep -c 'sframe: ')" = "$n0" &&
+	echo 0 > $p &&
+	run sfscr0 sfwork 0 "$d"/sfwork -3w getppid 1 &&
+	echo 1 > $p &&
+	check "decode=0: the first stack whole, the second not" \
+		test "$($SC show "$F" "$M" sfwork | tr ';' '\n' | grep -c "$whole")/$($SC show "$F" "$M" sfwork | tr ';' '\n' | grep -c 'sf_lib_leaf')" = 1/2 &&
+	check "decode=0: dropped as corrupt" test "$(dmesg | grep -c "sframe: sfwork.*dropping .sframe.*corrupt")" = $((n0 + 1)) &&
+	t_pass
+	[ -f $p ] && echo 1 > $p
+fi
+
+# Rows and the section read at every lookup find the same frames, and so
+# does the frame-pointer walk of the same binary (sfchain-small: frame
+# pointers and .sframe, 64 chain functions in 16 paths of 4, round robin,
+# from two call sites: 32 distinct stacks of 7 frames, the last in libc):
+# the same set of distinct stacks, addresses compared (no ASLR).  The rows' lookups
+# and the section's are both first lookups: the process registers and
+# unregisters a section before each getppid() (sfchain cold), which
+# forgets the rules the kernel kept; the rows are made at the first
+# lookup (sframe.decode=2).
+t_begin sframe-decode-same-frames
+p=/sys/module/sframe/parameters/decode
+# stacks U: the distinct user stacks of sfchain run with unwinder U
+stacks() {
+	local u=$1 pre=$WL/libsframe-preload.so
+	[ $u = fp ] && pre=$WL/libsframe-unreg.so
+	[ $u = rows ] && echo 2 > $p
+	[ $u = section ] && echo 0 > $p
+	run sfsame-$u sfchain-small 0 setarch "$(uname -m)" -R \
+		env LD_PRELOAD=$pre "$WL"/sfchain-small bench 64 4 16 cold &&
+	echo 1 > $p &&
+	unwinders "$F" > "$SCRATCH/unw-$u" &&
+	python3 -c "import sys; sys.path.insert(0, sys.argv[1])
+from tracecheck import cookies, parse
+for c in cookies(parse(sys.argv[2]), 'sfchain-small').values():
+    if c['stacks']:
+        print(' '.join('%x' % f for f in c['frames']))" "$REPO/tests/guest" "$F" | sort -u > "$SCRATCH/same-$u"
+}
+if ! [ -f $p ]; then
+	t_fail "no $p: the kernel decodes no rules"
+elif stacks rows && stacks section && stacks fp; then
+	check "rows: 32 distinct stacks of 7 frames" \
+		awk 'NF == 7 { n++ } END { print n " of " NR; exit !(n == 32 && NR == 32) }' "$SCRATCH/same-rows" &&
+	check "rows and the section: the same stacks" cmp "$SCRATCH/same-rows" "$SCRATCH/same-section" &&
+	check "rows and frame pointers: the same stacks" cmp "$SCRATCH/same-rows" "$SCRATCH/same-fp" &&
+	check "rows and the section by SFrame, frame pointers alone: $(cat "$SCRATCH"/unw-*)" \
+		test "$(cat "$SCRATCH/unw-rows" "$SCRATCH/unw-section" "$SCRATCH/unw-fp")" = "unwinder=sframe unwinder=sframe unwinder=fp " &&
+	t_pass
 fi
 
 rm -rf "$SCRATCH"

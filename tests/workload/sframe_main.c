@@ -11,7 +11,7 @@
  * is static, the library's code linked in; sfwork-dlopen (SF_DLOPEN)
  * dlopen()s libsfwork.so from its own directory after start.
  *
- * Usage: sfwork [-r|-u|-3] [getppid [COUNT [DEPTH]]]
+ * Usage: sfwork [-r|-u|-3|-3w] [getppid [COUNT [DEPTH]]]
  *   getppid COUNT   COUNT getppid() from sf_lib_leaf (default 1), with
  *                   DEPTH frames of sf_lib_deep above it (default 0)
  *   -r              first register the .sframe of every loaded object
@@ -23,6 +23,12 @@
  *   -3              (sfwork only) first register the library's version 3
  *                   copy of its .sframe (sf_lib_sframe_v3, written by
  *                   sframe-tool.py v3) for the library's code
+ *   -3w             as -3, then run the chain once (its first lookups:
+ *                   the kernel decodes the section's rules), overwrite
+ *                   that copy's FREs with 0xff bytes (an FRE info byte
+ *                   the kernel refuses), and unregister and register
+ *                   every object's .sframe again (the kernel forgets the
+ *                   rules it kept): only rules decoded before are right
  * With SFWORK_MAPS=FILE in the environment, /proc/self/maps is copied to
  * FILE before the chain runs (frames can be named after the process is
  * gone: tests/guest/sframecheck.py).  With SFWORK_AGAIN=N (and -r), the
@@ -38,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #ifdef SF_DLOPEN
 #include <dlfcn.h>
@@ -89,6 +96,22 @@ static int register_v3(void)
 		return -1;
 	return prctl(PR_ADD_SFRAME, (uintptr_t)s, (uintptr_t)s + len, text,
 		     text_end);
+}
+
+/* -3w: the FREs of the registered copy, overwritten with 0xff */
+static int scribble_v3(void)
+{
+	unsigned char *s = (unsigned char *)sf_lib_sframe_v3_room();
+	uintptr_t page = (uintptr_t)s & ~(uintptr_t)4095, fres;
+	uint32_t freoff, frelen;
+
+	memcpy(&frelen, s + 16, 4);
+	memcpy(&freoff, s + 24, 4);
+	fres = (uintptr_t)s + 28 + s[7] + freoff;
+	if (mprotect((void *)page, fres + frelen - page, PROT_READ | PROT_WRITE))
+		return -1;
+	memset((void *)fres, 0xff, frelen);
+	return 0;
 }
 #endif
 
@@ -168,6 +191,9 @@ int main(int argc, char **argv)
 {
 	long count = 1, depth = 0;
 	int reg = -1, i = 1, v3 = 0;
+#ifndef SF_DLOPEN
+	int scribble = 0;
+#endif
 	struct sfreg_count c = { 0 };
 
 	if (i < argc && !strcmp(argv[i], "-r"))
@@ -177,9 +203,11 @@ int main(int argc, char **argv)
 #ifndef SF_DLOPEN
 	else if (i < argc && !strcmp(argv[i], "-3"))
 		v3 = 1, i++;
+	else if (i < argc && !strcmp(argv[i], "-3w"))
+		v3 = 1, scribble = 1, i++;
 #endif
 	if (i < argc && strcmp(argv[i], "getppid")) {
-		fprintf(stderr, "usage: %s [-r|-u|-3] [getppid [COUNT [DEPTH]]]\n",
+		fprintf(stderr, "usage: %s [-r|-u|-3|-3w] [getppid [COUNT [DEPTH]]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -203,6 +231,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: version 3 section refused: %s\n", argv[0],
 			strerror(errno));
 		c.failed = 1;
+	} else if (scribble) {
+		sf_outer(1, depth);
+		if (scribble_v3()) {
+			perror("mprotect");
+			c.failed = 1;
+		}
+		sfreg_all(0);
+		sfreg_all(1);
 	}
 #endif
 	if (getenv("SFWORK_MAPS"))
