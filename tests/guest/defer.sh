@@ -40,6 +40,24 @@ check() {
 	t_fail "$what: $out"
 }
 
+# kselftest NAME BIN PASSES: the current test's verdict on one of the
+# series' kselftests (built in tests/workload with the kernel source's
+# harness): exit 0 and PASSES cases passed, none failed or skipped; its
+# TAP output kept as $TRACES/NAME.tap
+kselftest() {
+	local out rc tot
+	out=$("$2" 2>&1)
+	rc=$?
+	echo "$out" > "$TRACES/$1.tap"
+	tot=$(grep '^# Totals:' <<< "$out")
+	if [ $rc = 0 ] && [[ $tot == *"fail:0 "* ]] && [[ $tot == *"skip:0 "* ]] && [[ $tot == *"pass:$3 "* ]]; then
+		echo "  $tot"
+		t_pass
+	else
+		t_fail "exit $rc, $tot: $(grep -E '^not ok|SKIP|FAIL|Expected' <<< "$out" | head -5 | tr '\n' ' ')"
+	fi
+}
+
 # The x86-64 and i386 numbers of getppid, for raw_syscalls filters
 NR_GETPPID_64=110
 NR_GETPPID_32=64
