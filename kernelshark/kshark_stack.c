@@ -9,7 +9,9 @@
  * addresses (USTACK_PRINT_RAW).  KSHARK_STACK_RELOAD=1: the entries are
  * loaded three times, each freed before the next, as KernelShark reloads a
  * stream without a new plugin context (an advanced filter): the first
- * load not drawn, the others drawn.
+ * load not drawn, the others drawn.  KSHARK_STACK_INFO=1: the info text
+ * KernelShark shows of each entry (its Info column) instead; PLUGIN.so
+ * "-": no plugin.
  *
  * Usage: kshark_stack PLUGIN.so TRACE.dat [EVENT]
  * Exit: 0 when a stack was shown, 1 when none, 2 on error.
@@ -35,12 +37,12 @@ int main(int argc, char **argv)
 	struct kshark_plugin_list *pl;
 	struct kshark_entry **data = NULL;
 	struct kshark_unwind_view *v;
-	int sd, shown = 0, want = -1, reload;
-	unsigned int flags;
+	ssize_t n = 0, i;
+	int sd, shown = 0, want = -1, reload, info;
+	unsigned int flags = 0;
 	pass_func pass;
-	view_func view;
+	view_func view = NULL;
 	char *name;
-	ssize_t n, i;
 
 	if (argc < 3 || argc > 4) {
 		fprintf(stderr, "usage: %s PLUGIN.so TRACE.dat [EVENT]\n", argv[0]);
@@ -50,7 +52,14 @@ int main(int argc, char **argv)
 		return 2;
 	sd = kshark_open(ctx, argv[2]);
 	stream = sd >= 0 ? kshark_get_data_stream(ctx, sd) : NULL;
-	pl = stream ? kshark_register_plugin(ctx, "unwind_stack", argv[1]) : NULL;
+	info = getenv("KSHARK_STACK_INFO") != NULL;
+	pl = stream && strcmp(argv[1], "-") ?
+		kshark_register_plugin(ctx, "unwind_stack", argv[1]) : NULL;
+	if (stream && !pl && info) {
+		/* no plugin: KernelShark's own info */
+		n = kshark_load_entries(ctx, sd, &data);
+		goto print;
+	}
 	if (!pl || !pl->process_interface) {
 		fprintf(stderr, "cannot open %s with plugin %s\n", argv[2], argv[1]);
 		kshark_free(ctx);
@@ -80,10 +89,17 @@ int main(int argc, char **argv)
 		free(data);
 		data = NULL;
 	}
+print:
 	printf("entries: %zd\n", n);
 	for (i = 0; i < n; i++) {
 		if (want >= 0 && data[i]->event_id != want)
 			continue;
+		if (info) {
+			name = kshark_get_info(data[i]);
+			printf("#%zd %s\n", i, name ? name : "");
+			free(name);
+			continue;
+		}
 		v = view(data[i], flags);
 		name = kshark_get_event_name(data[i]);
 		printf("--- #%zd %s\n%s", i, name ? name : "?", v ? v->text : "(null)\n");
@@ -97,8 +113,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		free(data[i]);
 	free(data);
-	kshark_handle_all_dpis(stream, KSHARK_PLUGIN_CLOSE);
+	if (pl)
+		kshark_handle_all_dpis(stream, KSHARK_PLUGIN_CLOSE);
 	kshark_close_all(ctx);
 	kshark_free(ctx);
-	return shown ? 0 : 1;
+	return shown || info ? 0 : 1;
 }

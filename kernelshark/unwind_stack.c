@@ -155,12 +155,24 @@ static void sort(struct kshark_data_container *c)
 	c->sorted = true;
 }
 
+/* The first field of sorted container @c at time @ts, or -1. */
+static ssize_t first_at(struct kshark_data_container *c, int64_t ts)
+{
+	ssize_t i = c && c->size ?
+		kshark_find_entry_field_by_time(ts, c->data, 0, c->size - 1) : -1;
+
+	/* it never gives index 0, and -1 when all are later */
+	i = i == BSEARCH_ALL_SMALLER || !c->size ? -1 : i < 0 ? 0 : i;
+	while (i > 0 && c->data[i - 1]->entry->ts >= ts)
+		i--;
+	return i;
+}
+
 /* The entry of container @c at time @ts and file offset @off. */
 static const struct kshark_entry *
 find(struct kshark_data_container *c, int64_t ts, int64_t off)
 {
-	ssize_t i = c->size ?
-		kshark_find_entry_field_by_time(ts, c->data, 0, c->size - 1) : -1;
+	ssize_t i = first_at(c, ts);
 
 	for (; i >= 0 && i < c->size && c->data[i]->entry->ts == ts; i++)
 		if (c->data[i]->entry->offset == off)
@@ -419,10 +431,7 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 		trace_seq_printf(&s, "%s\n", ctx->note);
 	else if (!ctx->second_pass_done)
 		trace_seq_puts(&s, "The graph is not drawn yet: select the event again\n");
-	for (i = ctx && !ctx->note && ctx->at->size ?
-	     kshark_find_entry_field_by_time(e->ts, ctx->at->data, 0,
-					     ctx->at->size - 1) : -1;
-	     i >= 0 && i < ctx->at->size && ctx->at->data[i]->entry->ts == e->ts; i++) {
+	for (i = ctx && !ctx->note ? first_at(ctx->at, e->ts) : -1; i >= 0 && i < ctx->at->size && ctx->at->data[i]->entry->ts == e->ts; i++) {
 		if (ctx->at->data[i]->entry != e)
 			continue;
 		q = &ctx->reqs[ctx->at->data[i]->field];
