@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <QDockWidget>
+#include <QPointer>
 #include <QTextBrowser>
 #include <QUrl>
 
@@ -96,7 +97,7 @@ void plugin_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 
 static void show_entry(const kshark_entry *e)
 {
-	kshark_unwind_view *v = kshark_unwind_view(e, 0);
+	struct kshark_unwind_view *v = kshark_unwind_view(e, 0);
 	QString html, l;
 	char *name;
 

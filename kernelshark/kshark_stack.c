@@ -24,6 +24,7 @@
 #include <libkshark.h>
 #include <libkshark-plugin.h>
 
+#include <ustack.h>
 #include "unwind_stack.h"
 
 typedef struct kshark_unwind_view *(*view_func)(const struct kshark_entry *,

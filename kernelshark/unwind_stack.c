@@ -22,21 +22,41 @@
 #include <libkshark-tepdata.h>
 #include <trace-cmd.h>
 #include <event-utils.h>
+#include <ustack.h>
 #include "ustack-file.h"
 #include "unwind_stack.h"
 
 #define MAX_FRAMES	512
 #define MAX_LINKS	16
 
-static void unwind_free_context(struct plugin_unwind_context *ctx)
+static void drop(struct plugin_unwind_context *ctx)
 {
-	if (!ctx)
-		return;
 	kshark_free_data_container(ctx->cookies);
 	kshark_free_data_container(ctx->stacks);
 	kshark_free_data_container(ctx->maps);
 	kshark_free_data_container(ctx->at);
 	free(ctx->reqs);
+}
+
+/* Drop what the handlers and the second pass kept; false: out of memory. */
+static bool init_containers(struct plugin_unwind_context *ctx)
+{
+	drop(ctx);
+	ctx->reqs = NULL;
+	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
+	ctx->second_pass_done = false;
+	ctx->cookies = kshark_init_data_container();
+	ctx->stacks = kshark_init_data_container();
+	ctx->maps = kshark_init_data_container();
+	ctx->at = kshark_init_data_container();
+	return ctx->cookies && ctx->stacks && ctx->maps && ctx->at;
+}
+
+static void unwind_free_context(struct plugin_unwind_context *ctx)
+{
+	if (!ctx)
+		return;
+	drop(ctx);
 	ustack_syms_free(ctx->syms);
 	ustack_file_close(ctx->file);
 	free(ctx->log);
@@ -71,23 +91,6 @@ static int parse_at(struct plugin_unwind_context *ctx, int64_t off,
 	return n;
 }
 
-static bool init_containers(struct plugin_unwind_context *ctx)
-{
-	kshark_free_data_container(ctx->cookies);
-	kshark_free_data_container(ctx->stacks);
-	kshark_free_data_container(ctx->maps);
-	kshark_free_data_container(ctx->at);
-	free(ctx->reqs);
-	ctx->reqs = NULL;
-	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
-	ctx->second_pass_done = false;
-	ctx->cookies = kshark_init_data_container();
-	ctx->stacks = kshark_init_data_container();
-	ctx->maps = kshark_init_data_container();
-	ctx->at = kshark_init_data_container();
-	return ctx->cookies && ctx->stacks && ctx->maps && ctx->at;
-}
-
 /*
  * The context of a record being loaded.  KernelShark may load a stream
  * again without a new context (an advanced filter): the old entries are
@@ -101,11 +104,13 @@ static struct plugin_unwind_context *loading(struct kshark_data_stream *stream,
 	if (!ctx || ctx->note)
 		return NULL;
 	if ((ctx->second_pass_done || entry->offset == ctx->first_offset) &&
-	    !init_containers(ctx))
+	    !init_containers(ctx)) {
 		ctx->note = "Out of memory";
+		return NULL;
+	}
 	if (!ctx->cookies->size && !ctx->stacks->size && !ctx->maps->size)
 		ctx->first_offset = entry->offset;
-	return ctx->note ? NULL : ctx;
+	return ctx;
 }
 
 static void record_action(struct kshark_data_stream *stream, void *rec,

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <libkshark.h>
 #include <libkshark-plugin.h>
-#include <ustack.h>
 
 #ifdef __cplusplus
 extern "C" {
