@@ -165,16 +165,46 @@ static QString hook_table_row()
 	return out;
 }
 
+/*
+ * Marker A on the N-th entry of the event: of the graph's entries, or
+ * where the plugin is not active (no draw handler) of a load of the hook's
+ * own (markEntryA() marks by time).
+ */
+static bool hook_select(QString event, int nth)
+{
+	static kshark_entry **rows;
+	static ssize_t n;
+	kshark_context *kctx = nullptr;
+	kshark_data_stream *st;
+	ssize_t i;
+
+	if (!kshark_instance(&kctx))
+		return false;
+	if (histo) {
+		rows = histo->data;
+		n = histo->data_size;
+	} else if (!rows && kctx->n_streams > 0) {
+		n = kshark_load_all_entries(kctx, &rows);
+	}
+	for (i = 0; i < n; i++) {
+		st = kshark_get_data_stream(kctx, rows[i]->stream_id);
+		if (st && rows[i]->event_id == kshark_find_event_id(st,
+				event.toUtf8().constData()) && !nth--)
+			break;
+	}
+	if (n > 0)
+		markEntryA(ks_ptr, rows[i < n ? i : 0]);
+	return n > 0;
+}
+
 static void hook_step(QString event, int nth, QString dump, QTimer *t)
 {
 	static int step, tries;
-	static const kshark_entry *sel;
-	kshark_context *kctx = nullptr;
 	QString menus;
 
 	switch (step) {
-	case 0:		/* wait for the data, then select */
-		if (!histo || !histo->data_size) {
+	case 0:		/* wait for the first draw (none: not active), select */
+		if ((!histo && ++tries < 8) || !hook_select(event, nth)) {
 			if (++tries < 25)
 				return;
 			for (const char *f : { "", ".jump", ".done" })
@@ -183,16 +213,6 @@ static void hook_step(QString event, int nth, QString dump, QTimer *t)
 			t->stop();
 			return;
 		}
-		kshark_instance(&kctx);
-		for (size_t i = 0; !sel && i < histo->data_size; i++) {
-			kshark_entry *e = histo->data[i];
-			kshark_data_stream *st = kshark_get_data_stream(kctx, e->stream_id);
-
-			if (st && e->event_id == kshark_find_event_id(st,
-					event.toUtf8().constData()) && !nth--)
-				sel = e;
-		}
-		markEntryA(ks_ptr, sel ? sel : histo->data[0]);
 		break;
 	case 1:
 		for (QObject *m : dock->toggleViewAction()->associatedObjects())
@@ -207,7 +227,7 @@ static void hook_step(QString event, int nth, QString dump, QTimer *t)
 		break;
 	case 2:
 		hook_write(dump + ".jump", view->toPlainText() + "\n");
-		markEntryA(ks_ptr, sel ? sel : histo->data[0]);
+		hook_select(event, nth);
 		break;
 	default:
 		hook_write(dump + ".done", view->toPlainText() + "\n");
