@@ -79,7 +79,7 @@ void plugin_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 	bool task = draw_action & KSHARK_TASK_DRAW;
 
 	histo = argv->_histo;
-	if (!ctx || !histo)
+	if (!ctx || ctx->note || !histo)
 		return;
 	/* the second pass, at the first draw (as sched_events') */
 	kshark_unwind_second_pass(sd, histo->data, histo->data_size);

@@ -436,11 +436,14 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 		trace_seq_printf(&s, "%s\n", ctx->note);
 	else if (!ctx->second_pass_done)
 		trace_seq_puts(&s, "The graph is not drawn yet: select the event again\n");
-	for (i = ctx && !ctx->note ? first_at(ctx->at, e->ts) : -1; i >= 0 && i < ctx->at->size && ctx->at->data[i]->entry->ts == e->ts; i++) {
+	i = ctx && !ctx->note ? first_at(ctx->at, e->ts) : -1;
+	for (; i >= 0 && i < ctx->at->size && ctx->at->data[i]->entry->ts == e->ts; i++) {
 		if (ctx->at->data[i]->entry != e)
 			continue;
 		q = &ctx->reqs[ctx->at->data[i]->field];
-		if (e == q->stack_rec && !nr++)
+		if (e == q->stack_rec && nr++ >= MAX_LINKS)
+			continue;	/* the first ones; select the others */
+		if (e == q->stack_rec && nr == 1)
 			trace_seq_puts(&s, "This user stack completes:\n");
 		print_req(ctx, q, &s, flags);
 		/* the user stack's row; from there, the events' */

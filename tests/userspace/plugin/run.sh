@@ -48,7 +48,7 @@ check() { # check NAME CMD...: ok when CMD succeeds
 }
 
 "$PLUGDIR/install-deps.sh" trace-cmd libtraceevent-dev libtracecmd-dev \
-	libtracefs-dev libkshark-dev libjson-c-dev \
+	libtracefs-dev libkshark-dev libjson-c-dev libdw-dev \
 	valgrind python3 gcc make pkg-config binutils coreutils ||
 	{ echo "0 passed, 1 failed"; exit 1; }
 
@@ -66,7 +66,7 @@ check "plain make runs no apt-get (make deps does)" \
 	sh -c "! make -C '$PLUGDIR' -n all | grep -q 'install-deps\\|apt-get' &&
 	       ! make -C '$KSDIR' -n all | grep -q 'install-deps\\|apt-get' &&
 	       make -C '$PLUGDIR' -n deps | grep -q install-deps"
-make -C "$PLUGDIR" -s deps && make -C "$KSDIR" -s deps ||
+make -C "$PLUGDIR" -s deps ||
 	{ echo "0 passed, 1 failed"; exit 1; }
 check "plugin builds with -Wall -Wextra -Werror" \
 	make -C "$PLUGDIR" -s clean all
@@ -371,7 +371,7 @@ check "KernelShark: the first event of the trace is named (all records seen)" \
 	       grep -q '^This user stack completes:' '$WORK/ks.out'"
 check "KernelShark: a late request (cookie after its user stack) is merged" \
 	bash -c "ks_run '$WORK/late.dat' syscalls/sys_exit_getppid &&
-	       grep -A10 '^sys_exit_getppid pid=1234' '$WORK/ks.out' | grep -q '^ => 0x7ffff7df018a\$'"
+	       grep -A14 '^sys_exit_getppid pid=1234' '$WORK/ks.out' | grep -q '^ => 0x7ffff7df018a\$'"
 check "KernelShark: a user stack that never came says so" \
 	bash -c "ks_run '$WORK/missing.dat' && grep -q '^ <user stack> never-arrived' '$WORK/ks.out'"
 check "KernelShark: a cookie with NO_USER_STACK says the stack is lost" \
@@ -392,7 +392,7 @@ check "KernelShark: truncated/empty stacks are marked" \
 check "KernelShark: the unwinder next to the status when SFrame took part; frame pointers, none: no mark" \
 	bash -c "ks_run '$WORK/unwinder-marks.dat' syscalls/sys_enter_getppid &&
 	       test \$(grep -c '^ <user stack>\$' '$WORK/ks.out') = 2 &&
-	       test \$(grep -c '^ <user stack> \[sframe\]\$' '$WORK/ks.out') = 2 &&
+	       test \$(grep -c '^ <user stack>.* \[sframe\]\$' '$WORK/ks.out') = 2 &&
 	       test \$(grep -c '^ <user stack> \[sframe+fp\]\$' '$WORK/ks.out') = 1 &&
 	       grep -A11 'cookie=0xd00004\$' '$WORK/ks.out' | grep -q '^ <user stack> truncated (300 frames found) \[sframe\]\$'"
 check "KernelShark: corrupt records and unknown formats, no crash" \
