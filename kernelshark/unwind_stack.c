@@ -29,34 +29,30 @@
 #define MAX_FRAMES	512
 #define MAX_LINKS	16
 
-static void drop(struct plugin_unwind_context *ctx)
+/* Drop what was kept (a new load); false: out of memory. */
+static bool init_containers(struct plugin_unwind_context *ctx)
 {
-	kshark_free_data_container(ctx->cookies);
-	kshark_free_data_container(ctx->stacks);
+	kshark_free_data_container(ctx->recs);
 	kshark_free_data_container(ctx->maps);
 	kshark_free_data_container(ctx->at);
 	free(ctx->reqs);
-}
-
-/* Drop what the handlers and the second pass kept; false: out of memory. */
-static bool init_containers(struct plugin_unwind_context *ctx)
-{
-	drop(ctx);
 	ctx->reqs = NULL;
 	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
 	ctx->second_pass_done = false;
-	ctx->cookies = kshark_init_data_container();
-	ctx->stacks = kshark_init_data_container();
+	ctx->recs = kshark_init_data_container();
 	ctx->maps = kshark_init_data_container();
 	ctx->at = kshark_init_data_container();
-	return ctx->cookies && ctx->stacks && ctx->maps && ctx->at;
+	return ctx->recs && ctx->maps && ctx->at;
 }
 
 static void unwind_free_context(struct plugin_unwind_context *ctx)
 {
 	if (!ctx)
 		return;
-	drop(ctx);
+	kshark_free_data_container(ctx->recs);
+	kshark_free_data_container(ctx->maps);
+	kshark_free_data_container(ctx->at);
+	free(ctx->reqs);
 	ustack_syms_free(ctx->syms);
 	ustack_file_close(ctx->file);
 	free(ctx->log);
@@ -92,53 +88,34 @@ static int parse_at(struct plugin_unwind_context *ctx, int64_t off,
 }
 
 /*
- * The context of a record being loaded.  KernelShark may load a stream
- * again without a new context (an advanced filter): the old entries are
- * freed, and the load begins with the same record.
+ * The two records (checked: the others are damage), and the records that
+ * change the maps.  KernelShark may load a stream again without a new
+ * context (an advanced filter): the old entries are freed, and the load
+ * begins with the same record.
  */
-static struct plugin_unwind_context *loading(struct kshark_data_stream *stream,
-					     struct kshark_entry *entry)
+static void action(struct kshark_data_stream *stream, void *rec,
+		   struct kshark_entry *entry)
 {
 	struct plugin_unwind_context *ctx = __get_context(stream->stream_id);
+	struct tep_event *ev;
+	struct ustack_record ur;
+	bool ours;
 
 	if (!ctx || ctx->note)
-		return NULL;
+		return;
 	if ((ctx->second_pass_done || entry->offset == ctx->first_offset) &&
 	    !init_containers(ctx)) {
 		ctx->note = "Out of memory";
-		return NULL;
-	}
-	if (!ctx->cookies->size && !ctx->stacks->size && !ctx->maps->size)
-		ctx->first_offset = entry->offset;
-	return ctx;
-}
-
-static void record_action(struct kshark_data_stream *stream, void *rec,
-			  struct kshark_entry *entry)
-{
-	struct plugin_unwind_context *ctx = loading(stream, entry);
-	struct tep_event *ev;
-	struct ustack_record ur;
-
-	if (!ctx)
 		return;
-	ev = tep_find_event(ctx->tep, entry->event_id);
-	if (!ev || ustack_record_parse(ev, rec, &ur, NULL, 0) < 0)
+	}
+	if (!ctx->recs->size && !ctx->maps->size)
+		ctx->first_offset = entry->offset;
+	ours = entry->event_id == ctx->ids[0] || entry->event_id == ctx->ids[1];
+	ev = ours ? tep_find_event(ctx->tep, entry->event_id) : NULL;
+	if (ours && (!ev || ustack_record_parse(ev, rec, &ur, NULL, 0) < 0))
 		ctx->damaged++;
 	else
-		kshark_data_container_append(entry->event_id == ctx->stack_id ?
-					     ctx->stacks : ctx->cookies,
-					     entry, ur.cookie);
-}
-
-static void maps_action(struct kshark_data_stream *stream, void *rec,
-			struct kshark_entry *entry)
-{
-	struct plugin_unwind_context *ctx = loading(stream, entry);
-
-	(void)rec;
-	if (ctx)
-		kshark_data_container_append(ctx->maps, entry, 0);
+		kshark_data_container_append(ours ? ctx->recs : ctx->maps, entry, 0);
 }
 
 /* The order libtracecmd merges CPUs in, as ustack reads them. */
@@ -191,9 +168,10 @@ find(struct kshark_data_container *c, int64_t ts, int64_t off)
  * not taken by another cookie record, among the join's last open ones.
  */
 static const struct kshark_entry *
-asking(struct plugin_unwind_context *ctx, struct kshark_entry **data,
-       size_t n, const struct kshark_entry *c, int pid)
+asking(struct plugin_unwind_context *ctx, const struct kshark_entry *c, int pid)
 {
+	struct kshark_entry **data = ctx->data;
+	size_t n = ctx->n_data;
 	ssize_t i = kshark_find_entry_by_time(c->ts, data, 0, n - 1);
 	int taken = 0, seen = 0, id;
 	struct tep_record *r;
@@ -205,34 +183,29 @@ asking(struct plugin_unwind_context *ctx, struct kshark_entry **data,
 	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
 		id = data[i]->event_id;
 		if (data[i]->stream_id != c->stream_id || data[i]->cpu != c->cpu ||
-		    id < 0 || id == ctx->stack_id || id == ctx->kstack_id)
+		    id < 0 || id == ctx->ids[1] || id == ctx->kstack_id)
 			continue;
 		r = read_at(ctx, data[i]->offset);
 		id = r && tep_data_pid(ctx->tep, r) == pid ? id : -1;
 		tracecmd_free_record(r);
 		if (id < 0)
 			continue;
-		if (id == ctx->cookie_id)
+		if (id == ctx->ids[0])
 			taken++;
 		else if (!taken--)
 			return data[i];
-		seen += id != ctx->cookie_id;
+		seen += id != ctx->ids[0];
 	}
 	return NULL;
 }
 
-struct pass {
-	struct plugin_unwind_context	*ctx;
-	struct kshark_entry		**data;
-	size_t				n;
-};
-
 static int note_request(const struct ustack_event *ev, void *arg)
 {
-	struct pass *p = arg;
-	struct plugin_unwind_context *ctx = p->ctx;
+	struct plugin_unwind_context *ctx = arg;
+	const struct kshark_entry *at[3];
 	struct tep_record *r;
 	struct unwind_req *q;
+	int i;
 
 	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
 		return 0;
@@ -245,27 +218,26 @@ static int note_request(const struct ustack_event *ev, void *arg)
 	}
 	q = &ctx->reqs[ctx->n_reqs];
 	/* fed alone, a cookie record is its own event (UNSEEN) */
-	q->cookie_rec = find(ctx->cookies, ev->ts, ev->cookie_offset);
+	q->cookie_rec = find(ctx->recs, ev->ts, ev->cookie_offset);
 	r = ev->stack_offset ? read_at(ctx, ev->stack_offset) : NULL;
-	q->stack_rec = r ? find(ctx->stacks, r->ts, r->offset) : NULL;
+	q->stack_rec = r ? find(ctx->recs, r->ts, r->offset) : NULL;
 	tracecmd_free_record(r);
 	if (!q->cookie_rec)
 		return 0;
-	q->event = asking(ctx, p->data, p->n, q->cookie_rec, ev->pid);
+	q->event = asking(ctx, q->cookie_rec, ev->pid);
 	q->pid = ev->pid;
 	q->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
 	q->status = ev->status;
 	q->flags = ev->flags;
 	q->unwinder = ev->unwinder;
-	kshark_data_container_append(ctx->at, (struct kshark_entry *)
-				     (q->event ? q->event : q->cookie_rec),
-				     ctx->n_reqs);
-	if (q->event)
-		kshark_data_container_append(ctx->at, (struct kshark_entry *)
-					     q->cookie_rec, ctx->n_reqs);
-	if (q->stack_rec)
-		kshark_data_container_append(ctx->at, (struct kshark_entry *)
-					     q->stack_rec, ctx->n_reqs);
+	/* the entries that show it */
+	at[0] = q->event ? q->event : q->cookie_rec;
+	at[1] = q->event ? q->cookie_rec : NULL;
+	at[2] = q->stack_rec;
+	for (i = 0; i < 3; i++)
+		if (at[i])
+			kshark_data_container_append(ctx->at, (struct kshark_entry *)
+						     at[i], ctx->n_reqs);
 	ctx->n_reqs++;
 	return 0;
 }
@@ -273,34 +245,27 @@ static int note_request(const struct ustack_event *ev, void *arg)
 void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 {
 	struct plugin_unwind_context *ctx = __get_context(sd);
-	struct pass p = { ctx, data, n };
-	struct kshark_data_container *cs, *ss;
 	struct ustack_join_stats st;
 	struct ustack_join *join;
 	struct tep_record *r;
-	ssize_t i = 0, j = 0;
 	int stop = 0;
+	ssize_t i;
 
 	if (!ctx || ctx->note || ctx->second_pass_done || !n)
 		return;
 	ctx->second_pass_done = true;
-	cs = ctx->cookies;
-	ss = ctx->stacks;
-	sort(cs);
-	sort(ss);
-	join = ustack_join_alloc(ctx->tep, note_request, &p);
+	ctx->data = data;
+	ctx->n_data = n;
+	sort(ctx->recs);
+	join = ustack_join_alloc(ctx->tep, note_request, ctx);
 	/* a cookie record whose event is not fed: delivered too */
 	if (!join || ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS)) {
 		ctx->note = "Out of memory";
 		ustack_join_free(join);
 		return;
 	}
-	while (!stop && (i < cs->size || j < ss->size)) {
-		if (j >= ss->size ||
-		    (i < cs->size && entry_cmp(&cs->data[i], &ss->data[j]) < 0))
-			r = read_at(ctx, cs->data[i++]->entry->offset);
-		else
-			r = read_at(ctx, ss->data[j++]->entry->offset);
+	for (i = 0; !stop && i < ctx->recs->size; i++) {
+		r = read_at(ctx, ctx->recs->data[i]->entry->offset);
 		stop = ustack_feed_record(join, NULL, ctx->tep, r);
 		/* outside its page: damage, and go on */
 		if (stop < 0 && errno != ENOMEM)
@@ -313,6 +278,7 @@ void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 		ctx->damaged += st.malformed;
 	ustack_join_free(join);
 	sort(ctx->at);
+	ctx->data = NULL;
 }
 
 /*
@@ -362,20 +328,15 @@ static struct ustack_syms *get_syms(struct plugin_unwind_context *ctx)
 	path = strdup(ctx->stream->file);
 	err = !ctx->syms || !path || (dir && *dir &&
 				      ustack_syms_add_search_dir(ctx->syms, dir));
-	if (!err && tracecmd_buffer_instances(in) > 0) {
-		/* the execs of every buffer, as ustack takes them */
-		err = ustack_syms_set_file(ctx->syms, ctx->file);
-	} else if (!err) {
-		err = ustack_syms_set_tep(ctx->syms, ctx->tep) ||
-		      ustack_syms_add_trace_dir(ctx->syms, dirname(path)) ||
-		      ustack_syms_set_tracecmd(ctx->syms, in);
-		sort(m);
-		for (ssize_t i = 0; !err && i < m->size; i++) {
-			r = read_at(ctx, m->data[i]->entry->offset);
-			err = r && ustack_feed_record(NULL, ctx->syms, ctx->tep,
-						      r) < 0 && errno == ENOMEM;
-			tracecmd_free_record(r);
-		}
+	err = err || ustack_syms_set_tep(ctx->syms, ctx->tep) ||
+	      ustack_syms_add_trace_dir(ctx->syms, dirname(path)) ||
+	      ustack_syms_set_tracecmd(ctx->syms, in);
+	sort(m);
+	for (ssize_t i = 0; !err && i < m->size; i++) {
+		r = read_at(ctx, m->data[i]->entry->offset);
+		err = r && ustack_feed_record(NULL, ctx->syms, ctx->tep, r) < 0 &&
+		      errno == ENOMEM;
+		tracecmd_free_record(r);
 	}
 	free(path);
 	if (err) {
@@ -473,8 +434,9 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 	return v;
 }
 
-/* the records that change a process's maps (ustack_syms_add_record()) */
-static const char *const maps_events[3] = {
+/* the two records, and those that change a process's maps */
+static const char *const events[N_EVENTS] = {
+	"ftrace/user_stack_cookie", "ftrace/user_stack_deferred",
 	"sched/sched_process_exec", "syscalls/sys_exit_execve", "ftrace/print",
 };
 
@@ -490,14 +452,14 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		return 0;
 	ctx->stream = stream;
 	ctx->tep = kshark_get_tep(stream);
-	ctx->cookie_id = kshark_find_event_id(stream, "ftrace/user_stack_cookie");
-	ctx->stack_id = kshark_find_event_id(stream, "ftrace/user_stack_deferred");
+	for (i = 0; i < N_EVENTS; i++)
+		ctx->ids[i] = kshark_find_event_id(stream, events[i]);
 	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	ctx->first_offset = -1;
 	/* the join knows the formats (it says which field it misses) */
 	join = ustack_join_alloc(ctx->tep, note_request, NULL);
 	ustack_join_free(join);
-	if (ctx->cookie_id < 0 || ctx->stack_id < 0 || !join ||
+	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !join ||
 	    !init_containers(ctx) || !stream->file) {
 		if (ustack_record_prerelease(ctx->tep))
 			fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
@@ -505,14 +467,9 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		__close(stream->stream_id);
 		return 0;
 	}
-	kshark_register_event_handler(stream, ctx->cookie_id, record_action);
-	kshark_register_event_handler(stream, ctx->stack_id, record_action);
-	for (i = 0; i < 3; i++) {
-		ctx->maps_id[i] = kshark_find_event_id(stream, maps_events[i]);
-		if (ctx->maps_id[i] >= 0)
-			kshark_register_event_handler(stream, ctx->maps_id[i],
-						      maps_action);
-	}
+	for (i = 0; i < N_EVENTS; i++)
+		if (ctx->ids[i] >= 0)
+			kshark_register_event_handler(stream, ctx->ids[i], action);
 #ifndef KSHARK_UNWIND_NO_GUI
 	kshark_register_draw_handler(stream, plugin_unwind_draw);
 #endif
@@ -526,19 +483,13 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 	struct plugin_unwind_context *ctx = __get_context(stream->stream_id);
 	int i;
 
-	if (ctx) {
-		kshark_unregister_event_handler(stream, ctx->cookie_id,
-						record_action);
-		kshark_unregister_event_handler(stream, ctx->stack_id,
-						record_action);
-		for (i = 0; i < 3; i++)
-			if (ctx->maps_id[i] >= 0)
-				kshark_unregister_event_handler(stream,
-						ctx->maps_id[i], maps_action);
+	for (i = 0; ctx && i < N_EVENTS; i++)
+		if (ctx->ids[i] >= 0)
+			kshark_unregister_event_handler(stream, ctx->ids[i], action);
 #ifndef KSHARK_UNWIND_NO_GUI
+	if (ctx)
 		kshark_unregister_draw_handler(stream, plugin_unwind_draw);
 #endif
-	}
 	__close(stream->stream_id);
 	return !!ctx;
 }

@@ -31,22 +31,28 @@ struct unwind_req {
 	unsigned int		status, flags, unwinder;
 };
 
+#define N_EVENTS	5
+
 /** Structure representing the plugin's context of one stream. */
 struct plugin_unwind_context {
 	struct kshark_data_stream	*stream;
 	struct tep_handle		*tep;
-	int				cookie_id, stack_id, kstack_id;
-	int				maps_id[3];
+	/* user_stack_cookie, user_stack_deferred, then the maps' events */
+	int				ids[N_EVENTS];
+	int				kstack_id;
 	/* what the view says instead of a stack; NULL: active */
 	const char			*note;
-	/* the event handlers': (entry, cookie); execs and loads (entry) */
-	struct kshark_data_container	*cookies, *stacks, *maps;
+	/* the event handler's: the two records; execs and loads */
+	struct kshark_data_container	*recs, *maps;
 	int64_t				first_offset;	/* of the first load */
 	bool				second_pass_done;
-	/* the second pass': every entry of a request (field: its index) */
-	struct kshark_data_container	*at;
+	/* the second pass': KernelShark's entries (during it only), the
+	 * requests, and every entry of a request (field: its index) */
+	struct kshark_entry		**data;
+	size_t				n_data;
 	struct unwind_req		*reqs;
 	size_t				n_reqs, cap_reqs;
+	struct kshark_data_container	*at;
 	unsigned int			damaged;	/* records skipped */
 	/* the names of the user frames, made at the first stack shown */
 	bool				syms_tried;
