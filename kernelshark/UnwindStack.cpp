@@ -127,7 +127,6 @@ static void show_entry(const kshark_entry *e)
 		links.push_back(v->link[i]);
 		free(name);
 	}
-	free(v->text);
 	free(v);
 	view->setHtml(html);
 }

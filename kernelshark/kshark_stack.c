@@ -106,8 +106,6 @@ print:
 		printf("--- #%zd %s\n%s", i, name ? name : "?", v ? v->text : "(null)\n");
 		shown += v && strstr(v->text, " cookie=0x");
 		free(name);
-		if (v)
-			free(v->text);
 		free(v);
 	}
 	printf("stacks shown: %d\n", shown);

@@ -421,14 +421,11 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 	if (ctx && ctx->log)
 		trace_seq_puts(&s, ctx->log);
 	trace_seq_terminate(&s);
-	v = malloc(sizeof(*v) + n * sizeof(v->link[0]));
-	if (v && !(v->text = strdup(s.buffer))) {
-		free(v);
-		v = NULL;
-	}
+	v = malloc(sizeof(*v) + n * sizeof(link[0]) + s.len + 1);
 	if (v) {
 		v->n_links = n;
 		memcpy(v->link, link, n * sizeof(link[0]));
+		v->text = memcpy(&v->link[n], s.buffer, s.len + 1);
 	}
 	trace_seq_destroy(&s);
 	return v;

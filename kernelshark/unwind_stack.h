@@ -75,7 +75,7 @@ struct kshark_unwind_view {
 	const struct kshark_entry	*link[];
 };
 
-/* Never NULL but on ENOMEM; one block: free() it. */
+/* Never NULL but on ENOMEM; one block (links, then text): free() it. */
 KS_UNWIND_API struct kshark_unwind_view *
 kshark_unwind_view(const struct kshark_entry *e, unsigned int print_flags);
 
