@@ -270,6 +270,17 @@ check "the Info column is KernelShark's own (no get_info replaced): every row of
 		KSHARK_STACK_INFO=1 $KS_STACK - '$FIX' 2>/dev/null | grep '^#' >'$WORK/info.without' &&
 		grep -q '^#1 cookie=0x300000001 ' '$WORK/info.without' &&
 		diff '$WORK/info.with' '$WORK/info.without'"
+# KSHARK_UNWIND_SYMDIR is a directory of libustack's one search path: a
+# stripped copy there is the file taken, no "missing" (the plugin before
+# issue 38 had its own lookup, which said "Binary missing" then)
+mkdir -p "$WORK/symdir"
+strip -o "$WORK/symdir/callchain" "$FIXTURES/callchain"
+check "KSHARK_UNWIND_SYMDIR: libustack looks there first (a stripped copy taken and named in its message; the fixtures' copy names the frames)" \
+	bash -c "KSHARK_UNWIND_SYMDIR='$WORK/symdir' $KS '$WORK/alone/$(basename "$FIX")' syscalls/sys_enter_getppid >'$WORK/symdir.out' 2>&1;
+		grep -q '^libustack: /results/fixtures/callchain: .* $WORK/symdir/callchain ' '$WORK/symdir.out' &&
+		! grep -qi 'missing\|not found' '$WORK/symdir.out' &&
+		KSHARK_UNWIND_SYMDIR='$FIXTURES' $KS '$WORK/alone/$(basename "$FIX")' syscalls/sys_enter_getppid 2>&1 |
+		grep -q '^ => work_inner+0x4b (/results/fixtures/callchain)'"
 VG="valgrind -q --suppressions=$REPO/tests/userspace/plugin/ldso.supp --suppressions=$REPO/tests/userspace/plugin/kshark.supp --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
 # KernelShark reloads a stream without a new plugin context (an advanced
 # filter): the entries the handlers kept are freed; the plugin starts over
