@@ -15,8 +15,9 @@
 #  - runs tep_harness (libtraceevent only: records built by hand);
 #  - runs valgrind on report runs and the harness;
 #  - truncates and corrupts trace.dat files: no crash;
-#  - builds the KernelShark plugin and runs kshark_stack (libkshark), and
-#    holds ustack, KernelShark and the series' report to the same stacks.
+#  - builds the KernelShark plugin's C part (its test build, bookworm's
+#    libkshark 2.2) and runs kshark_stack, and holds ustack, KernelShark and
+#    the series' report to the same stacks.
 # The last line is "N passed, N failed[, N skipped]"; exit 1 on failure.
 #
 # Usage: tests/userspace/plugin/run.sh [-v]   (-v: show failing output)
