@@ -25,14 +25,14 @@ asked_all() {
 		if ($0 !~ /sys_getppid\(/) next
 		events++
 		if (!on) { before++; next }
-		if (pend[pid]) { miss++; bad = bad " " pid }
+		if (pend[pid]) { if (miss++ < 10) bad = bad " " pid }
 		pend[pid] = 1
 	}
 	END {
-		for (p in pend) if (pend[p]) { miss++; bad = bad " " p }
+		for (p in pend) if (pend[p] && miss++ < 10) bad = bad " " p
 		for (p in asked) tasks++
 		printf "%d events, %d before the first cookie, %d tasks asked", events, before, tasks
-		if (miss) printf "; %d events without a cookie, pids:%s", miss, bad
+		if (miss) printf "; %d events without a cookie, pids (first 10):%s", miss, bad
 		print ""
 		exit (miss || tasks < 20)
 	}' "$1"
