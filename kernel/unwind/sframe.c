@@ -1142,42 +1142,81 @@ static int sframe_read_fre_offsets(const struct sframe_section *sec,
 	return 0;
 }
 
-/*
- * Find, among the FREs of @fde, the one in effect at @ip.  FREs have no
- * fixed size, so they are read in order; a function may claim as many as
- * its section holds, so the walk can be long, and it reschedules and
- * gives way to a fatal signal as it goes.
+/**
+ * struct sframe_fre_iter - the FREs of an FDE, read in order
+ * @pos:	where the next FRE starts
+ * @i:		FREs read
+ * @prev:	start of the last FRE read
+ * @budget:	FREs that may still be read; each SFRAME_FRE_BATCH of them
+ *		give a chance to reschedule and to die
  */
+struct sframe_fre_iter {
+	unsigned long	pos;
+	u32		i;
+	u32		prev;
+	unsigned int	budget;
+};
+
+/*
+ * Read the head of the next FRE of @fde into @fre (sframe_read_fre_head())
+ * and check its place.  FREs have no fixed size, so they are read in
+ * order; a function may claim as many as its section holds, so the walk
+ * can be long, and it reschedules and gives way to a fatal signal as it
+ * goes.  Return: 1 with the FRE's head, 0 past the last FRE, -ENOSPC when
+ * the budget is spent, -EINTR, or the error of an FRE that does not read
+ * or check.
+ */
+static int sframe_fre_next(const struct sframe_section *sec,
+			   const struct sframe_fde *fde,
+			   struct sframe_fre_iter *it, struct sframe_fre *fre)
+{
+	int ret;
+
+	if (it->i == fde->fres_num)
+		return 0;
+	if (!it->budget)
+		return -ENOSPC;
+	if (!(--it->budget % SFRAME_FRE_BATCH)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	ret = sframe_read_fre_head(sec, fde, &it->pos, fre);
+	if (ret)
+		return ret;
+	/* start addresses ascend, and stay inside the function */
+	if ((it->i && fre->start <= it->prev) || fre->start >= fde->func_size)
+		return -EINVAL;
+	it->prev = fre->start;
+	it->i++;
+	return 1;
+}
+
+/* Find, among the FREs of @fde, the one in effect at @ip */
 static int sframe_find_fre(const struct sframe_section *sec,
 			   const struct sframe_fde *fde, unsigned long ip,
 			   struct sframe_fre *out)
 {
-	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	/* the FDE's FREs bound the walk: the budget only paces its checks */
+	struct sframe_fre_iter it = {
+		.pos = fde->fres_start,
+		.budget = UINT_MAX,
+	};
+	unsigned long off = ip - fde->func_start;
 	unsigned long found_end = 0;	/* where the FRE in effect ends */
 	struct sframe_fre fre;
-	u32 i, prev = 0;
 	int ret;
 
 	if (fde->fde_type == SFRAME_FDE_TYPE_PCMASK)
 		off %= fde->rep_size;
-	for (i = 0; i < fde->fres_num; i++) {
-		if (i % SFRAME_FRE_BATCH == SFRAME_FRE_BATCH - 1) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
-		if (ret)
-			return ret;
-		/* start addresses ascend, and stay inside the function */
-		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
-			return -EINVAL;
-		prev = fre.start;
+	while ((ret = sframe_fre_next(sec, fde, &it, &fre)) > 0) {
 		if (fre.start > off)
 			break;
 		*out = fre;
-		found_end = pos;
+		found_end = it.pos;
 	}
+	if (ret < 0)
+		return ret;
 	if (!found_end)
 		return -ENOENT;
 	return sframe_read_fre_offsets(sec, fde, found_end, out);
@@ -1450,10 +1489,13 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 			       unsigned int *budget)
 {
 	/* inside the text, checked with the FDE: fits in 32 bits */
-	u32 base = fde->func_start - sec->text_start, prev = 0;
-	unsigned long pos = fde->fres_start;
-	unsigned int nr, i;
+	u32 base = fde->func_start - sec->text_start;
+	struct sframe_fre_iter it = {
+		.pos = fde->fres_start,
+		.budget = *budget,
+	};
 	struct sframe_fre fre;
+	unsigned int nr;
 	int ret = 0;
 
 	while (rows->nr && rows->row[rows->nr - 1].start >= base)
@@ -1468,29 +1510,20 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 		goto slow;
 	/* no rule before the first FRE */
 	ret = sframe_rows_add(rows, max, base, SFRAME_ROW_NONE);
-	for (i = 0; !ret && i < fde->fres_num; i++) {
-		if (!*budget)
-			return -ENOSPC;
-		if (!(--*budget % SFRAME_FRE_BATCH)) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
+	/* the FREs read and checked as sframe_find_fre() reads them */
+	while (!ret && (ret = sframe_fre_next(sec, fde, &it, &fre)) > 0) {
+		ret = sframe_read_fre_offsets(sec, fde, it.pos, &fre);
 		if (ret)
-			goto slow;
-		/* as sframe_find_fre() checks them */
-		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
-			goto slow;
-		prev = fre.start;
-		if (sframe_read_fre_offsets(sec, fde, pos, &fre))
-			goto slow;
+			break;
 		ret = sframe_rows_add(rows, max, base + fre.start,
 				      sframe_row_rule(sec, &fre));
 	}
-	if (ret)
+	*budget = it.budget;
+	/* the rows or the budget ran out, or a fatal signal came */
+	if (ret == -ENOSPC || ret == -EINTR)
 		return ret;
-	goto end;
+	if (!ret)
+		goto end;
 slow:
 	/* the lookup that reads it finds what is wrong, as without rows */
 	rows->nr = nr;
