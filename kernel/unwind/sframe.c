@@ -1162,13 +1162,14 @@ struct sframe_fre_iter {
  * and check its place.  FREs have no fixed size, so they are read in
  * order; a function may claim as many as its section holds, so the walk
  * can be long, and it reschedules and gives way to a fatal signal as it
- * goes.  Return: 1 with the FRE's head, 0 past the last FRE, -ENOSPC when
- * the budget is spent, -EINTR, or the error of an FRE that does not read
- * or check.
+ * goes.  Inline in the loops that read FREs, as it was in each.  Return: 1
+ * with the FRE's head, 0 past the last FRE, -ENOSPC when the budget is
+ * spent, -EINTR, or the error of an FRE that does not read or check.
  */
-static int sframe_fre_next(const struct sframe_section *sec,
-			   const struct sframe_fde *fde,
-			   struct sframe_fre_iter *it, struct sframe_fre *fre)
+static __always_inline int sframe_fre_next(const struct sframe_section *sec,
+					   const struct sframe_fde *fde,
+					   struct sframe_fre_iter *it,
+					   struct sframe_fre *fre)
 {
 	int ret;
 
