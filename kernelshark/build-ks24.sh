@@ -1,54 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# KernelShark 2.4.0 from Debian's source (the orig tarball of sid/trixie),
+# KernelShark 2.4.0 from Debian's source (the orig tarball of sid/trixie)
+# with the plugin hooks of kernelshark/patches/ (series, applied in order),
 # built in the rig's cache against bookworm's libraries and Qt 6, and the
-# plugin built for it (QT=6, KernelShark 2.4's headers).  Nothing is
-# installed: KernelShark runs from its build tree.
+# plugin built for it.  Nothing is installed: KernelShark runs from its
+# build tree.  Installs the Debian packages both need (apt).
 #
-#   kernelshark/build-ks24.sh   prints KS_BIN=..., KS_SO=... (the plugin)
-#                               and KS_TEST_SO=... (its test build)
+#   kernelshark/build-ks24.sh   prints KS_BIN=..., KS_SRC=..., KS_SO=...
+#                               (the plugin), KS_TEST_SO=... (the C part,
+#                               test build), KS_GUI_TEST_SO=... (the plugin
+#                               with its GUI test hook), KS_STACK=...
 #
-# The tarball is fetched as rig/fetch-tracecmd.sh fetches trace-cmd: a
-# private apt state in the cache ($CACHE/apt-tracecmd, deb-src sid
-# trixie), the archive named by the machine's apt sources.  Built -O0
-# the first time (about 6 minutes of 2 cores at -O2); then cached.
+# FTD_KS_DIR (default $CACHE/kernelshark-2.4.0-patched) is where it builds;
+# it builds again only when the tarball, the patches or this script
+# change.  Built -O0 (about 3.5 minutes of 2 cores), with ccache when
+# there is one.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 . "$REPO/rig/common.sh"
 VER=2.4.0
 ensure_cache
-need_pkgs apt debian-archive-keyring cmake qt6-base-dev libqt6opengl6-dev \
-	qt6-scxml-dev libkshark-dev freeglut3-dev libjson-c-dev \
-	libtracecmd-dev libtracefs-dev libtraceevent-dev g++ make
+need_pkgs apt debian-archive-keyring cmake patch qt6-base-dev libqt6opengl6-dev \
+	qt6-scxml-dev libkshark-dev freeglut3-dev libjson-c-dev libdw-dev \
+	libtracecmd-dev libtracefs-dev libtraceevent-dev g++ make pkg-config
 src=$CACHE/src
 tar=$src/kernelshark_$VER.orig.tar.gz
-tree=$src/kernel-shark-kernelshark-v$VER
-build=$CACHE/build-kernelshark-$VER
-out=$CACHE/kernelshark-$VER-plugin
-mkdir -p "$src"
+D=${FTD_KS_DIR:-$CACHE/kernelshark-$VER-patched}
+tree=$D/kernel-shark-kernelshark-v$VER
+pdir=$HERE/patches
+mkdir -p "$src" "$(dirname "$D")"
 [ -f "$tar" ] || tar=$(fetch_orig "$CACHE/apt-tracecmd" "sid trixie" kernelshark "$VER" "$src")
-[ -d "$tree" ] || tar -C "$src" -xzf "$tar"
-if [ ! -x "$tree/bin/kernelshark" ]; then
-	mkdir -p "$build"
+patches=()
+while read -r p _; do
+	case $p in ''|'#'*) continue ;; esac
+	[ -f "$pdir/$p" ] || die "kernelshark/patches/series names $p, which does not exist"
+	patches+=("$pdir/$p")
+done < "$pdir/series"
+key=$(sha256sum "$tar" "$0" "$pdir/series" "${patches[@]}" | cut -d' ' -f1 |
+	sha256sum | cut -c1-16)
+
+exec 9>"$D.lock"
+flock 9
+if [ "$(cat "$D/.key" 2>/dev/null)" != "$key" ] || [ ! -x "$tree/bin/kernelshark" ]; then
+	log "building KernelShark $VER with kernelshark/patches ($key) in $D"
+	rm -rf "$D"
+	mkdir -p "$D/build"
+	tar -C "$D" -xzf "$tar"
+	for p in "${patches[@]}"; do
+		patch -d "$tree" -p1 --batch --forward --quiet < "$p" >&2 ||
+			die "kernelshark/patches/$(basename "$p") does not apply to KernelShark $VER"
+	done
+	launcher=()
+	command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) &&
+		export CCACHE_DIR=${FTD_CCACHE_DIR:-$CACHE/ccache}
 	# -O0 -g0: the suite drives it under Xvfb on small traces, and a
-	# cold CI run pays for compiling it (Qt 6 C++)
-	(cd "$build" && cmake -DCMAKE_BUILD_TYPE=None \
+	# cold CI run pays for compiling it (Qt 6 C++).  Its CMake writes
+	# bin/ and lib/ into the source tree.
+	(cd "$D/build" && cmake -DCMAKE_BUILD_TYPE=None "${launcher[@]}" \
 		-DCMAKE_C_FLAGS="-O0 -g0" -DCMAKE_CXX_FLAGS="-O0 -g0" \
 		-D_DOXYGEN_DOC=0 "$tree" >&2 &&
-	 make -j"$(nproc)" kernelshark >&2)
+	 make -j"$(nproc)" kernelshark >&2) || die "KernelShark $VER did not build"
+	echo "$key" > "$D/.key"
 fi
-# the plugin: KernelShark 2.4's headers and libraries, Qt 6
-mkdir -p "$out/lib"
-ln -sf "$tree/lib/libkshark.so.$VER" "$out/lib/libkshark.so"
-ln -sf "$tree/lib/libkshark-plot.so.$VER" "$out/lib/libkshark-plot.so"
-ln -sf "$tree/lib/libkshark-gui.so.$VER" "$out/lib/libkshark-gui.so"
-make -s -C "$HERE" QT=6 USTACK_OUT="$out/build" \
-	PLUGIN="$out/plugin-unwind_stack.so" \
-	TEST_PLUGIN="$out/test/plugin-unwind_stack.so" \
-	PC_CFLAGS="-I$tree/src $(pkg-config --cflags json-c libtracecmd libtraceevent)" \
-	PC_LIBS="-L$out/lib -Wl,-rpath,$tree/lib -lkshark -ljson-c -ltracecmd -ltracefs -ltraceevent" \
-	"$out/plugin-unwind_stack.so" "$out/test/plugin-unwind_stack.so" >&2
+# the plugin: KernelShark 2.4's headers and libraries, Qt 6 (under the
+# lock: two suites may build it at once)
+make -s -C "$HERE" KS_SRC="$tree" OUT="$D/plugin" all test >&2
+exec 9>&-
 echo "KS_BIN=$tree/bin/kernelshark"
-echo "KS_SO=$out/plugin-unwind_stack.so"
-echo "KS_TEST_SO=$out/test/plugin-unwind_stack.so"
+echo "KS_SRC=$tree"
+echo "KS_SO=$D/plugin/plugin-unwind_stack.so"
+echo "KS_TEST_SO=$D/plugin/test/plugin-unwind_stack.so"
+echo "KS_GUI_TEST_SO=$D/plugin/test/plugin-unwind_stack-gui.so"
+echo "KS_STACK=$D/plugin/kshark_stack"

@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test program for the KernelShark plugin's test build (make test:
- * test/plugin-unwind_stack.so), through libkshark the way the GUI uses
- * it: open a trace.dat as a KernelShark data stream, register the plugin
- * to the stream and initialise it (its event handlers), load the entries,
- * run the plugin's second pass on them as the first draw of the graph
- * does (kshark_unwind_join()), then print, for the entries that have
- * one, the info text KernelShark shows (with the plugin's innermost user
- * function) and the merged stack from kshark_unwind_stack_text().
+ * Test program for the plugin's C part (make test:
+ * test/plugin-unwind_stack.so), through libkshark as the GUI uses it:
+ * open a trace.dat as a data stream, register and initialise the plugin
+ * (its event handlers), load the entries, run the second pass as the
+ * first draw does, then print the text the dock shows for each entry (of
+ * EVENT), framed by "--- #N EVENT".  KSHARK_STACK_RAW=1: frames as
+ * addresses (USTACK_PRINT_RAW).  KSHARK_STACK_RELOAD=1: the entries are
+ * loaded three times, each freed before the next, as KernelShark reloads a
+ * stream without a new plugin context (an advanced filter): the first
+ * load not drawn, the others drawn.  KSHARK_STACK_INFO=1: the info text
+ * KernelShark shows of each entry (its Info column) instead; PLUGIN.so
+ * "-": no plugin.
  *
  * Usage: kshark_stack PLUGIN.so TRACE.dat [EVENT]
- *   EVENT: only entries of this event (e.g. syscalls/sys_enter_getppid)
- * With KSHARK_STACK_VIEW=1 in the environment, it prints instead the
- * the stack view (kshark_unwind_stack_view()) of every entry (of EVENT),
- * one "KIND TARGET TEXT" line per line of it, framed by "--- view #N".
- * With KSHARK_STACK_RELOAD=1, the entries are loaded three times, each
- * load freed before the next, as KernelShark 2.2 reloads a stream without
- * a new plugin context (an advanced filter): the first not joined (not
- * drawn), the others joined.
- * Exit: 0 when at least one merged stack was printed, 1 when none,
- *       2 on error.
+ * Exit: 0 when a stack was shown, 1 when none, 2 on error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,24 +24,12 @@
 #include <libkshark.h>
 #include <libkshark-plugin.h>
 
+#include <ustack.h>
 #include "unwind_stack.h"
 
-typedef char *(*text_func)(const struct kshark_entry *);
-typedef struct kshark_unwind_view *(*view_func)(const struct kshark_entry *);
-typedef int (*join_func)(int, struct kshark_entry **, size_t);
-
-static void print_view(struct kshark_unwind_view *v)
-{
-	size_t i;
-
-	if (!v) {
-		printf("(null)\n");
-		return;
-	}
-	for (i = 0; i < v->n; i++)
-		printf("%c %lld %s\n", v->line[i].kind,
-		       (long long)v->line[i].target, v->line[i].text);
-}
+typedef struct kshark_unwind_view *(*view_func)(const struct kshark_entry *,
+						unsigned int);
+typedef void (*pass_func)(int, struct kshark_entry **, size_t);
 
 int main(int argc, char **argv)
 {
@@ -55,55 +38,51 @@ int main(int argc, char **argv)
 	struct kshark_plugin_list *pl;
 	struct kshark_entry **data = NULL;
 	struct kshark_unwind_view *v;
-	text_func text;
-	view_func view;
-	join_func join;
-	char *info, *t, *name;
-	ssize_t n, i;
-	int sd, shown = 0, want = -1, reload;
+	ssize_t n = 0, i;
+	int sd, shown = 0, want = -1, reload, info;
+	unsigned int flags = 0;
+	pass_func pass;
+	view_func view = NULL;
+	char *name;
 
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: %s PLUGIN.so TRACE.dat [EVENT]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s PLUGIN.so TRACE.dat [EVENT]\n", argv[0]);
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
 		return 2;
 	sd = kshark_open(ctx, argv[2]);
-	if (sd < 0) {
-		fprintf(stderr, "cannot open %s\n", argv[2]);
-		kshark_free(ctx);
-		return 2;
+	stream = sd >= 0 ? kshark_get_data_stream(ctx, sd) : NULL;
+	info = getenv("KSHARK_STACK_INFO") != NULL;
+	pl = stream && strcmp(argv[1], "-") ?
+		kshark_register_plugin(ctx, "unwind_stack", argv[1]) : NULL;
+	if (stream && !pl && info) {
+		/* no plugin: KernelShark's own info */
+		n = kshark_load_entries(ctx, sd, &data);
+		goto print;
 	}
-	stream = kshark_get_data_stream(ctx, sd);
-	pl = kshark_register_plugin(ctx, "unwind_stack", argv[1]);
-	if (!stream || !pl || !pl->process_interface) {
-		fprintf(stderr, "cannot load plugin %s\n", argv[1]);
+	if (!pl || !pl->process_interface) {
+		fprintf(stderr, "cannot open %s with plugin %s\n", argv[2], argv[1]);
 		kshark_free(ctx);
 		return 2;
 	}
 	kshark_register_plugin_to_stream(stream, pl->process_interface, true);
 	kshark_handle_all_dpis(stream, KSHARK_PLUGIN_INIT);
-	text = (text_func)dlsym(pl->handle, "kshark_unwind_stack_text");
-	if (argc == 4)
-		want = kshark_find_event_id(stream, argv[3]);
-	view = getenv("KSHARK_STACK_VIEW") ?
-		(view_func)dlsym(pl->handle, "kshark_unwind_stack_view") :
-		NULL;
-	join = (join_func)dlsym(pl->handle, "kshark_unwind_join");
-	if (!join || !text) {
-		fprintf(stderr, "%s: not the plugin's test build (make test)\n",
-			argv[1]);
+	pass = (pass_func)dlsym(pl->handle, "kshark_unwind_second_pass");
+	view = (view_func)dlsym(pl->handle, "kshark_unwind_view");
+	if (!pass || !view) {
+		fprintf(stderr, "%s: not the plugin's test build (make test)\n", argv[1]);
 		kshark_free(ctx);
 		return 2;
 	}
-
+	if (argc == 4)
+		want = kshark_find_event_id(stream, argv[3]);
+	flags = getenv("KSHARK_STACK_RAW") ? USTACK_PRINT_RAW : 0;
 	reload = getenv("KSHARK_STACK_RELOAD") ? 2 : 0;
 	for (;;) {
 		n = kshark_load_entries(ctx, sd, &data);
-		/* the first load of a reload is not drawn */
 		if (n > 0 && reload != 2)
-			join(sd, data, n);
+			pass(sd, data, n);
 		if (n <= 0 || !reload--)
 			break;
 		for (i = 0; i < n; i++)
@@ -111,38 +90,31 @@ int main(int argc, char **argv)
 		free(data);
 		data = NULL;
 	}
+print:
 	printf("entries: %zd\n", n);
 	for (i = 0; i < n; i++) {
 		if (want >= 0 && data[i]->event_id != want)
 			continue;
-		if (view) {
-			v = view(data[i]);
-			printf("--- view #%zd\n", i);
-			print_view(v);
-			shown += v != NULL;
-			free(v);
+		if (info) {
+			name = kshark_get_info(data[i]);
+			printf("#%zd %s\n", i, name ? name : "");
+			free(name);
 			continue;
 		}
-		t = text(data[i]);
-		if (!t)
-			continue;
-		info = kshark_get_info(data[i]);
+		v = view(data[i], flags);
 		name = kshark_get_event_name(data[i]);
-		printf("#%zd %s pid=%d cpu=%d: %s\n", i, name ? name : "?",
-		       data[i]->pid, data[i]->cpu, info ? info : "");
-		printf("%s", t);
+		printf("--- #%zd %s\n%s", i, name ? name : "?", v ? v->text : "(null)\n");
+		shown += v && strstr(v->text, " cookie=0x");
 		free(name);
-		free(info);
-		free(t);
-		shown++;
+		free(v);
 	}
-	printf("merged stacks shown: %d\n", shown);
-
+	printf("stacks shown: %d\n", shown);
 	for (i = 0; i < n; i++)
 		free(data[i]);
 	free(data);
-	kshark_handle_all_dpis(stream, KSHARK_PLUGIN_CLOSE);
+	if (pl)
+		kshark_handle_all_dpis(stream, KSHARK_PLUGIN_CLOSE);
 	kshark_close_all(ctx);
 	kshark_free(ctx);
-	return shown ? 0 : 1;
+	return shown || info ? 0 : 1;
 }

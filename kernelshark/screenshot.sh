@@ -1,20 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Screenshot of KernelShark with the unwind_stack plugin (its test build),
-# under Xvfb: the plugin's test hook (KSHARK_UNWIND_TEST) selects the N-th (from 0) entry
-# of EVENT, so the stack view shows its merged stack; KernelShark's
-# "running as root" notice is turned off in a private settings directory.
+# Screenshot of KernelShark 2.4.0 with the plugin hooks and the plugin (its
+# GUI test build; both built by build-ks24.sh), under Xvfb: the test hook
+# (KSHARK_UNWIND_TEST) selects the N-th (from 0) entry of EVENT, so the
+# dock shows its stacks; KernelShark's "running as root" notice is turned
+# off in a private settings directory.
 # Usage: kernelshark/screenshot.sh TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]
 #   e.g. kernelshark/screenshot.sh tests/fixtures/trigger-getppid.dat \
 #		kernelshark/screenshot.png syscalls/sys_enter_getppid:1 --pid 80
 set -e
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]" >&2; exit 2; }
-"$HERE/../trace-cmd/plugins/install-deps.sh" kernelshark xvfb xauth xdotool \
-	imagemagick
-make -C "$HERE" -s deps
-make -C "$HERE" -s test
-make -C "$HERE/../trace-cmd/plugins" -s deps
+"$HERE/../trace-cmd/plugins/install-deps.sh" xvfb xauth xdotool imagemagick
+eval "$("$HERE/build-ks24.sh")"
 make -C "$HERE/../trace-cmd/plugins" -s
 TRACE=$(realpath "$1")
 OUT=$(realpath "$2")
@@ -25,11 +23,11 @@ trap 'rm -rf "$TMP"' EXIT
 chmod 700 "$TMP"
 printf '[General]\nnoRootWarn=true\n' >"$TMP/setting.ini"
 export TRACEEVENT_PLUGIN_DIR=$HERE/../trace-cmd/plugins
-export XDG_RUNTIME_DIR=$TMP KS_USER_CACHE_DIR=$TMP
+export XDG_RUNTIME_DIR=$TMP KS_USER_CACHE_DIR=$TMP HOME=$TMP KS_BIN
 export KSHARK_UNWIND_TEST="select=$SEL,dump=$TMP/view.txt"
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
 	out=$1 tmp=$2; shift 2
-	kernelshark "$@" >"$tmp/ks.log" 2>&1 &
+	$KS_BIN "$@" >"$tmp/ks.log" 2>&1 &
 	pid=$!
 	for i in $(seq 60); do
 		[ -f "$tmp/view.txt.done" ] && break
@@ -39,6 +37,6 @@ xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
 	[ -n "$w" ] && xdotool windowsize "$w" 1600 1000 windowmove "$w" 0 0
 	sleep 2
 	import -window root "$out"
-	kill $pid' _ "$OUT" "$TMP" -p "$HERE/test/plugin-unwind_stack.so" -i "$TRACE" "$@"
+	kill $pid' _ "$OUT" "$TMP" -p "$KS_GUI_TEST_SO" -i "$TRACE" "$@"
 cat "$TMP/view.txt.done" 2>/dev/null || true
 echo "wrote $OUT"

@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * KernelShark plugin "unwind_stack": merged kernel + deferred user stacks.
- * The interface between its C part (plugin-unwind_stack.c) and its GUI
- * part (unwind_view.cpp).  Hidden in the plugin KernelShark loads; the
- * test build (make test, -DKSHARK_UNWIND_TESTING) exports it for
- * kshark_stack.
+ * KernelShark plugin "unwind_stack": the kernel and the deferred user stack
+ * of the selected event.  Its context, shared by the C part
+ * (unwind_stack.c: event handlers, second pass, the text) and the GUI
+ * part (UnwindStack.cpp: marks, dock), as sched_events.h is.
  */
-#ifndef _KS_UNWIND_STACK_H
-#define _KS_UNWIND_STACK_H
+#ifndef _KS_PLUGIN_UNWIND_STACK_H
+#define _KS_PLUGIN_UNWIND_STACK_H
 
-#include <stdint.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <libkshark.h>
+#include <libkshark-plugin.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,75 +21,66 @@ extern "C" {
 #else
 #define KS_UNWIND_API __attribute__((visibility("hidden")))
 #endif
-#define KS_UNWIND_HIDDEN __attribute__((visibility("hidden")))
 
-/*
- * The second pass (as sched_events' second pass): join the records the
- * event handlers collected, given KernelShark's entries of the stream
- * in time order (the graph's data array).  Done once per stream; the
- * views below have nothing to show before.  Returns 1 when it joined
- * now, 0 when it had been done (or there is nothing to join).
- */
-KS_UNWIND_API int kshark_unwind_join(int sd, struct kshark_entry **data,
-				     size_t n);
-
-/* One line of the stack view. */
-enum kshark_unwind_kind {
-	KSHARK_UNWIND_TITLE	= 'T',	/* the event */
-	KSHARK_UNWIND_INFO	= 'I',
-	KSHARK_UNWIND_SECTION	= 'S',	/* "Kernel stack", "User stack" */
-	KSHARK_UNWIND_KFRAME	= 'K',
-	KSHARK_UNWIND_UFRAME	= 'U',
-	KSHARK_UNWIND_INLINED	= 'i',	/* inlined at the user frame below */
-	KSHARK_UNWIND_WARN	= 'W',	/* what is missing */
-	KSHARK_UNWIND_LINK	= 'J',	/* goes to the row of target */
+/* One request as the join delivered it: where its records are. */
+struct unwind_req {
+	const struct kshark_entry *event;	/* that asked; NULL: not seen */
+	const struct kshark_entry *cookie_rec;
+	const struct kshark_entry *stack_rec;	/* NULL: none came */
+	int			pid, tgid;
+	unsigned int		status, flags, unwinder;
 };
 
-struct kshark_unwind_line {
-	enum kshark_unwind_kind	kind;
-	/* KSHARK_UNWIND_LINK: the file offset of the row it goes to
-	 * (kshark_entry.offset, same stream); -1 otherwise */
-	int64_t			target;
-	const char		*text;
+#define N_EVENTS	5
+
+/** Structure representing the plugin's context of one stream. */
+struct plugin_unwind_context {
+	struct kshark_data_stream	*stream;
+	struct tep_handle		*tep;
+	/* user_stack_cookie, user_stack_deferred, then the maps' events */
+	int				ids[N_EVENTS];
+	int				kstack_id;
+	/* what the view says instead of a stack; NULL: active */
+	const char			*note;
+	/* the event handler's: the two records; execs and loads */
+	struct kshark_data_container	*recs, *maps;
+	int64_t				first_offset;	/* of the first load */
+	bool				second_pass_done;
+	/* the second pass': KernelShark's entries (during it only), the
+	 * requests, and every entry of a request (field: its index) */
+	struct kshark_entry		**data;
+	size_t				n_data;
+	struct unwind_req		*reqs;
+	size_t				n_reqs, cap_reqs;
+	struct kshark_data_container	*at;
+	unsigned int			damaged;	/* records skipped */
+	/* the names of the user frames, made at the first stack shown */
+	bool				syms_tried;
+	struct ustack_file		*file;
+	struct ustack_syms		*syms;
+	char				*log;	/* libustack's messages */
 };
 
+KS_DECLARE_PLUGIN_CONTEXT_METHODS(struct plugin_unwind_context)
+
+/* The second pass, given KernelShark's entries in time order. */
+KS_UNWIND_API void kshark_unwind_second_pass(int sd,
+					     struct kshark_entry **data,
+					     size_t n);
+
+/* What the dock shows for an entry: text, and the entries it links to. */
 struct kshark_unwind_view {
-	int				stream_id;
-	size_t				n;
-	struct kshark_unwind_line	line[];
+	char				*text;
+	size_t				n_links;
+	const struct kshark_entry	*link[];
 };
 
-/*
- * The stack view of @e: the event, its kernel stack, its named user
- * stack, what is missing.  Never NULL but on ENOMEM: an entry without a
- * stack gets a line saying why.  One block: free() it.
- */
+/* Never NULL but on ENOMEM; one block (links, then text): free() it. */
 KS_UNWIND_API struct kshark_unwind_view *
-kshark_unwind_stack_view(const struct kshark_entry *e);
+kshark_unwind_view(const struct kshark_entry *e, unsigned int print_flags);
 
-/*
- * The merged stack of @e as text, one frame per line (kernel frames
- * "=> func+0xoff (addr)", user frames "=> 0xaddr (user)"), for the
- * comparison of readers (tests/userspace/plugin/readers.py).  NULL when
- * @e has none.  free() it.
- */
-KS_UNWIND_API char *kshark_unwind_stack_text(const struct kshark_entry *e);
-
-/* an event that asked for a deferred stack, for the graph */
-struct kshark_unwind_mark {
-	int64_t	ts;
-	int	pid;
-	int	cpu;
-};
-
-/* The asking events of stream @sd, sorted by time; NULL when none. */
-KS_UNWIND_HIDDEN const struct kshark_unwind_mark *
-kshark_unwind_marks(int sd, size_t *n);
-
-/* the draw handler (unwind_view.cpp): the second pass, the marks */
-struct kshark_cpp_argv;
-KS_UNWIND_HIDDEN void kshark_unwind_draw(struct kshark_cpp_argv *argv, int sd,
-				      int val, int draw_action);
+void plugin_unwind_draw(struct kshark_cpp_argv *argv, int sd, int val,
+			int draw_action);
 
 #ifdef __cplusplus
 }

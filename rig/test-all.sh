@@ -21,7 +21,8 @@
 # sframe-gen/register.sh: the SFrame registrar's cache and its promise to
 # leave programs as they are), plugin (tests/userspace/plugin/run.sh),
 # lib (tests/userspace/lib/run.sh), kernelshark (tests/userspace/
-# kernelshark/run.sh: KernelShark under Xvfb; its screenshots in
+# kernelshark/run.sh: KernelShark 2.4.0 with kernelshark/patches, built
+# once per change of the series, under Xvfb; its screenshots in
 # $CACHE/test-all/kernelshark/), s390x-readers (tests/s390x/readers.sh:
 # the readers on the big-endian s390x fixture), guest-vanilla (Debian's
 # own 7.3 kernel, rig/fetch-debian-kernel.sh, booted with

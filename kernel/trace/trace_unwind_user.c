@@ -18,12 +18,15 @@
  * another instance needs it: until then, stacks still pending for it are
  * delivered.
  */
+#include <linux/trace_unwind_user.h>
 #include <linux/unwind_deferred.h>
+#include <linux/sched/task.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched/signal.h>
 #include <linux/rcupdate.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "trace.h"
 
@@ -37,6 +40,45 @@
 /* Never a cookie: the per-task record is being reset for a new entry */
 #define TRACE_UNWIND_RESETTING		U64_MAX
 
+/*
+ * Instances that can use deferred user stacks at one time: a bit each in
+ * every task's record, so a constant rather than a Kconfig choice
+ */
+#define TRACE_UNWIND_MAX_INSTANCES	128
+
+/* Tasks given a record per pass over the task list: see below */
+#define TRACE_UNWIND_BATCH		64
+
+/**
+ * struct trace_unwind_task - which trace instances want this task's user stack
+ * @cookie: the deferred unwind cookie (kernel entry) the record describes
+ * @delivered: set once the deferred callback ran for the entry of @cookie
+ * @pid: the pid of the task when @cookie was first asked for, which the
+ *	user stack records carry: a thread that execs takes the pid of its
+ *	group leader in de_thread(), in the middle of a kernel entry
+ * @asked: a bit per instance slot: that instance recorded @cookie
+ * @served: a bit per instance slot: that instance was given the user stack
+ * @nmi_asked: slots of instances that asked from an NMI while the record
+ *	was being reset; not cleared by the reset, so that the context that
+ *	resets it adds them to @asked
+ *
+ * A request from any context, NMI included, notes itself here without
+ * locks or allocation, so every user task gets its record before the first
+ * instance can ask: tasks already running when the first slot is given,
+ * tasks forked later in copy_process().  Until then task_struct only pays
+ * for the pointer.  The record is freed with the task.  It is only ever
+ * written by the task itself (or by an interrupt or NMI on top of it),
+ * except for slot teardown when an instance gives its slot up.
+ */
+struct trace_unwind_task {
+	u64		cookie;
+	u32		delivered;
+	pid_t		pid;
+	DECLARE_BITMAP(asked, TRACE_UNWIND_MAX_INSTANCES);
+	DECLARE_BITMAP(served, TRACE_UNWIND_MAX_INSTANCES);
+	DECLARE_BITMAP(nmi_asked, TRACE_UNWIND_MAX_INSTANCES);
+};
+
 /* What the event that asks for a user stack records with its cookie */
 struct trace_unwind_ask {
 	unsigned int	trace_ctx;
@@ -47,6 +89,14 @@ struct trace_unwind_ask {
 
 static struct unwind_work trace_unwind_work;
 static bool trace_unwind_ready __read_mostly;
+
+static struct kmem_cache *trace_unwind_task_cache __ro_after_init;
+/*
+ * Under trace_unwind_mutex: set when tasks begin to be given records, and
+ * once every task has one, before the first slot is given
+ */
+static bool trace_unwind_tasks_on;
+static bool trace_unwind_tasks_given;
 
 /* Instances by slot, under trace_unwind_mutex, read under RCU */
 static struct trace_array __rcu *trace_unwind_slots[TRACE_UNWIND_MAX_INSTANCES];
@@ -87,8 +137,13 @@ static void trace_unwind_release(struct trace_array *tr)
 	synchronize_rcu();
 
 	scoped_guard(rcu) {
-		for_each_process_thread(g, t)
-			trace_unwind_task_forget(&t->trace_unwind, slot);
+		struct trace_unwind_task *rec;
+
+		for_each_process_thread(g, t) {
+			rec = READ_ONCE(t->trace_unwind);
+			if (rec)
+				trace_unwind_task_forget(rec, slot);
+		}
 	}
 
 	/*
@@ -99,6 +154,77 @@ static void trace_unwind_release(struct trace_array *tr)
 	 * trace_unwind_mutex held.
 	 */
 	synchronize_rcu();
+}
+
+/* Whether @task can have a user stack, and so needs a record */
+static bool trace_unwind_task_wanted(struct task_struct *task)
+{
+	return !(task->flags & (PF_KTHREAD | PF_USER_WORKER));
+}
+
+/* Give @task an empty record unless it has one: false when out of memory */
+static bool trace_unwind_task_give(struct task_struct *task)
+{
+	struct trace_unwind_task *rec;
+
+	if (READ_ONCE(task->trace_unwind))
+		return true;
+	rec = kmem_cache_zalloc(trace_unwind_task_cache, GFP_KERNEL);
+	if (!rec)
+		return false;
+	/* The fork of @task may be giving it one too */
+	if (cmpxchg(&task->trace_unwind, NULL, rec))
+		kmem_cache_free(trace_unwind_task_cache, rec);
+	return true;
+}
+
+/* Up to TRACE_UNWIND_BATCH tasks without a record, each with a reference */
+static unsigned int trace_unwind_tasks_without(struct task_struct **batch)
+{
+	struct task_struct *g, *t;
+	unsigned int nr = 0;
+
+	guard(rcu)();
+	for_each_process_thread(g, t) {
+		if (!trace_unwind_task_wanted(t) || READ_ONCE(t->trace_unwind))
+			continue;
+		batch[nr++] = get_task_struct(t);
+		if (nr == TRACE_UNWIND_BATCH)
+			return nr;
+	}
+	return nr;
+}
+
+/*
+ * Give every user task a record before the first slot is given, so that
+ * no request ever needs to allocate.  Records cannot be allocated under
+ * RCU: take the tasks a batch at a time.  Tasks forked from now on get
+ * theirs in trace_unwind_task_fork().
+ */
+static int trace_unwind_give_tasks(void)
+{
+	struct task_struct *batch[TRACE_UNWIND_BATCH];
+	unsigned int nr, i;
+	bool ok = true;
+
+	lockdep_assert_held(&trace_unwind_mutex);
+
+	WRITE_ONCE(trace_unwind_tasks_on, true);
+	/* Pairs with the barrier in trace_unwind_task_fork() */
+	smp_mb();
+
+	do {
+		nr = trace_unwind_tasks_without(batch);
+		for (i = 0; i < nr; i++) {
+			ok = ok && trace_unwind_task_give(batch[i]);
+			put_task_struct(batch[i]);
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	} while (ok && nr == TRACE_UNWIND_BATCH);
+
+	return ok ? 0 : -ENOMEM;
 }
 
 /* A free slot, or the slot of an instance that no longer asks, or -1 */
@@ -131,12 +257,15 @@ static int trace_unwind_find_slot(void)
  * userstacktrace_defer option takes effect in @tr; each successful call
  * is paired with trace_unwind_user_disable() when it goes.
  *
+ * The first call gives every user task its record.
+ *
  * Return: 0 on success, -ENODEV when deferred unwinding is not available,
- * -ENOSPC when TRACE_UNWIND_MAX_INSTANCES other instances use it.
+ * -ENOSPC when TRACE_UNWIND_MAX_INSTANCES other instances use it,
+ * -ENOMEM or -EINTR when the tasks could not all be given a record.
  */
 int trace_unwind_user_enable(struct trace_array *tr)
 {
-	int slot;
+	int slot, ret;
 
 	if (!trace_unwind_ready)
 		return -ENODEV;
@@ -146,6 +275,13 @@ int trace_unwind_user_enable(struct trace_array *tr)
 	if (tr->unwind_slot) {
 		tr->unwind_users++;
 		return 0;
+	}
+
+	if (!trace_unwind_tasks_given) {
+		ret = trace_unwind_give_tasks();
+		if (ret)
+			return ret;
+		trace_unwind_tasks_given = true;
 	}
 
 	slot = trace_unwind_find_slot();
@@ -180,15 +316,42 @@ void trace_unwind_user_disable(struct trace_array *tr)
 }
 
 /**
- * trace_unwind_task_init - start the record of a new task empty
+ * trace_unwind_task_init - start a new task without a record
  * @task: the task being created
  *
- * Called from copy_process(): the record copied from the parent
- * describes the parent's requests, none of which the child made.
+ * Called from copy_process() early: the pointer copied from the parent is
+ * the parent's record.
  */
 void trace_unwind_task_init(struct task_struct *task)
 {
-	memset(&task->trace_unwind, 0, sizeof(task->trace_unwind));
+	task->trace_unwind = NULL;
+}
+
+/**
+ * trace_unwind_task_fork - give a new task its record when tracing asks
+ * @task: the task being created, on the task list, not yet running
+ *
+ * Called from copy_process() once @task is on the task list, so that
+ * trace_unwind_give_tasks() either finds it there or is seen here to have
+ * begun.  Without memory the task gets no record: its events then record
+ * no user stack.  Fork itself never fails for this.
+ */
+void trace_unwind_task_fork(struct task_struct *task)
+{
+	/* Pairs with the barrier in trace_unwind_give_tasks() */
+	smp_mb();
+	if (READ_ONCE(trace_unwind_tasks_on) && trace_unwind_task_wanted(task))
+		trace_unwind_task_give(task);
+}
+
+/**
+ * trace_unwind_task_free - free the record of a task being freed
+ * @task: the task
+ */
+void trace_unwind_task_free(struct task_struct *task)
+{
+	if (task->trace_unwind)
+		kmem_cache_free(trace_unwind_task_cache, task->trace_unwind);
 }
 
 /**
@@ -354,7 +517,7 @@ static bool trace_unwind_write_stack(struct trace_array *tr,
 
 	entry = ring_buffer_event_data(event);
 	entry->cookie = cookie;
-	entry->pid = READ_ONCE(current->trace_unwind.pid);
+	entry->pid = READ_ONCE(current->trace_unwind->pid);
 	entry->tgid = current->tgid;
 	entry->flags = flags;
 	entry->depth = depth;
@@ -430,7 +593,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 			       bool kernel_stack, int skip,
 			       struct pt_regs *regs)
 {
-	struct trace_unwind_task *rec = &current->trace_unwind;
+	struct trace_unwind_task *rec = READ_ONCE(current->trace_unwind);
 	struct trace_unwind_ask ask = {
 		.trace_ctx	= trace_ctx,
 		.kernel_stack	= kernel_stack,
@@ -447,7 +610,7 @@ void trace_unwind_user_request(struct trace_array *tr, unsigned int trace_ctx,
 
 	/* Pairs with the release in trace_unwind_user_enable() */
 	slot = smp_load_acquire(&tr->unwind_slot);
-	if (!slot || !trace_unwind_user_task())
+	if (!slot || !rec || !trace_unwind_user_task())
 		goto kernel_only;
 	slot--;
 
@@ -498,12 +661,16 @@ kernel_only:
 static void trace_unwind_callback(struct unwind_work *work,
 				  struct unwind_stacktrace *trace, u64 cookie)
 {
-	struct trace_unwind_task *rec = &current->trace_unwind;
+	struct trace_unwind_task *rec = READ_ONCE(current->trace_unwind);
 	unsigned int trace_ctx = tracing_gen_ctx();
 	unsigned int flags = trace_unwind_type_flags(trace->types);
 	DECLARE_BITMAP(asked, TRACE_UNWIND_MAX_INSTANCES);
 	struct trace_array *tr;
 	unsigned int slot, i;
+
+	/* Only a task with a record asks */
+	if (WARN_ON_ONCE(!rec))
+		return;
 
 	scoped_guard(irqsave) {
 		/* Only an NMI can fail to claim, and this is not one */
@@ -549,6 +716,12 @@ static void trace_unwind_callback(struct unwind_work *work,
 void __init trace_unwind_user_init(void)
 {
 	int ret;
+
+	trace_unwind_task_cache = KMEM_CACHE(trace_unwind_task, 0);
+	if (!trace_unwind_task_cache) {
+		pr_warn("tracing: no deferred user stacks: no memory\n");
+		return;
+	}
 
 	ret = unwind_deferred_init(&trace_unwind_work, trace_unwind_callback);
 	if (ret) {

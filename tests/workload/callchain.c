@@ -38,6 +38,11 @@
  *   deep N      recurse N levels below work_inner (work_deep), then getppid
  *   kill        send SIGUSR1 to itself with kill(): the signal is handled
  *               on the way out of that same syscall
+ *   forks MS    for MS milliseconds, one child at a time, fork from
+ *               work_inner a child that makes two getppid() calls, sleeps
+ *               10 ms and makes two more, then exits; the parent makes
+ *               one getppid() a child: tasks running, and tasks forked,
+ *               while a trace instance first asks (t-01-first-ask)
  *   vdso N      N clock_gettime(CLOCK_PROCESS_CPUTIME_ID) through libc:
  *               the vDSO has no fast path for that clock and makes the
  *               system call itself, so the user stack starts in [vdso]
@@ -68,6 +73,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "insn-marker.h"
 
@@ -183,6 +190,26 @@ NOINLINE void work_inner(void)
 				     SIGUSR1, 0);
 		if (got_signal != SIGUSR1)
 			fprintf(stderr, "no signal\n");
+	} else if (!strcmp(mode, "forks")) {
+		struct timespec nap = { .tv_nsec = 10000000 };
+		long long end = now_ns() + count * 1000000LL;
+		pid_t pid;
+
+		while (now_ns() < end) {
+			pid = fork();
+			if (pid < 0)
+				exit(1);
+			if (!pid) {
+				sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+				sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+				nanosleep(&nap, NULL);
+				sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+				sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+				_exit(0);
+			}
+			sink += raw_syscall3(SYS_getppid, 0, 0, 0);
+			waitpid(pid, NULL, 0);
+		}
 	} else if (!strcmp(mode, "vdso")) {
 		for (i = 0; i < count; i++) {
 			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

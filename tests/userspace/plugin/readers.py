@@ -6,9 +6,9 @@ Usage: readers.py USTACK_RAW_OUT KSHARK_OUT
        readers.py --named USTACK_OUT TCREPORT_OUT
 
   USTACK_RAW_OUT  `ustack -r -q TRACE.dat` (libustack's tool)
-  KSHARK_OUT      `kshark_stack PLUGIN.so TRACE.dat ftrace/user_stack_cookie`
-                  (the KernelShark plugin's merged stack of each cookie
-                  record, i.e. of each request)
+  KSHARK_OUT      `KSHARK_STACK_RAW=1 kshark_stack PLUGIN.so TRACE.dat
+                  ftrace/user_stack_cookie` (the KernelShark plugin's stacks
+                  of each cookie record, i.e. of each request)
 
 Each output is normalised to a multiset of requests
   (pid, cookie, asking event name, kernel frames, user frames, status)
@@ -83,19 +83,6 @@ def ustack(path, named=False):
     return reqs
 
 
-def block_status(lines, nr_user):
-    text = "\n".join(lines)
-    if "(user stack lost: none will follow)" in text:
-        return "lost"
-    if "(no user frames: unwind failed)" in text:
-        return "empty"
-    if "(user stack cut short:" in text:
-        return "truncated"
-    if "user stack never arrived" in text:
-        return "never-arrived"
-    return "complete"
-
-
 def stacks(lines, i):
     """The " <kernel stack>" and " <user stack>" blocks from lines[i] on,
     as trace-cmd report with the series prints them: kernel
@@ -121,38 +108,37 @@ def stacks(lines, i):
     return k, u, status, i
 
 
-def frame_block(lines, i, ignore=None):
-    """The "=> " frame lines and "   (" remarks from lines[i] on: kernel
-    addresses, user addresses, the remarks (but those containing IGNORE),
-    and the index of the first line after them."""
-    k, u, extra = [], [], []
-    while i < len(lines) and (lines[i].startswith("=> ") or
-                              lines[i].startswith("   (")):
-        line = lines[i]
-        if line.endswith(" (user)"):
-            u.append(int(line.split()[1], 16))
-        elif line.startswith("=> "):
-            k.append(kaddr(line))
-        elif ignore is None or ignore not in line:
-            extra.append(line)
-        i += 1
-    return k, u, extra, i
-
-
 def kshark(path):
+    """`kshark_stack` with KSHARK_STACK_RAW=1: a line "NAME pid=P cpu=C
+    cookie=0xC", a "time" line, then the stack block as libustack prints it
+    for report, frames as addresses."""
     reqs = Counter()
     head = re.compile(r"^(\S.*) pid=(\d+) cpu=\d+ cookie=0x([0-9a-f]+)$")
-    lines = open(path).read().split("\n")
+    lines = open(path).read().split("\n") + [""]
     i = 0
     while i < len(lines):
         m = head.match(lines[i])
         i += 1
         if not m:
             continue
-        name = m.group(1)
-        k, u, extra, i = frame_block(lines, i, "no kernel stack recorded")
-        reqs[(int(m.group(2)), int(m.group(3), 16), name, tuple(k),
-              tuple(u), block_status(extra, len(u)))] += 1
+        k, u, status = [], [], "complete"
+        if lines[i].startswith("time "):
+            i += 1
+        if lines[i] == " <kernel stack>":
+            i += 1
+            while lines[i].startswith(" => "):
+                k.append(kaddr(lines[i][1:]))
+                i += 1
+        if lines[i].startswith(" <user stack>"):
+            rest = [w for w in lines[i][len(" <user stack>"):].split()
+                    if not re.fullmatch(r"\[sframe(\+fp)?\]", w)]
+            status = rest[0] if rest else "complete"
+            i += 1
+            while lines[i].startswith(" => "):
+                u.append(int(lines[i].split()[1], 16))
+                i += 1
+        reqs[(int(m.group(2)), int(m.group(3), 16), m.group(1), tuple(k),
+              tuple(u), status)] += 1
     return reqs
 
 

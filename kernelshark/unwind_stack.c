@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * KernelShark plugin "unwind_stack": the kernel and the deferred user stack
+ * of the selected event (Documentation/kernelshark.md).
+ *
+ * Shaped as KernelShark's sched_events plugin: while libkshark loads the
+ * data, event handlers put the two records (ftrace:user_stack_cookie and
+ * user_stack_deferred) and the records that change the maps (execs, the
+ * registrar's lines) into data containers; the second pass, at the first
+ * draw, feeds the two in time order to libustack's join, which ustack and
+ * the series' trace-cmd report use too.  A stack is printed when shown,
+ * by libustack's printer, from its records.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libgen.h>
+#include <pthread.h>
+
+#include <libkshark-tepdata.h>
+#include <trace-cmd.h>
+#include <event-utils.h>
+#include <ustack.h>
+#include "ustack-file.h"
+#include "unwind_stack.h"
+
+#define MAX_FRAMES	512
+#define MAX_LINKS	16
+
+/* Drop what was kept (a new load); false: out of memory. */
+static bool init_containers(struct plugin_unwind_context *ctx)
+{
+	kshark_free_data_container(ctx->recs);
+	kshark_free_data_container(ctx->maps);
+	kshark_free_data_container(ctx->at);
+	free(ctx->reqs);
+	ctx->reqs = NULL;
+	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
+	ctx->second_pass_done = false;
+	ctx->recs = kshark_init_data_container();
+	ctx->maps = kshark_init_data_container();
+	ctx->at = kshark_init_data_container();
+	return ctx->recs && ctx->maps && ctx->at;
+}
+
+static void unwind_free_context(struct plugin_unwind_context *ctx)
+{
+	if (!ctx)
+		return;
+	kshark_free_data_container(ctx->recs);
+	kshark_free_data_container(ctx->maps);
+	kshark_free_data_container(ctx->at);
+	free(ctx->reqs);
+	ustack_syms_free(ctx->syms);
+	ustack_file_close(ctx->file);
+	free(ctx->log);
+	free(ctx);
+}
+
+KS_DEFINE_PLUGIN_CONTEXT(struct plugin_unwind_context, unwind_free_context);
+
+/* The record at @off, read under the stream's input mutex. */
+static struct tep_record *read_at(struct plugin_unwind_context *ctx,
+				  int64_t off)
+{
+	struct tracecmd_input *in = kshark_get_tep_input(ctx->stream);
+	struct tep_record *r;
+
+	pthread_mutex_lock(&ctx->stream->input_mutex);
+	r = in ? tracecmd_read_at(in, off, NULL) : NULL;
+	pthread_mutex_unlock(&ctx->stream->input_mutex);
+	return r;
+}
+
+/* Parse the record at @off: its frames into @f (NULL: none); -1: bad. */
+static int parse_at(struct plugin_unwind_context *ctx, int64_t off,
+		    struct ustack_record *rec, unsigned long long *f)
+{
+	struct tep_record *r = read_at(ctx, off);
+	struct tep_event *ev = r ? tep_find_event(ctx->tep,
+				tep_data_type(ctx->tep, r)) : NULL;
+	int n = ev ? ustack_record_parse(ev, r, rec, f, f ? MAX_FRAMES : 0) : -1;
+
+	tracecmd_free_record(r);
+	return n;
+}
+
+/*
+ * The two records (checked: the others are damage), and the records that
+ * change the maps.  KernelShark may load a stream again without a new
+ * context (an advanced filter): the old entries are freed, and the load
+ * begins with the same record.
+ */
+static void action(struct kshark_data_stream *stream, void *rec,
+		   struct kshark_entry *entry)
+{
+	struct plugin_unwind_context *ctx = __get_context(stream->stream_id);
+	struct tep_event *ev;
+	struct ustack_record ur;
+	bool ours;
+
+	if (!ctx || ctx->note)
+		return;
+	if ((ctx->second_pass_done || entry->offset == ctx->first_offset) &&
+	    !init_containers(ctx)) {
+		ctx->note = "Out of memory";
+		return;
+	}
+	if (!ctx->recs->size && !ctx->maps->size)
+		ctx->first_offset = entry->offset;
+	ours = entry->event_id == ctx->ids[0] || entry->event_id == ctx->ids[1];
+	ev = ours ? tep_find_event(ctx->tep, entry->event_id) : NULL;
+	if (ours && (!ev || ustack_record_parse(ev, rec, &ur, NULL, 0) < 0))
+		ctx->damaged++;
+	else
+		kshark_data_container_append(ours ? ctx->recs : ctx->maps, entry, 0);
+}
+
+/* The order libtracecmd merges CPUs in, as ustack reads them. */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct kshark_entry *x = (*(struct kshark_data_field_int64 **)a)->entry;
+	const struct kshark_entry *y = (*(struct kshark_data_field_int64 **)b)->entry;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void sort(struct kshark_data_container *c)
+{
+	qsort(c->data, c->size, sizeof(*c->data), entry_cmp);
+	c->sorted = true;
+}
+
+/* The first field of sorted container @c at time @ts, or -1. */
+static ssize_t first_at(struct kshark_data_container *c, int64_t ts)
+{
+	ssize_t i = c && c->size ?
+		kshark_find_entry_field_by_time(ts, c->data, 0, c->size - 1) : -1;
+
+	/* it never gives index 0, and -1 when all are later */
+	i = i == BSEARCH_ALL_SMALLER || !c->size ? -1 : i < 0 ? 0 : i;
+	while (i > 0 && c->data[i - 1]->entry->ts >= ts)
+		i--;
+	return i;
+}
+
+/* The entry of container @c at time @ts and file offset @off. */
+static const struct kshark_entry *
+find(struct kshark_data_container *c, int64_t ts, int64_t off)
+{
+	ssize_t i = first_at(c, ts);
+
+	for (; i >= 0 && i < c->size && c->data[i]->entry->ts == ts; i++)
+		if (c->data[i]->entry->offset == off)
+			return c->data[i]->entry;
+	return NULL;
+}
+
+/*
+ * The event that asked with cookie record @c: before it on its CPU, the
+ * newest event of its task (the record's pid: plugins change entries')
+ * not taken by another cookie record, among the join's last open ones.
+ */
+static const struct kshark_entry *
+asking(struct plugin_unwind_context *ctx, const struct kshark_entry *c, int pid)
+{
+	struct kshark_entry **data = ctx->data;
+	size_t n = ctx->n_data;
+	ssize_t i = kshark_find_entry_by_time(c->ts, data, 0, n - 1);
+	int taken = 0, seen = 0, id;
+	struct tep_record *r;
+
+	while (i >= 0 && (size_t)i < n && data[i] != c)
+		i++;
+	if (i < 0 || (size_t)i >= n)
+		return NULL;
+	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
+		id = data[i]->event_id;
+		if (data[i]->stream_id != c->stream_id || data[i]->cpu != c->cpu ||
+		    id < 0 || id == ctx->ids[1] || id == ctx->kstack_id)
+			continue;
+		r = read_at(ctx, data[i]->offset);
+		id = r && tep_data_pid(ctx->tep, r) == pid ? id : -1;
+		tracecmd_free_record(r);
+		if (id < 0)
+			continue;
+		if (id == ctx->ids[0])
+			taken++;
+		else if (!taken--)
+			return data[i];
+		seen += id != ctx->ids[0];
+	}
+	return NULL;
+}
+
+static int note_request(const struct ustack_event *ev, void *arg)
+{
+	struct plugin_unwind_context *ctx = arg;
+	const struct kshark_entry *at[3];
+	struct tep_record *r;
+	struct unwind_req *q;
+	int i;
+
+	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
+		return 0;
+	if (ctx->n_reqs == ctx->cap_reqs) {
+		q = realloc(ctx->reqs, (ctx->cap_reqs * 2 + 64) * sizeof(*q));
+		if (!q)
+			return 1;	/* stop: show what was joined */
+		ctx->reqs = q;
+		ctx->cap_reqs = ctx->cap_reqs * 2 + 64;
+	}
+	q = &ctx->reqs[ctx->n_reqs];
+	/* fed alone, a cookie record is its own event (UNSEEN) */
+	q->cookie_rec = find(ctx->recs, ev->ts, ev->cookie_offset);
+	r = ev->stack_offset ? read_at(ctx, ev->stack_offset) : NULL;
+	q->stack_rec = r ? find(ctx->recs, r->ts, r->offset) : NULL;
+	tracecmd_free_record(r);
+	if (!q->cookie_rec)
+		return 0;
+	q->event = asking(ctx, q->cookie_rec, ev->pid);
+	q->pid = ev->pid;
+	q->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
+	q->status = ev->status;
+	q->flags = ev->flags;
+	q->unwinder = ev->unwinder;
+	/* the entries that show it */
+	at[0] = q->event ? q->event : q->cookie_rec;
+	at[1] = q->event ? q->cookie_rec : NULL;
+	at[2] = q->stack_rec;
+	for (i = 0; i < 3; i++)
+		if (at[i])
+			kshark_data_container_append(ctx->at, (struct kshark_entry *)
+						     at[i], ctx->n_reqs);
+	ctx->n_reqs++;
+	return 0;
+}
+
+void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
+{
+	struct plugin_unwind_context *ctx = __get_context(sd);
+	struct ustack_join_stats st;
+	struct ustack_join *join;
+	struct tep_record *r;
+	int stop = 0;
+	ssize_t i;
+
+	if (!ctx || ctx->note || ctx->second_pass_done || !n)
+		return;
+	ctx->second_pass_done = true;
+	ctx->data = data;
+	ctx->n_data = n;
+	sort(ctx->recs);
+	join = ustack_join_alloc(ctx->tep, note_request, ctx);
+	/* a cookie record whose event is not fed: delivered too */
+	if (!join || ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS)) {
+		ctx->note = "Out of memory";
+		ustack_join_free(join);
+		return;
+	}
+	for (i = 0; !stop && i < ctx->recs->size; i++) {
+		r = read_at(ctx, ctx->recs->data[i]->entry->offset);
+		stop = ustack_feed_record(join, NULL, ctx->tep, r);
+		/* outside its page: damage, and go on */
+		if (stop < 0 && errno != ENOMEM)
+			ctx->damaged++;
+		stop = stop > 0;
+		tracecmd_free_record(r);
+	}
+	ustack_join_flush(join);	/* the user stacks that never came */
+	if (!ustack_join_get_stats(join, &st))
+		ctx->damaged += st.malformed;
+	ustack_join_free(join);
+	sort(ctx->at);
+	ctx->data = NULL;
+}
+
+/*
+ * libustack's messages (linked in, its symbols hidden) while a stack is
+ * printed: kept for the view, which KernelShark's users read (not its
+ * terminal); the others printed as libtraceevent prints them.
+ */
+static struct plugin_unwind_context *logging;
+
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap)
+{
+	char *old = logging ? logging->log : NULL, *m;
+
+	if (!logging)
+		return __tep_vprint(name, level, print_err, fmt, ap);
+	if ((old && strlen(old) > 4096) || vasprintf(&m, fmt, ap) < 0)
+		return 0;
+	if (asprintf(&logging->log, "%s%s: %s\n", old ? old : "", name, m) < 0)
+		logging->log = old;
+	else
+		free(old);
+	free(m);
+	return 0;
+}
+
+/*
+ * The names of the user frames: the maps the trace saved, the binaries at
+ * their paths, in KSHARK_UNWIND_SYMDIR, next to the trace file (libustack's
+ * search path), and the execs and loads of this stream's own loading.
+ */
+static struct ustack_syms *get_syms(struct plugin_unwind_context *ctx)
+{
+	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+	struct kshark_data_container *m = ctx->maps;
+	struct tracecmd_input *in;
+	struct tep_record *r;
+	char *path;
+	int err;
+
+	if (ctx->syms_tried)
+		return ctx->syms;
+	ctx->syms_tried = true;
+	ctx->file = ustack_file_open_probed(ctx->stream->file);
+	in = ctx->file ? ustack_file_handle(ctx->file) : NULL;
+	ctx->syms = in ? ustack_syms_alloc() : NULL;
+	path = strdup(ctx->stream->file);
+	err = !ctx->syms || !path || (dir && *dir &&
+				      ustack_syms_add_search_dir(ctx->syms, dir));
+	err = err || ustack_syms_set_tep(ctx->syms, ctx->tep) ||
+	      ustack_syms_add_trace_dir(ctx->syms, dirname(path)) ||
+	      ustack_syms_set_tracecmd(ctx->syms, in);
+	sort(m);
+	for (ssize_t i = 0; !err && i < m->size; i++) {
+		r = read_at(ctx, m->data[i]->entry->offset);
+		err = r && ustack_feed_record(NULL, ctx->syms, ctx->tep, r) < 0 &&
+		      errno == ENOMEM;
+		tracecmd_free_record(r);
+	}
+	free(path);
+	if (err) {
+		ustack_syms_free(ctx->syms);
+		ctx->syms = NULL;
+	}
+	return ctx->syms;
+}
+
+/* One request: its event, then the stack block as libustack prints it. */
+static void print_req(struct plugin_unwind_context *ctx,
+		      const struct unwind_req *q, struct trace_seq *s,
+		      unsigned int flags)
+{
+	unsigned long long kf[MAX_FRAMES], uf[MAX_FRAMES];
+	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
+	struct tep_event *te = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL;
+	struct ustack_event ev = {
+		.instance = "", .tep = ctx->tep, .event = te, .ts = e->ts,
+		.cpu = e->cpu, .pid = q->pid, .tgid = q->tgid,
+		.status = q->status, .flags = q->flags, .unwinder = q->unwinder,
+		.kernel = kf, .user = uf,
+	};
+	struct ustack_record rec = { 0 };
+
+	ev.nr_kernel = parse_at(ctx, q->cookie_rec->offset, &rec, kf);
+	ev.nr_kernel = ev.nr_kernel < 0 ? 0 : ev.nr_kernel;
+	ev.cookie = rec.cookie;
+	trace_seq_printf(s, "%s pid=%d cpu=%d cookie=0x%llx\ntime %.6f\n",
+			 te ? te->name : "(event not seen)", q->pid, e->cpu,
+			 ev.cookie, e->ts * 1e-9);
+	if (q->stack_rec) {
+		ev.nr_user = parse_at(ctx, q->stack_rec->offset, &rec, uf);
+		ev.nr_user = ev.nr_user < 0 ? 0 : ev.nr_user;
+		ev.depth = rec.depth;
+	}
+	logging = ctx;
+	ustack_event_print(s, &ev, flags & USTACK_PRINT_RAW ? NULL :
+			   get_syms(ctx), flags);
+	logging = NULL;
+}
+
+struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
+					      unsigned int flags)
+{
+	struct plugin_unwind_context *ctx = e ? __get_context(e->stream_id) : NULL;
+	const struct kshark_entry *link[MAX_LINKS], *to;
+	struct kshark_unwind_view *v;
+	struct unwind_req *q;
+	size_t n = 0, nr = 0;
+	struct trace_seq s;
+	ssize_t i;
+
+	trace_seq_init(&s);
+	if (!ctx)
+		trace_seq_puts(&s, "No deferred user stacks in this trace: it has no ftrace:user_stack_cookie / user_stack_deferred records\n");
+	else if (ctx->note)
+		trace_seq_printf(&s, "%s\n", ctx->note);
+	else if (!ctx->second_pass_done)
+		trace_seq_puts(&s, "The graph is not drawn yet: select the event again\n");
+	i = ctx && !ctx->note ? first_at(ctx->at, e->ts) : -1;
+	for (; i >= 0 && i < ctx->at->size && ctx->at->data[i]->entry->ts == e->ts; i++) {
+		if (ctx->at->data[i]->entry != e)
+			continue;
+		q = &ctx->reqs[ctx->at->data[i]->field];
+		if (e == q->stack_rec && nr++ >= MAX_LINKS)
+			continue;	/* the first ones; select the others */
+		if (e == q->stack_rec && nr == 1)
+			trace_seq_puts(&s, "This user stack completes:\n");
+		print_req(ctx, q, &s, flags);
+		/* the user stack's row; from there, the events' */
+		to = e != q->stack_rec ? q->stack_rec :
+		     q->event ? q->event : q->cookie_rec;
+		if (to && n < MAX_LINKS)
+			link[n++] = to;
+	}
+	if (ctx && ctx->second_pass_done && !s.len)
+		trace_seq_puts(&s, "This event did not ask for a deferred user stack\n");
+	if (ctx && ctx->damaged)
+		trace_seq_printf(&s, "Damaged file: %u records of the deferred stacks could not be read\n",
+				 ctx->damaged);
+	if (ctx && ctx->log)
+		trace_seq_puts(&s, ctx->log);
+	trace_seq_terminate(&s);
+	v = malloc(sizeof(*v) + n * sizeof(link[0]) + s.len + 1);
+	if (v) {
+		v->n_links = n;
+		memcpy(v->link, link, n * sizeof(link[0]));
+		v->text = memcpy(&v->link[n], s.buffer, s.len + 1);
+	}
+	trace_seq_destroy(&s);
+	return v;
+}
+
+/* the two records, and those that change a process's maps */
+static const char *const events[N_EVENTS] = {
+	"ftrace/user_stack_cookie", "ftrace/user_stack_deferred",
+	"sched/sched_process_exec", "syscalls/sys_exit_execve", "ftrace/print",
+};
+
+/** Load this plugin. */
+__attribute__((visibility("default")))
+int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
+{
+	struct plugin_unwind_context *ctx;
+	struct ustack_join *join;
+	int i;
+
+	if (!kshark_is_tep(stream) || !(ctx = __init(stream->stream_id)))
+		return 0;
+	ctx->stream = stream;
+	ctx->tep = kshark_get_tep(stream);
+	for (i = 0; i < N_EVENTS; i++)
+		ctx->ids[i] = kshark_find_event_id(stream, events[i]);
+	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
+	ctx->first_offset = -1;
+	/* the join knows the formats (it says which field it misses) */
+	join = ustack_join_alloc(ctx->tep, note_request, NULL);
+	ustack_join_free(join);
+	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !join ||
+	    !init_containers(ctx) || !stream->file) {
+		if (ustack_record_prerelease(ctx->tep))
+			fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",
+				stream->file);
+		__close(stream->stream_id);
+		return 0;
+	}
+	for (i = 0; i < N_EVENTS; i++)
+		if (ctx->ids[i] >= 0)
+			kshark_register_event_handler(stream, ctx->ids[i], action);
+#ifndef KSHARK_UNWIND_NO_GUI
+	kshark_register_draw_handler(stream, plugin_unwind_draw);
+#endif
+	return 1;
+}
+
+/** Unload this plugin. */
+__attribute__((visibility("default")))
+int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
+{
+	struct plugin_unwind_context *ctx = __get_context(stream->stream_id);
+	int i;
+
+	for (i = 0; ctx && i < N_EVENTS; i++)
+		if (ctx->ids[i] >= 0)
+			kshark_unregister_event_handler(stream, ctx->ids[i], action);
+#ifndef KSHARK_UNWIND_NO_GUI
+	if (ctx)
+		kshark_unregister_draw_handler(stream, plugin_unwind_draw);
+#endif
+	__close(stream->stream_id);
+	return !!ctx;
+}
