@@ -279,12 +279,6 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return (sm && READ_ONCE(sm->nr)) || sframe_file_attached(mm);
 }
 
-static u32 sframe_rows_search(const struct sframe_rows *rows,
-			      const struct sframe_section *sec,
-			      unsigned long ip);
-static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
-			       struct unwind_user_frame *frame);
-
 /*
  * Whether a lookup that reads @sec, which has no rows, should make them
  * (sframe.decode), under RCU
@@ -326,8 +320,8 @@ static void sframe_walk_keep(struct sframe_walk *walk,
 		sframe_walk_drop(walk);
 	walk->rows = rows;
 	walk->gen = gen;
-	walk->sec = *sec;
-	walk->sec.rows = NULL;
+	walk->text_start = sec->text_start;
+	walk->text_size = sec->text_end - sec->text_start;
 }
 
 /*
@@ -355,7 +349,8 @@ static int sframe_lookup_section(struct sframe_walk *walk, unsigned long ip,
 		goto unlock;
 	/* pairs with the release in sframe_check_once() */
 	rows = smp_load_acquire(&sec->rows);
-	rule = rows ? sframe_rows_search(rows, sec, ip) : SFRAME_ROW_SLOW;
+	rule = rows ? sframe_rows_search(rows, ip - sec->text_start) :
+		      SFRAME_ROW_SLOW;
 	switch (SFRAME_ROW_KIND(rule)) {
 	case SFRAME_ROW_NONE:
 		ret = -ENOENT;
@@ -369,7 +364,8 @@ static int sframe_lookup_section(struct sframe_walk *walk, unsigned long ip,
 		ret = 0;
 		break;
 	default:
-		ret = sframe_row_to_frame(sec, rule, frame) ?: 1;
+		sframe_row_frame(rule, frame);
+		ret = 1;
 		break;
 	}
 	if (rows)
@@ -1146,42 +1142,82 @@ static int sframe_read_fre_offsets(const struct sframe_section *sec,
 	return 0;
 }
 
-/*
- * Find, among the FREs of @fde, the one in effect at @ip.  FREs have no
- * fixed size, so they are read in order; a function may claim as many as
- * its section holds, so the walk can be long, and it reschedules and
- * gives way to a fatal signal as it goes.
+/**
+ * struct sframe_fre_iter - the FREs of an FDE, read in order
+ * @pos:	where the next FRE starts
+ * @i:		FREs read
+ * @prev:	start of the last FRE read
+ * @budget:	FREs that may still be read; each SFRAME_FRE_BATCH of them
+ *		give a chance to reschedule and to die
  */
+struct sframe_fre_iter {
+	unsigned long	pos;
+	u32		i;
+	u32		prev;
+	unsigned int	budget;
+};
+
+/*
+ * Read the head of the next FRE of @fde into @fre (sframe_read_fre_head())
+ * and check its place.  FREs have no fixed size, so they are read in
+ * order; a function may claim as many as its section holds, so the walk
+ * can be long, and it reschedules and gives way to a fatal signal as it
+ * goes.  Inline in the loops that read FREs, as it was in each.  Return: 1
+ * with the FRE's head, 0 past the last FRE, -ENOSPC when the budget is
+ * spent, -EINTR, or the error of an FRE that does not read or check.
+ */
+static __always_inline int sframe_fre_next(const struct sframe_section *sec,
+					   const struct sframe_fde *fde,
+					   struct sframe_fre_iter *it,
+					   struct sframe_fre *fre)
+{
+	int ret;
+
+	if (it->i == fde->fres_num)
+		return 0;
+	if (!it->budget)
+		return -ENOSPC;
+	if (!(--it->budget % SFRAME_FRE_BATCH)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	ret = sframe_read_fre_head(sec, fde, &it->pos, fre);
+	if (ret)
+		return ret;
+	/* start addresses ascend, and stay inside the function */
+	if ((it->i && fre->start <= it->prev) || fre->start >= fde->func_size)
+		return -EINVAL;
+	it->prev = fre->start;
+	it->i++;
+	return 1;
+}
+
+/* Find, among the FREs of @fde, the one in effect at @ip */
 static int sframe_find_fre(const struct sframe_section *sec,
 			   const struct sframe_fde *fde, unsigned long ip,
 			   struct sframe_fre *out)
 {
-	unsigned long pos = fde->fres_start, off = ip - fde->func_start;
+	/* the FDE's FREs bound the walk: the budget only paces its checks */
+	struct sframe_fre_iter it = {
+		.pos = fde->fres_start,
+		.budget = UINT_MAX,
+	};
+	unsigned long off = ip - fde->func_start;
 	unsigned long found_end = 0;	/* where the FRE in effect ends */
 	struct sframe_fre fre;
-	u32 i, prev = 0;
 	int ret;
 
 	if (fde->fde_type == SFRAME_FDE_TYPE_PCMASK)
 		off %= fde->rep_size;
-	for (i = 0; i < fde->fres_num; i++) {
-		if (i % SFRAME_FRE_BATCH == SFRAME_FRE_BATCH - 1) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
-		if (ret)
-			return ret;
-		/* start addresses ascend, and stay inside the function */
-		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
-			return -EINVAL;
-		prev = fre.start;
+	while ((ret = sframe_fre_next(sec, fde, &it, &fre)) > 0) {
 		if (fre.start > off)
 			break;
 		*out = fre;
-		found_end = pos;
+		found_end = it.pos;
 	}
+	if (ret < 0)
+		return ret;
 	if (!found_end)
 		return -ENOENT;
 	return sframe_read_fre_offsets(sec, fde, found_end, out);
@@ -1296,8 +1332,9 @@ int sframe_section_check(struct sframe_section *sec)
 int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 			struct unwind_user_frame *frame)
 {
-	u32 rule = sec->rows ? sframe_rows_search(sec->rows, sec, ip) :
-			       SFRAME_ROW_SLOW;
+	u32 rule = sec->rows ?
+		   sframe_rows_search(sec->rows, ip - sec->text_start) :
+		   SFRAME_ROW_SLOW;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
 	int ret;
@@ -1308,7 +1345,8 @@ int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 	case SFRAME_ROW_SLOW:
 		break;
 	default:
-		return sframe_row_to_frame(sec, rule, frame);
+		sframe_row_frame(rule, frame);
+		return 0;
 	}
 	ret = sframe_find_fde(sec, ip, &fde);
 	if (!ret)
@@ -1413,18 +1451,22 @@ static int sframe_rows_add(struct sframe_rows *rows, unsigned int max,
 
 /*
  * @fre's rule packed (struct sframe_row), or SFRAME_ROW_SLOW when it does
- * not fit: an offset that is not a multiple of 8 bytes or is too far
+ * not fit: an offset that is not a multiple of 8 bytes or is too far.  The
+ * return address's offset is the section's fixed one: a row says all a
+ * step needs, with no section at hand.
  */
-static u32 sframe_row_rule(const struct sframe_fre *fre)
+static u32 sframe_row_rule(const struct sframe_section *sec,
+			   const struct sframe_fre *fre)
 {
-	s32 cfa = fre->cfa_off / 8, fp = fre->fp_off / 8, ra = fre->ra_off / 8;
+	s32 ra_off = SFRAME_RA_TRACKED ? fre->ra_off : sec->ra_off;
+	s32 cfa = fre->cfa_off / 8, fp = fre->fp_off / 8, ra = ra_off / 8;
 	u32 rule;
 
 	if (!SFRAME_FRE_OFFSET_COUNT(fre->info))
 		rule = SFRAME_ROW_OUTERMOST;
 	else
 		rule = SFRAME_ROW_RULE;
-	if ((fre->cfa_off | fre->fp_off | fre->ra_off) & 7 ||
+	if ((fre->cfa_off | fre->fp_off | ra_off) & 7 ||
 	    cfa < -(1 << 14) || cfa >= 1 << 14 || fp < -(1 << 6) ||
 	    fp >= 1 << 6 || ra < -(1 << 6) || ra >= 1 << 6)
 		return SFRAME_ROW_SLOW;
@@ -1448,10 +1490,13 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 			       unsigned int *budget)
 {
 	/* inside the text, checked with the FDE: fits in 32 bits */
-	u32 base = fde->func_start - sec->text_start, prev = 0;
-	unsigned long pos = fde->fres_start;
-	unsigned int nr, i;
+	u32 base = fde->func_start - sec->text_start;
+	struct sframe_fre_iter it = {
+		.pos = fde->fres_start,
+		.budget = *budget,
+	};
 	struct sframe_fre fre;
+	unsigned int nr;
 	int ret = 0;
 
 	while (rows->nr && rows->row[rows->nr - 1].start >= base)
@@ -1466,29 +1511,20 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 		goto slow;
 	/* no rule before the first FRE */
 	ret = sframe_rows_add(rows, max, base, SFRAME_ROW_NONE);
-	for (i = 0; !ret && i < fde->fres_num; i++) {
-		if (!*budget)
-			return -ENOSPC;
-		if (!(--*budget % SFRAME_FRE_BATCH)) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-		ret = sframe_read_fre_head(sec, fde, &pos, &fre);
+	/* the FREs read and checked as sframe_find_fre() reads them */
+	while (!ret && (ret = sframe_fre_next(sec, fde, &it, &fre)) > 0) {
+		ret = sframe_read_fre_offsets(sec, fde, it.pos, &fre);
 		if (ret)
-			goto slow;
-		/* as sframe_find_fre() checks them */
-		if ((i && fre.start <= prev) || fre.start >= fde->func_size)
-			goto slow;
-		prev = fre.start;
-		if (sframe_read_fre_offsets(sec, fde, pos, &fre))
-			goto slow;
+			break;
 		ret = sframe_rows_add(rows, max, base + fre.start,
-				      sframe_row_rule(&fre));
+				      sframe_row_rule(sec, &fre));
 	}
-	if (ret)
+	*budget = it.budget;
+	/* the rows or the budget ran out, or a fatal signal came */
+	if (ret == -ENOSPC || ret == -EINTR)
 		return ret;
-	goto end;
+	if (!ret)
+		goto end;
 slow:
 	/* the lookup that reads it finds what is wrong, as without rows */
 	rows->nr = nr;
@@ -1498,47 +1534,6 @@ end:
 		ret = sframe_rows_add(rows, max, base + fde->func_size,
 				      SFRAME_ROW_NONE);
 	return ret;
-}
-
-/* The rule of the last row of @rows, of @sec, that starts at or below @ip */
-static u32 sframe_rows_search(const struct sframe_rows *rows,
-			      const struct sframe_section *sec,
-			      unsigned long ip)
-{
-	unsigned long off = ip - sec->text_start;
-	/* @ip is in the text: the clamp only keeps a bad caller inside */
-	unsigned long b = min_t(unsigned long, off >> rows->shift,
-				rows->blocks - 1);
-	unsigned int lo = rows->block[b], hi = rows->block[b + 1], mid;
-
-	/* invariant: rows below lo start at or below ip, from hi on above */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (rows->row[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? rows->row[lo - 1].rule : SFRAME_ROW_NONE;
-}
-
-/* The rule packed in a row, as sframe_fre_to_frame() makes it of its FRE */
-static int sframe_row_to_frame(const struct sframe_section *sec, u32 rule,
-			       struct unwind_user_frame *frame)
-{
-	static const struct sframe_fde fde;	/* not flexible */
-	struct sframe_fre fre = {
-		.cfa_off = SFRAME_ROW_CFA(rule),
-		.ra_off = SFRAME_ROW_RA(rule),
-		.fp_off = SFRAME_ROW_FP(rule),
-	};
-
-	if (!(rule & SFRAME_ROW_USE_FP))
-		fre.info = SFRAME_BASE_REG_SP;
-	/* any offset count but 0, which says "outermost" */
-	if (SFRAME_ROW_KIND(rule) != SFRAME_ROW_OUTERMOST)
-		fre.info |= 1 << 1;
-	return sframe_fre_to_frame(sec, &fde, &fre, frame);
 }
 
 /*
@@ -1629,22 +1624,8 @@ static int sframe_find_in_section(struct sframe_walk *walk, unsigned long ip,
 	struct sframe_section sec;
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	u32 rule;
 	int ret;
 
-	/* in the rows the walk kept, while no section went since */
-	if (walk->rows && walk->gen == gen && ip >= walk->sec.text_start &&
-	    ip < walk->sec.text_end) {
-		rule = sframe_rows_search(walk->rows, &walk->sec, ip);
-		switch (SFRAME_ROW_KIND(rule)) {
-		case SFRAME_ROW_NONE:
-			return -ENOENT;
-		case SFRAME_ROW_SLOW:
-			break;
-		default:
-			return sframe_row_to_frame(&walk->sec, rule, frame);
-		}
-	}
 	/* -ESRCH, not the mm's: the caller looks for the section of a file */
 	ret = sframe_lookup_section(walk, ip, gen, &sec, frame);
 	if (ret)

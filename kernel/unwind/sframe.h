@@ -9,9 +9,12 @@
 #define _KERNEL_UNWIND_SFRAME_H
 
 #include <linux/bitops.h>
+#include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/unwind_user.h>
+#include <linux/unwind_user_types.h>
 
 #define SFRAME_MAGIC			0xdee2
 #define SFRAME_VERSION_2		2
@@ -137,7 +140,8 @@ struct sframe_fda_v3 {
  * register in bit 2 (set: the frame pointer), and the offsets from the
  * CFA in units of 8 bytes, signed: the saved frame pointer's in bits 3-9
  * (0: not saved), the saved return address's in bits 10-16 (an ABI that
- * tracks it in each FRE; 0: not saved), the CFA's own in bits 17-31.
+ * tracks it in each FRE, else the section's fixed offset), the CFA's own
+ * in bits 17-31.
  */
 #define SFRAME_ROW_NONE			0	/* no rule: -ENOENT */
 #define SFRAME_ROW_RULE			1	/* the rule packed */
@@ -190,6 +194,56 @@ struct sframe_rows {
 	u32			*block;
 	struct sframe_row	row[];
 };
+
+/*
+ * The rule of the last row of @rows that starts at or below @off, an
+ * offset in the text they describe; inline in the loop that walks a stack
+ */
+static __always_inline u32 sframe_rows_search(const struct sframe_rows *rows,
+					      unsigned long off)
+{
+	/* @off is in the text: the clamp only keeps a bad caller inside */
+	unsigned long b = min_t(unsigned long, off >> rows->shift,
+				rows->blocks - 1);
+	unsigned int lo = rows->block[b], hi = rows->block[b + 1], mid;
+
+	/* invariant: rows below lo start at or below @off, from hi on above */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rows->row[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rows->row[lo - 1].rule : SFRAME_ROW_NONE;
+}
+
+/*
+ * The rule of a row of kind SFRAME_ROW_RULE or SFRAME_ROW_OUTERMOST, as
+ * the FRE it was packed from gives it: unpacked where it is used, with no
+ * section at hand
+ */
+static __always_inline void sframe_row_frame(u32 rule,
+					     struct unwind_user_frame *frame)
+{
+	*frame = (struct unwind_user_frame) {
+		.cfa_off	= SFRAME_ROW_CFA(rule),
+		.ra_off		= SFRAME_ROW_RA(rule),
+		.fp_off		= SFRAME_ROW_FP(rule),
+		.use_fp		= rule & SFRAME_ROW_USE_FP,
+		.outermost	= SFRAME_ROW_KIND(rule) == SFRAME_ROW_OUTERMOST,
+	};
+#ifdef UNWIND_USER_SFRAME_SP_OFF
+	frame->sp_off = UNWIND_USER_SFRAME_SP_OFF;
+#endif
+#ifdef UNWIND_USER_SFRAME_RA_REG
+	/* not saved yet: still in the register that received it */
+	if (!frame->ra_off) {
+		frame->ra_in_reg = true;
+		frame->ra_reg = UNWIND_USER_SFRAME_RA_REG;
+	}
+#endif
+}
 
 /**
  * struct sframe_section - an .sframe section of an address space

@@ -83,19 +83,21 @@ struct sframe_mm {
  *		if none
  * @gen:	@sm's generation before that lookup: @rows serve while it is
  *		current, so a section that goes takes them out of the walk
- * @sec:	that section, copied: its text range, and what its rules say
- *		besides the rows
+ * @text_start:	start of the code @rows describe
+ * @text_size:	its size
  *
  * @sm and @rules live as long as the mm, which the walking task holds.
- * The frames of a stack lie mostly in a few sections, often one: the
- * lookups that miss the kept rules search @rows with no section lookup.
+ * The frames of a stack lie mostly in a few sections, often one: their
+ * lookups search @rows, inline (sframe_walk_row()), with no section
+ * lookup and no call.
  */
 struct sframe_walk {
 	struct sframe_mm	*sm;
 	struct sframe_rule	*rules;
 	struct sframe_rows	*rows;
 	unsigned int		gen;
-	struct sframe_section	sec;
+	unsigned long		text_start;
+	unsigned long		text_size;
 };
 
 int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
@@ -165,6 +167,31 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
 	return sframe_find_slow(walk, ip, gen, frame);
 }
 
+/**
+ * sframe_walk_row - the rule for @ip in the rows a walk kept
+ * @walk: the walk, begun by sframe_walk_begin() returning true
+ * @ip: the address
+ *
+ * A search in kernel memory, inline in the loop that walks a stack.  The
+ * rows serve while no section went since they were kept (the generation
+ * is read for every lookup, as sframe_walk_find() does).
+ *
+ * Return: the rule packed (SFRAME_ROW_*; sframe_row_frame() unpacks it),
+ * SFRAME_ROW_NONE when the rows say no rule covers @ip, or SFRAME_ROW_SLOW
+ * when they cannot tell: none kept, @ip outside their text, or a row that
+ * says to read the section.  sframe_walk_find() finds that rule.
+ */
+static __always_inline u32 sframe_walk_row(const struct sframe_walk *walk,
+					   unsigned long ip)
+{
+	unsigned long off = ip - walk->text_start;
+
+	if (!walk->rows || READ_ONCE(walk->sm->gen) != walk->gen ||
+	    off >= walk->text_size)
+		return SFRAME_ROW_SLOW;
+	return sframe_rows_search(walk->rows, off);
+}
+
 /* End the lookups of a walk begun by sframe_walk_begin(), whatever it said */
 static inline void sframe_walk_end(struct sframe_walk *walk)
 {
@@ -186,6 +213,12 @@ static inline int sframe_walk_find(const struct sframe_walk *walk,
 				   struct unwind_user_frame *frame)
 {
 	return -ENOENT;
+}
+
+static inline u32 sframe_walk_row(const struct sframe_walk *walk,
+				  unsigned long ip)
+{
+	return SFRAME_ROW_NONE;
 }
 
 static inline void sframe_walk_end(struct sframe_walk *walk)

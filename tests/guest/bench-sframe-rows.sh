@@ -36,7 +36,9 @@
 # Per frame: the slope between the two depths of a row.  The hit rate of
 # the kept-rule table: the kernel has no counter, so it is the exact
 # user-space model of bench/benchtool.py `chain` replaying the addresses
-# of the stacks the traced SFrame run recorded (round 1).
+# of the stacks the traced SFrame run recorded (round 1), as if every
+# lookup went through the table: since 3-sframe 0012 a walk's lookups in
+# the rows it kept are searched first and skip it.
 #
 # Every traced run is checked: N stacks (after the warm-up round) whose
 # innermost frame is a chain function (round 1; later rounds count the

@@ -492,6 +492,44 @@ elif stacks rows && stacks section && stacks fp; then
 	t_pass
 fi
 
+# A walk searches the rows of the section it last found a rule in, and
+# unpacks their rules, inline in its loop (3-sframe 0012); those rows hold
+# each rule's offsets in 32 bits, the return address's too.  On code with
+# no frame pointer (sfwork, -fomit-frame-pointer: CFAs from the stack
+# pointer, which the frame-pointer walk cannot stand in for), 8 frames of
+# sf_lib_deep deep, 4 stacks, each after the sections were registered
+# anew (SFWORK_FORGET: no kept rule serves, the walk keeps rows and the
+# loop searches them): the rows (sframe.decode=2) give the stacks that
+# reading the section at every lookup gives (0), address by address (no
+# ASLR), and the whole chain by name.
+t_begin sframe-rows-inline-same-frames
+p=/sys/module/sframe/parameters/decode
+# (the recursion calls sf_lib_deep's local alias, at the same address)
+deep=': sf_lib_leaf( <- sf_lib_deep(\.localalias)?){8} <- sf_lib_middle <- sf_lib_outer <- sf_middle <- sf_outer <- main( |$)'
+# inline DECODE: the user stacks of sfwork, one a line, in trace order
+inline() {
+	echo "$1" > $p &&
+	run sfinl$1 sfwork 0 setarch "$(uname -m)" -R \
+		env SFWORK_AGAIN=3 SFWORK_FORGET=1 "$WL"/sfwork -r getppid 1 8 &&
+	echo 1 > $p &&
+	check "decode=$1: 4 stacks, the whole chain 8 deep: $($SC show "$F" "$M" sfwork | tr ';' '\n' | head -1)" \
+		test "$($SC show "$F" "$M" sfwork | tr ';' '\n' | grep -cE "$deep")" = 4 &&
+	python3 -c "import sys; sys.path.insert(0, sys.argv[1])
+from tracecheck import cookies, parse
+for c in cookies(parse(sys.argv[2]), 'sfwork').values():
+    if c['stacks']:
+        print(' '.join('%x' % f for f in c['frames']))" "$REPO/tests/guest" "$F" > "$SCRATCH/inl-$1"
+}
+if ! [ -f $p ]; then
+	t_fail "no $p: the kernel decodes no rules"
+elif inline 2 && inline 0; then
+	check "rows: 4 stacks, the last 3 (one call site in main) alike (times x frames: $(sort "$SCRATCH/inl-2" | uniq -c | awk '{ print $1 "x" NF - 1 }' | tr '\n' ' '))" \
+		test "$(tail -3 "$SCRATCH/inl-2" | sort -u | wc -l)/$(wc -l < "$SCRATCH/inl-2")" = 1/4 &&
+	check "rows and the section: the same stacks" cmp "$SCRATCH/inl-2" "$SCRATCH/inl-0" &&
+	t_pass
+fi
+[ -f $p ] && echo 1 > $p
+
 rm -rf "$SCRATCH"
 reset_tracing
 t_summary

@@ -34,7 +34,10 @@
  * gone: tests/guest/sframecheck.py).  With SFWORK_AGAIN=N (and -r), the
  * sections are registered again and the chain run again, N more times;
  * each time stderr says how many registrations were new ("again: N
- * registered"): a section the kernel dropped in the run before.
+ * registered"): a section the kernel dropped in the run before.  With
+ * SFWORK_FORGET=1 too, every object's .sframe is unregistered first, each
+ * time: the kernel forgets the rules it kept, and the walks of the next
+ * run find them again (t-97 sframe-rows-inline-same-frames).
  * With SFWORK_MAKE_IT_FAIL=1, the chain runs with /proc/self/make-it-fail
  * set (fault injection for this task only: its first deferred unwind, no
  * exec or library load before it; t-97 sframe-rules-no-sleeping-free).
@@ -251,7 +254,11 @@ int main(int argc, char **argv)
 	make_it_fail("0");
 	for (i = getenv("SFWORK_AGAIN") ? atoi(getenv("SFWORK_AGAIN")) : 0;
 	     reg == 1 && i > 0; i--) {
-		struct sfreg_count again = sfreg_all(1);
+		struct sfreg_count again;
+
+		if (getenv("SFWORK_FORGET"))
+			sfreg_all(0);
+		again = sfreg_all(1);
 
 		fprintf(stderr, "%s: again: %d registered, %d already there, %d failed\n",
 			argv[0], again.done, again.known, again.failed);
