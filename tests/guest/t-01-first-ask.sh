@@ -5,13 +5,15 @@
 # boot to ask for deferred user stacks (run-all.sh runs scripts sorted,
 # and t-00 asks for none): what it checks happens once per boot.
 #
-# callchain forks children, one at a time, for 4 s, and the first
-# instance starts asking 1 s in: the parent and the child alive then were
-# running before (given their records by the pass over the task list),
-# the child forked meanwhile races that pass (given its record by fork or
-# by the pass), the later ones get theirs by fork.  Every getppid() event
-# of every one of them must record a cookie and get its stack: a task
-# left without a record would record its events with no cookie.
+# callchain forks children, one at a time, until killed; the first
+# instance starts asking once its first children have run: the parent and
+# the child alive then were running before (given their records by the
+# pass over the task list), the child forked meanwhile races that pass
+# (given its record by fork or by the pass), the later ones get theirs by
+# fork.  Every getppid() event of every one of them must record a cookie
+# and get its stack: a task left without a record would record its events
+# with no cookie.  Waits by counting records, not by time: the debug
+# kernel under TCG forks about 2 children a second.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 reset_tracing
@@ -38,16 +40,29 @@ asked_all() {
 	}' "$1"
 }
 
+# until_count INST REGEX N: wait (up to 300 s) for N lines matching REGEX
+until_count() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(grep -c "$2" "$(idir "$1")/trace")" -ge "$3" ] && return 0
+		sleep 0.5
+	done
+	t_fail "fewer than $3 '$2' records after 300 s"
+}
+
 t_begin first-ask-every-task-has-a-record
 mkinst first &&
 echo 1 > "$(idir first)"/events/syscalls/sys_enter_getppid/enable &&
-{ "$WL"/callchain forks 4000 & pid=$!; } &&
-sleep 1 &&
+{ "$WL"/callchain forks 600000 & pid=$!; } &&
+until_count first 'sys_getppid(' 15 &&
 trig first syscalls/sys_enter_getppid 'stacktrace:defer if comm == "callchain"' &&
-wait $pid &&
+until_count first 'user_stack_cookie:' 100 &&
+kill $pid && { wait $pid; sleep 1; } &&
 f=$(save first first-ask) &&
 check "every event after the first ask has a cookie" asked_all "$f" &&
 check "each cookie has its stack" $TC complete "$f" --comm callchain --min 20 &&
 t_pass
+kill "$pid" 2>/dev/null
+wait 2>/dev/null
 
 t_summary
