@@ -540,13 +540,27 @@ for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
 		# is compared as the same lines, in any order
 		# and the stray pid itself may differ between the stock run and
 		# the series' run even when two stock runs agreed: it is masked
-		# (one failure in a helper's run, 2026-11-25)
-		if [ "$opt" = --profile ]; then
+		# (one failure in a helper's run, 2026-11-25).  And two stock runs
+		# that agree do not make the next the same: the series' run
+		# once had five blank lines more (2026-11-29, sched-T.dat, both
+		# runs of stock equal).  So --profile gets up to three pairs of
+		# runs, stock then series, and passes on the first pair that
+		# agrees; a real difference differs in all three.
+		try=
+		[ "$opt" = --profile ] && try=1
+		while [ "$opt" = --profile ]; do
 			sed -E 's/trace-cmd-[0-9]+/trace-cmd-PID/g' "$T/as.stock" | sort > "$T/as.stock.sorted" &&
 				mv "$T/as.stock.sorted" "$T/as.stock"
 			sed -E 's/trace-cmd-[0-9]+/trace-cmd-PID/g' "$T/as.series" | sort > "$T/as.series.sorted" &&
 				mv "$T/as.series.sorted" "$T/as.series"
-		fi
+			cmp -s "$T/as.stock" "$T/as.series" && break
+			[ $try = 3 ] && break
+			try=$((try + 1))
+			"$stock" report $opt "$dat" > "$T/as.stock" 2> "$T/as.stock.err"
+			a=$?
+			"$tc" report $opt "$dat" > "$T/as.series" 2> "$T/as.series.err"
+			b=$?
+		done
 		if [ $a != $b ]; then
 			fail "$name" "exit status $b, stock 3.4 $a"
 		elif ! cmp -s "$T/as.stock" "$T/as.series"; then
@@ -554,7 +568,7 @@ for dat in "$F"/*.dat "$F"/nodefer/*.dat; do
 		elif ! cmp -s "$T/as.stock.err" "$T/as.series.err"; then
 			fail "$name" "standard error differs: $(diff "$T/as.stock.err" "$T/as.series.err" | sed -n '1,3p' | tr '\n' ' ')"
 		else
-			pass "$name: $(wc -l < "$T/as.series") lines as stock 3.4"
+			pass "$name: $(wc -l < "$T/as.series") lines as stock 3.4${try:+ (pair $try)}"
 		fi
 	done
 done
