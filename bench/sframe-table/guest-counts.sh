@@ -30,9 +30,4 @@ for rules in 1 0; do
 done
 echo 1 > $P/decode
 echo 1 > $P/dbg_rules
-for rules in 1 0; do
-	echo $rules > $P/dbg_rules
-	echo "=== sframe-rows with dbg_rules=$rules"
-	BENCH_N=300 BENCH_ROUNDS=1 BENCH_NOIDX=0 BENCH_INSN_LOG=$FTD_RESULTS/insn-count.log $R/tests/guest/bench-sframe-rows.sh
-done
-echo 1 > $P/dbg_rules
+$R/bench/sframe-table/guest-rows.sh
