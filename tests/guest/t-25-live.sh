@@ -15,9 +15,11 @@ if [ ! -x "$USTACK" ]; then
 	t_fail "no $USTACK: rig/test-all.sh builds it before the guest suite"
 else
 	out=$TRACES/live-ustack.txt
-	# The workload outlives ustack whatever the load on the host (ustack
-	# takes seconds to parse the formats under TCG), then goes
-	{ "$WL"/callchain spin 60000 & pid=$!; }
+	# The workload outlives ustack whatever the load on the host, then is
+	# killed: ustack takes seconds to parse the formats under TCG, and on
+	# the debug kernel of a loaded host more than a minute (a 60 s spin
+	# was gone before ustack read its maps)
+	{ "$WL"/callchain spin 3600000 & pid=$!; }
 	"$USTACK" -i live -e timer:hrtimer_expire_entry \
 		-f "common_pid == $pid" -d 3 > "$out" 2> "$out.err"
 	rc=$?
