@@ -12,7 +12,9 @@
  * With -a it attaches each section to its file
  * (prctl(PR_ATTACH_SFRAME_FILE), kernel series 6-sframe-file), all through
  * one descriptor, which holds them: with -w it stays until killed, and
- * follows the processes meanwhile (watch()).  See
+ * follows the processes meanwhile: on each mmap:exec_mapping event (kernel
+ * series 7-exec-mapping), read from a tracefs instance of its own
+ * (follow()), else by polling /proc (watch()).  See
  * Documentation/sframe-feed.txt.
  */
 #define _GNU_SOURCE
@@ -26,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "sframe-gen.h"
 #include "objelf.h"
@@ -59,8 +63,8 @@ struct prctl_sframe_file {
 #endif
 
 struct obj {
-	char		dev[32];
-	unsigned long	ino;
+	dev_t		dev;
+	unsigned long long ino;
 };
 
 struct feed {
@@ -84,20 +88,23 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Whether the file (dev, ino) was seen; remember it if not */
-static bool seen(struct feed *f, const char *dev, unsigned long ino)
+/*
+ * Whether the file (dev, ino) was seen; remember it if not.  @dev as the
+ * kernel's s_dev, which /proc/PID/maps and mmap:exec_mapping both show.
+ */
+static bool seen(struct feed *f, dev_t dev, unsigned long long ino)
 {
 	struct obj *o;
 	int i;
 
 	for (i = 0; i < f->nr; i++)
-		if (f->objs[i].ino == ino && !strcmp(f->objs[i].dev, dev))
+		if (f->objs[i].ino == ino && f->objs[i].dev == dev)
 			return true;
 	o = realloc(f->objs, (f->nr + 1) * sizeof(*o));
 	if (!o)
 		return true;	/* no memory: skip it rather than fail */
 	f->objs = o;
-	snprintf(o[f->nr].dev, sizeof(o[f->nr].dev), "%s", dev);
+	o[f->nr].dev = dev;
 	o[f->nr].ino = ino;
 	f->nr++;
 	return false;
@@ -246,8 +253,9 @@ out:
 
 static void feed_pid(struct feed *f, int pid)
 {
-	char buf[PATH_MAX + 128], perms[8], dev[32];
+	char buf[PATH_MAX + 128], perms[8];
 	unsigned long long start, end, pgoff;
+	unsigned int major, minor;
 	unsigned long ino;
 	char *path;
 	FILE *m;
@@ -260,17 +268,27 @@ static void feed_pid(struct feed *f, int pid)
 	f->procs++;
 	while (fgets(buf, sizeof(buf), m)) {
 		n = 0;
-		if (sscanf(buf, "%llx-%llx %7s %llx %31s %lu %n", &start, &end,
-			   perms, &pgoff, dev, &ino, &n) != 6 || !n)
+		if (sscanf(buf, "%llx-%llx %7s %llx %x:%x %lu %n", &start, &end,
+			   perms, &pgoff, &major, &minor, &ino, &n) != 7 || !n)
 			continue;
 		path = buf + n;
 		path[strcspn(path, "\n")] = '\0';
 		if (!strchr(perms, 'x') || !ino || path[0] != '/' ||
-		    strstr(path, " (deleted)") || seen(f, dev, ino))
+		    strstr(path, " (deleted)") ||
+		    seen(f, makedev(major, minor), ino))
 			continue;
 		feed_obj(f, pid, start, end, path);
 	}
 	fclose(m);
+}
+
+/* -w: set by SIGTERM, SIGINT, SIGHUP: release the sections and exit */
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
 }
 
 /* -w: how often new processes and execs are looked for, and all maps */
@@ -354,7 +372,7 @@ static void watch(struct feed *f, const int *pids, int nr)
 	bool fresh, all;
 
 	n_old = procs_now(pids, nr, &old);
-	for (;;) {
+	while (!stopping) {
 		usleep(WATCH_MS * 1000);
 		n = procs_now(pids, nr, &now);
 		if (n < 0)
@@ -373,33 +391,216 @@ static void watch(struct feed *f, const int *pids, int nr)
 		n_old = n;
 		fflush(stdout);
 	}
+	free(old);
+}
+
+/*
+ * -w on a kernel with mmap:exec_mapping (series 7-exec-mapping): the
+ * event of each new executable mapping of a file, read from a tracefs
+ * instance of the feeder's own, drives it, so that an object is attached
+ * as soon as it is mapped (an exec, a dlopen()), where the polling of
+ * watch() took up to WATCH_MS (RESCAN_MS for a dlopen()).  The instance,
+ * "sframe-feed-PID", has that event alone (filtered on the -p processes),
+ * a small buffer and no stack option; it is made before the first scan of
+ * /proc, so that nothing mapped meanwhile is missed, and removed on
+ * SIGTERM, SIGINT or SIGHUP (an instance left by a feeder that was killed
+ * is removed by the next one).  Events lost to a full buffer make it scan
+ * /proc again.
+ */
+#define INSTANCE_PREFIX	"sframe-feed-"
+#define EVENT_BUF_KB	64
+
+/* Remove the instances of feeders that are gone */
+static void remove_stale_instances(void)
+{
+	struct tracefs_instance *inst;
+	char **names;
+	int i, pid;
+
+	names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	for (i = 0; names && names[i]; i++) {
+		pid = atoi(names[i] + strlen(INSTANCE_PREFIX));
+		if (pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		inst = tracefs_instance_alloc(NULL, names[i]);
+		if (inst) {
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+		}
+	}
+	tracefs_list_free(names);
+}
+
+/*
+ * Make the instance and turn the event on in it: the fd of its
+ * trace_pipe, or -1 (no tracefs, no such event, not allowed): then poll
+ */
+static int events_open(struct tracefs_instance **out, const int *pids, int nr)
+{
+	struct tracefs_instance *inst;
+	char name[64], *filter = NULL, *nf;
+	int fd = -1, i;
+
+	*out = NULL;
+	if (!tracefs_event_file_exists(NULL, "mmap", "exec_mapping", "format"))
+		return -1;
+	remove_stale_instances();
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", getpid());
+	inst = tracefs_instance_create(name);
+	if (!inst)
+		return -1;
+	tracefs_instance_set_buffer_size(inst, EVENT_BUF_KB, -1);
+	for (i = 0; i < nr; i++) {
+		if (asprintf(&nf, "%s%stgid == %d", filter ? filter : "",
+			     filter ? " || " : "", pids[i]) < 0)
+			goto fail;
+		free(filter);
+		filter = nf;
+	}
+	if (filter && tracefs_instance_file_write(inst,
+			"events/mmap/exec_mapping/filter", filter) < 0)
+		goto fail;
+	if (tracefs_event_enable(inst, "mmap", "exec_mapping") < 0)
+		goto fail;
+	fd = tracefs_instance_file_open(inst, "trace_pipe", O_RDONLY);
+	if (fd < 0)
+		goto fail;
+	free(filter);
+	*out = inst;
+	return fd;
+fail:
+	free(filter);
+	tracefs_instance_destroy(inst);
+	tracefs_instance_free(inst);
+	return -1;
+}
+
+static void events_close(struct tracefs_instance *inst, int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	if (inst) {
+		tracefs_event_disable(inst, "mmap", "exec_mapping");
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+}
+
+/* Every process again (-p: those), as at the start */
+static void feed_all(struct feed *f, const int *pids, int nr)
+{
+	struct dirent *d;
+	DIR *dir;
+	int i, v;
+
+	if (nr) {
+		for (i = 0; i < nr; i++)
+			feed_pid(f, pids[i]);
+		return;
+	}
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		v = atoi(d->d_name);
+		if (v > 0 && v != getpid())
+			feed_pid(f, v);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * One line of trace_pipe: "... exec_mapping: tgid=T exec=E start=0xS
+ * end=0xE pgoff=0xP dev=MA:MI ino=I build_id=HEX path=PATH"
+ */
+static void follow_line(struct feed *f, char *line, const int *pids, int nr)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int major, minor;
+	char *p, *path;
+	int tgid, exec;
+
+	if (strstr(line, "[LOST ")) {
+		/* the buffer was full: what was mapped meanwhile is unknown */
+		feed_all(f, pids, nr);
+		return;
+	}
+	p = strstr(line, " exec_mapping: ");
+	path = strstr(line, " path=");
+	if (!p || !path)
+		return;
+	if (sscanf(p, " exec_mapping: tgid=%d exec=%d start=%llx end=%llx pgoff=%llx dev=%u:%u ino=%llu",
+		   &tgid, &exec, &start, &end, &pgoff, &major, &minor, &ino) != 8)
+		return;
+	path += strlen(" path=");
+	if (path[0] != '/' || seen(f, makedev(major, minor), ino))
+		return;
+	feed_obj(f, tgid, start, end, path);
+	fflush(stdout);
+}
+
+/*
+ * -w with the event: feed each object as its mapping's event arrives,
+ * until a signal says stop.  Returns early if the pipe ends (tracing
+ * turned off in the instance, by someone else): the caller then polls.
+ */
+static void follow(struct feed *f, int fd, const int *pids, int nr)
+{
+	static char buf[2 * (PATH_MAX + 512)];
+	size_t len = 0;
+	ssize_t r;
+	char *nl, *line;
+
+	while (!stopping) {
+		r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += r;
+		buf[len] = '\0';
+		line = buf;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			follow_line(f, line, pids, nr);
+			line = nl + 1;
+		}
+		len -= line - buf;
+		memmove(buf, line, len);
+		/* a line longer than the buffer: dropped */
+		if (len == sizeof(buf) - 1)
+			len = 0;
+	}
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [-p PID]... [-q] [-a [-w]]\n"
+		"usage: %s [-p PID]... [-q] [-a [-w [-P]]]\n"
 		"  -p PID  the objects of PID (default: of every process)\n"
 		"  -q      print the summary only\n"
 		"  -a      attach each section to its file (PR_ATTACH_SFRAME_FILE)\n"
 		"  -w      then hold them until killed, attaching those of\n"
-		"          processes started, exec'd or dlopen()ing since\n"
+		"          processes started, exec'd or dlopen()ing since: as\n"
+		"          each mapping is made (mmap:exec_mapping), else polling\n"
+		"  -P      poll /proc (every %d ms; all maps every %d ms) even\n"
+		"          where the kernel has mmap:exec_mapping\n"
 		"Each object: own|hit|gen|fail, section bytes, CPU ms, path.\n"
 		"The cache is the registrar's (SFREG_CACHE_DIR, else\n"
-		"$XDG_CACHE_HOME/sframe, else $HOME/.cache/sframe).\n", prog);
+		"$XDG_CACHE_HOME/sframe, else $HOME/.cache/sframe).\n", prog,
+		WATCH_MS, RESCAN_MS);
 }
 
 int main(int argc, char **argv)
 {
 	struct feed f = { .owner_fd = -1 };
-	bool hold = false;
-	int *pids = NULL, nr = 0, c, i;
-	struct dirent *d;
+	struct tracefs_instance *inst = NULL;
+	struct sigaction sa = { .sa_handler = on_stop };
+	bool hold = false, poll = false;
+	int *pids = NULL, nr = 0, c, efd = -1;
 	char *end;
-	DIR *dir;
 	long v;
 
-	while ((c = getopt(argc, argv, "p:qawh")) != -1) {
+	while ((c = getopt(argc, argv, "p:qawPh")) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -422,6 +623,9 @@ int main(int argc, char **argv)
 		case 'w':
 			hold = true;
 			break;
+		case 'P':
+			poll = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -430,7 +634,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc || (hold && !f.attach)) {
+	if (optind < argc || (hold && !f.attach) || (poll && !hold)) {
 		usage(stderr);
 		return 2;
 	}
@@ -446,19 +650,17 @@ int main(int argc, char **argv)
 		free(pids);
 		return 3;
 	}
-	if (nr) {
-		for (i = 0; i < nr; i++)
-			feed_pid(&f, pids[i]);
-	} else {
-		dir = opendir("/proc");
-		while (dir && (d = readdir(dir))) {
-			v = atoi(d->d_name);
-			if (v > 0 && v != getpid())
-				feed_pid(&f, (int)v);
-		}
-		if (dir)
-			closedir(dir);
+	if (hold) {
+		/* no SA_RESTART: a read of trace_pipe, a sleep, ends */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 	}
+	/* the event on before the scan: nothing mapped in between is missed */
+	if (hold && !poll)
+		efd = events_open(&inst, pids, nr);
+	feed_all(&f, pids, nr);
 	printf("%d processes, %d objects: %d own .sframe, %d from the cache, %d generated, %d failed; %llu bytes, %.1f ms CPU\n",
 	       f.procs, f.nr, f.own, f.hit, f.gen, f.fail, f.bytes, f.ms);
 	if (!f.attach)
@@ -467,12 +669,20 @@ int main(int argc, char **argv)
 		printf("attached %d sections, %llu bytes; %d not attached\n",
 		       f.attached, f.att_bytes, f.att_fail);
 	if (f.procs && hold && f.owner_fd >= 0) {
-		printf("holding them until killed\n");
+		if (efd >= 0)
+			printf("holding them until killed, following mmap:exec_mapping\n");
+		else
+			printf("holding them until killed, polling /proc every %d ms\n",
+			       WATCH_MS);
 		fflush(stdout);
 		/* a reader may stop reading here (trace-cmd record does) */
 		signal(SIGPIPE, SIG_IGN);
-		watch(&f, pids, nr);
+		if (efd >= 0)
+			follow(&f, efd, pids, nr);
+		if (!stopping)
+			watch(&f, pids, nr);
 	}
+	events_close(inst, efd);
 	free(f.objs);
 	free(pids);
 	if (!f.procs)
