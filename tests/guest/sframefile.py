@@ -8,8 +8,8 @@
 
   sframefile.py attach OBJ SECTION [--build-id HEX] [--size N] [--hold]
       Attach SECTION (raw bytes, as `sframe-gen OBJ -o SECTION` writes
-      them: read at ELF vaddr 0) to OBJ, its text range, PT_LOAD and build
-      ID read from OBJ's headers.  --build-id claims another build ID,
+      them: read at ELF vaddr 0; "own": OBJ's own .sframe, at its vaddr)
+      to OBJ, its text range, PT_LOAD and build ID read from OBJ's headers.  --build-id claims another build ID,
       --size passes only the first N bytes (a truncated section).  Prints
       "ok FD" (exit 0) or the errno's name (exit 1); with --hold, after
       "ok" it keeps the descriptor until killed.
@@ -80,6 +80,22 @@ def elf_info(path):
     return text[0], text[1], seg[0], seg[1], bid
 
 
+def own_sframe(path):
+    """(bytes, vaddr) of the .sframe section of an x86-64 ELF"""
+    with open(path, 'rb') as f:
+        data = f.read()
+    shoff, = struct.unpack_from('<Q', data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', data, 0x3a)
+    hdr = [struct.unpack_from('<IIQQQQIIQQ', data, shoff + i * shentsize)
+           for i in range(shnum)]
+    strs = hdr[shstrndx][4]
+    for h in hdr:
+        name = data[strs + h[0]:data.index(b'\0', strs + h[0])]
+        if name == b'.sframe':
+            return data[h[4]:h[4] + h[5]], h[3]
+    raise SystemExit('%s has no .sframe' % path)
+
+
 def probe(_a):
     """EFAULT from a kernel that has the call (it reads the struct's
     trailing bytes from NULL), EINVAL from one without (unknown option)"""
@@ -98,12 +114,16 @@ def attach(a):
     ts, te, sv, so, bid = elf_info(a.obj)
     if a.build_id:
         bid = bytes.fromhex(a.build_id)
-    with open(a.section, 'rb') as f:
-        sec = f.read()
+    addr = 0
+    if a.section == 'own':
+        sec, addr = own_sframe(a.obj)
+    else:
+        with open(a.section, 'rb') as f:
+            sec = f.read()
     size = len(sec) if a.size is None else a.size
     buf = ctypes.create_string_buffer(sec, len(sec))
     fd = os.open(a.obj, os.O_RDONLY)
-    at = Attach(sframe=ctypes.addressof(buf), sframe_size=size, sframe_addr=0,
+    at = Attach(sframe=ctypes.addressof(buf), sframe_size=size, sframe_addr=addr,
                 text_start=ts, text_end=te, seg_vaddr=sv, seg_offset=so,
                 object_fd=fd, owner_fd=-1, build_id_size=len(bid))
     ctypes.memmove(at.build_id, bid, len(bid))
