@@ -29,13 +29,18 @@
 #define MAX_FRAMES	512
 #define MAX_LINKS	16
 
-/* Drop what was kept (a new load); false: out of memory. */
-static bool init_containers(struct plugin_unwind_context *ctx)
+static void free_containers(struct plugin_unwind_context *ctx)
 {
 	kshark_free_data_container(ctx->recs);
 	kshark_free_data_container(ctx->maps);
 	kshark_free_data_container(ctx->at);
 	free(ctx->reqs);
+}
+
+/* Drop what was kept (a new load); false: out of memory. */
+static bool init_containers(struct plugin_unwind_context *ctx)
+{
+	free_containers(ctx);
 	ctx->reqs = NULL;
 	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
 	ctx->second_pass_done = false;
@@ -49,10 +54,7 @@ static void unwind_free_context(struct plugin_unwind_context *ctx)
 {
 	if (!ctx)
 		return;
-	kshark_free_data_container(ctx->recs);
-	kshark_free_data_container(ctx->maps);
-	kshark_free_data_container(ctx->at);
-	free(ctx->reqs);
+	free_containers(ctx);
 	ustack_syms_free(ctx->syms);
 	ustack_file_close(ctx->file);
 	free(ctx->log);
@@ -72,19 +74,6 @@ static struct tep_record *read_at(struct plugin_unwind_context *ctx,
 	r = in ? tracecmd_read_at(in, off, NULL) : NULL;
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 	return r;
-}
-
-/* Parse the record at @off: its frames into @f (NULL: none); -1: bad. */
-static int parse_at(struct plugin_unwind_context *ctx, int64_t off,
-		    struct ustack_record *rec, unsigned long long *f)
-{
-	struct tep_record *r = read_at(ctx, off);
-	struct tep_event *ev = r ? tep_find_event(ctx->tep,
-				tep_data_type(ctx->tep, r)) : NULL;
-	int n = ev ? ustack_record_parse(ev, r, rec, f, f ? MAX_FRAMES : 0) : -1;
-
-	tracecmd_free_record(r);
-	return n;
 }
 
 /*
@@ -162,41 +151,38 @@ find(struct kshark_data_container *c, int64_t ts, int64_t off)
 	return NULL;
 }
 
-/*
- * The event that asked with cookie record @c: before it on its CPU, the
- * newest event of its task (the record's pid: plugins change entries')
- * not taken by another cookie record, among the join's last open ones.
- */
+/* Back by one entry of the cookie record's CPU (ustack_record_find_event()) */
+static int step_back(void *data, int *type, int *pid)
+{
+	struct plugin_unwind_context *ctx = data;
+	const struct kshark_entry *e, *c = ctx->data[ctx->cursor];
+	struct tep_record *r;
+
+	do
+		e = ctx->step > 0 ? ctx->data[--ctx->step] : NULL;
+	while (e && (e->stream_id != c->stream_id || e->cpu != c->cpu));
+	if (!e)
+		return 1;
+	r = read_at(ctx, e->offset);
+	*type = e->event_id;
+	*pid = r ? tep_data_pid(ctx->tep, r) : -1;
+	tracecmd_free_record(r);
+	return 0;
+}
+
+/* The event that asked with cookie record @c of task @pid, or NULL */
 static const struct kshark_entry *
 asking(struct plugin_unwind_context *ctx, const struct kshark_entry *c, int pid)
 {
-	struct kshark_entry **data = ctx->data;
-	size_t n = ctx->n_data;
-	ssize_t i = kshark_find_entry_by_time(c->ts, data, 0, n - 1);
-	int taken = 0, seen = 0, id;
-	struct tep_record *r;
+	ssize_t i = kshark_find_entry_by_time(c->ts, ctx->data, 0, ctx->n_data - 1);
 
-	while (i >= 0 && (size_t)i < n && data[i] != c)
+	while (i >= 0 && (size_t)i < ctx->n_data && ctx->data[i] != c)
 		i++;
-	if (i < 0 || (size_t)i >= n)
+	if (i < 0 || (size_t)i >= ctx->n_data)
 		return NULL;
-	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
-		id = data[i]->event_id;
-		if (data[i]->stream_id != c->stream_id || data[i]->cpu != c->cpu ||
-		    id < 0 || id == ctx->ids[1] || id == ctx->kstack_id)
-			continue;
-		r = read_at(ctx, data[i]->offset);
-		id = r && tep_data_pid(ctx->tep, r) == pid ? id : -1;
-		tracecmd_free_record(r);
-		if (id < 0)
-			continue;
-		if (id == ctx->ids[0])
-			taken++;
-		else if (!taken--)
-			return data[i];
-		seen += id != ctx->ids[0];
-	}
-	return NULL;
+	ctx->cursor = ctx->step = i;
+	return ustack_record_find_event(ctx->tep, pid, step_back, ctx) > 0 ?
+	       ctx->data[ctx->step] : NULL;
 }
 
 static int note_request(const struct ustack_event *ev, void *arg)
@@ -346,33 +332,39 @@ static struct ustack_syms *get_syms(struct plugin_unwind_context *ctx)
 	return ctx->syms;
 }
 
+/* The event of request @q, its frames in @kf and @uf (MAX_FRAMES each) */
+static void req_event(struct plugin_unwind_context *ctx,
+		      const struct unwind_req *q, struct ustack_event *ev,
+		      unsigned long long *kf, unsigned long long *uf)
+{
+	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
+	struct tep_record *c = read_at(ctx, q->cookie_rec->offset);
+	struct tep_record *u = q->stack_rec ? read_at(ctx, q->stack_rec->offset) : NULL;
+
+	*ev = (struct ustack_event){
+		.instance = "", .tep = ctx->tep, .ts = e->ts, .cpu = e->cpu,
+		.event = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL,
+		.pid = q->pid, .tgid = q->tgid, .status = q->status,
+		.flags = q->flags, .unwinder = q->unwinder, .kernel = kf, .user = uf,
+	};
+	if (c)
+		ustack_event_parse(ev, c, u, kf, uf, MAX_FRAMES);
+	tracecmd_free_record(c);
+	tracecmd_free_record(u);
+}
+
 /* One request: its event, then the stack block as libustack prints it. */
 static void print_req(struct plugin_unwind_context *ctx,
 		      const struct unwind_req *q, struct trace_seq *s,
 		      unsigned int flags)
 {
 	unsigned long long kf[MAX_FRAMES], uf[MAX_FRAMES];
-	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
-	struct tep_event *te = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL;
-	struct ustack_event ev = {
-		.instance = "", .tep = ctx->tep, .event = te, .ts = e->ts,
-		.cpu = e->cpu, .pid = q->pid, .tgid = q->tgid,
-		.status = q->status, .flags = q->flags, .unwinder = q->unwinder,
-		.kernel = kf, .user = uf,
-	};
-	struct ustack_record rec = { 0 };
+	struct ustack_event ev;
 
-	ev.nr_kernel = parse_at(ctx, q->cookie_rec->offset, &rec, kf);
-	ev.nr_kernel = ev.nr_kernel < 0 ? 0 : ev.nr_kernel;
-	ev.cookie = rec.cookie;
+	req_event(ctx, q, &ev, kf, uf);
 	trace_seq_printf(s, "%s pid=%d cpu=%d cookie=0x%llx\ntime %.6f\n",
-			 te ? te->name : "(event not seen)", q->pid, e->cpu,
-			 ev.cookie, e->ts * 1e-9);
-	if (q->stack_rec) {
-		ev.nr_user = parse_at(ctx, q->stack_rec->offset, &rec, uf);
-		ev.nr_user = ev.nr_user < 0 ? 0 : ev.nr_user;
-		ev.depth = rec.depth;
-	}
+			 ev.event ? ev.event->name : "(event not seen)", q->pid,
+			 ev.cpu, ev.cookie, ev.ts * 1e-9);
 	logging = ctx;
 	ustack_event_print(s, &ev, flags & USTACK_PRINT_RAW ? NULL :
 			   get_syms(ctx), flags);
@@ -451,7 +443,6 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->tep = kshark_get_tep(stream);
 	for (i = 0; i < N_EVENTS; i++)
 		ctx->ids[i] = kshark_find_event_id(stream, events[i]);
-	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	ctx->first_offset = -1;
 	/* the join knows the formats (it says which field it misses) */
 	join = ustack_join_alloc(ctx->tep, note_request, NULL);

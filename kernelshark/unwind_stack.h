@@ -39,7 +39,6 @@ struct plugin_unwind_context {
 	struct tep_handle		*tep;
 	/* user_stack_cookie, user_stack_deferred, then the maps' events */
 	int				ids[N_EVENTS];
-	int				kstack_id;
 	/* what the view says instead of a stack; NULL: active */
 	const char			*note;
 	/* the event handler's: the two records; execs and loads */
@@ -50,6 +49,7 @@ struct plugin_unwind_context {
 	 * requests, and every entry of a request (field: its index) */
 	struct kshark_entry		**data;
 	size_t				n_data;
+	ssize_t				cursor, step;	/* the search's */
 	struct unwind_req		*reqs;
 	size_t				n_reqs, cap_reqs;
 	struct kshark_data_container	*at;

@@ -422,6 +422,17 @@ int ustack_record_parse(struct tep_event *event, struct tep_record *record,
 			int max);
 int ustack_record_prerelease(struct tep_handle *tep);
 int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
+/*
+ * For a host that keeps its entries in order (a viewer): moves back by
+ * one entry of a cookie record's CPU, fills its event id and its pid
+ * (-1: unknown); returns 0, 1 when none is left, -1 to fail
+ */
+typedef int (*ustack_step_func)(void *data, int *type, int *pid);
+int ustack_record_find_event(struct tep_handle *tep, int pid,
+			     ustack_step_func step, void *data);
+int ustack_event_parse(struct ustack_event *ev, struct tep_record *cookie,
+		       struct tep_record *stack, unsigned long long *kernel,
+		       unsigned long long *user, int max);
 
 /* ---- printing (ustack_print(3)) ---- */
 
