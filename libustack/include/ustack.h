@@ -468,6 +468,34 @@ int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
 int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		       struct ustack_syms *syms, unsigned int flags);
 
+/* ---- call trees (ustack_tree(3)) ---- */
+
+/* ustack_tree_alloc() flags */
+enum {
+	USTACK_TREE_CALLEE	= 1 << 0,	/* callers under each entry */
+	USTACK_TREE_WEIGHT	= 1 << 1,	/* values are weights, ns */
+};
+
+/* the object of a kernel frame in a tree (perf's) */
+#define USTACK_TREE_KERNEL_OBJECT	"[kernel.kallsyms]"
+
+struct ustack_tree_frame {
+	const char		*name;		/* function, address, status */
+	const char		*object;	/* binary; NULL: none said */
+};
+
+struct ustack_tree;
+
+struct ustack_tree *ustack_tree_alloc(unsigned int flags);
+void ustack_tree_free(struct ustack_tree *tree);
+int ustack_tree_set_sort(struct ustack_tree *tree, const char *keys);
+int ustack_tree_set_limits(struct ustack_tree *tree, double percent,
+			   int max_stack);
+int ustack_tree_add(struct ustack_tree *tree, const char *event,
+		    const char *comm, const struct ustack_tree_frame *frames,
+		    int nr, unsigned long long value);
+int ustack_tree_print(struct trace_seq *s, struct ustack_tree *tree);
+
 #ifdef __cplusplus
 }
 #endif
