@@ -423,6 +423,45 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 	return v;
 }
 
+char *kshark_unwind_tree(int sd, int64_t from, int64_t to, int pid,
+			 unsigned int flags)
+{
+	struct plugin_unwind_context *ctx = __get_context(sd);
+	unsigned long long kf[MAX_FRAMES], uf[MAX_FRAMES];
+	const struct kshark_entry *e;
+	const struct unwind_req *q;
+	struct ustack_tree *t;
+	struct ustack_event ev;
+	struct trace_seq s;
+	size_t i, n = 0;
+	char *text;
+
+	trace_seq_init(&s);
+	t = ctx && !ctx->note && ctx->second_pass_done ? ustack_tree_alloc(0) : NULL;
+	for (i = 0; t && i < ctx->n_reqs; i++) {
+		q = &ctx->reqs[i];
+		e = q->event ? q->event : q->cookie_rec;
+		if (e->ts < from || e->ts > to || (pid >= 0 && q->pid != pid))
+			continue;
+		req_event(ctx, q, &ev, kf, uf);
+		/* fed alone, every cookie record was an unseen event */
+		ev.flags = q->event ? ev.flags & ~USTACK_EV_UNSEEN :
+			   ev.flags | USTACK_EV_UNSEEN;
+		logging = ctx;
+		n += !ustack_tree_add_event(t, &ev, flags & USTACK_PRINT_RAW ?
+					    NULL : get_syms(ctx), 1);
+		logging = NULL;
+	}
+	if (!n || ustack_tree_print(&s, t) < 0)
+		trace_seq_printf(&s, "No deferred user stacks %s\n", !t ? "in this trace" :
+				 pid < 0 ? "in this time range" : "of this task in this time range");
+	trace_seq_terminate(&s);
+	text = strdup(s.buffer);
+	trace_seq_destroy(&s);
+	ustack_tree_free(t);
+	return text;
+}
+
 /* the two records, and those that change a process's maps */
 static const char *const events[N_EVENTS] = {
 	"ftrace/user_stack_cookie", "ftrace/user_stack_deferred",

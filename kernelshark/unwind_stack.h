@@ -79,6 +79,14 @@ struct kshark_unwind_view {
 KS_UNWIND_API struct kshark_unwind_view *
 kshark_unwind_view(const struct kshark_entry *e, unsigned int print_flags);
 
+/*
+ * The call tree of the stacks of the events from @from to @to (ns), of
+ * task @pid (-1: all), as ustack --tree prints it; NULL on ENOMEM, else
+ * free() it.
+ */
+KS_UNWIND_API char *kshark_unwind_tree(int sd, int64_t from, int64_t to,
+				       int pid, unsigned int print_flags);
+
 void plugin_unwind_draw(struct kshark_cpp_argv *argv, int sd, int val,
 			int draw_action);
 

@@ -474,6 +474,10 @@ int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 enum {
 	USTACK_TREE_CALLEE	= 1 << 0,	/* callers under each entry */
 	USTACK_TREE_WEIGHT	= 1 << 1,	/* values are weights, ns */
+	/* ustack_tree_add_event(): keep the tracer's own kernel frames */
+	USTACK_TREE_TRACER_FRAMES = 1 << 2,
+	/* ustack_tree_add_event(): user frames only */
+	USTACK_TREE_NO_KERNEL	= 1 << 3,
 };
 
 /* the object of a kernel frame in a tree (perf's) */
@@ -494,6 +498,9 @@ int ustack_tree_set_limits(struct ustack_tree *tree, double percent,
 int ustack_tree_add(struct ustack_tree *tree, const char *event,
 		    const char *comm, const struct ustack_tree_frame *frames,
 		    int nr, unsigned long long value);
+int ustack_tree_add_event(struct ustack_tree *tree,
+			  const struct ustack_event *ev,
+			  struct ustack_syms *syms, unsigned long long value);
 int ustack_tree_print(struct trace_seq *s, struct ustack_tree *tree);
 
 #ifdef __cplusplus

@@ -50,6 +50,7 @@ struct folded {
 
 struct ustack_tree {
 	struct tree_opts	o;
+	unsigned int		flags;
 	struct folded		*tab;		/* open addressing */
 	size_t			size, used;
 };
@@ -698,7 +699,10 @@ out:
 /**
  * ustack_tree_alloc - a call tree of stacks, empty
  * @flags: USTACK_TREE_CALLEE (each entry's callers, not its callees),
- *	   USTACK_TREE_WEIGHT (the values are weights in ns, not counts)
+ *	   USTACK_TREE_WEIGHT (the values are weights in ns, not counts);
+ *	   for ustack_tree_add_event(): USTACK_TREE_TRACER_FRAMES (keep
+ *	   the tracer's own kernel frames), USTACK_TREE_NO_KERNEL (no
+ *	   kernel frames)
  *
  * Returns the tree (sorted by comm,dso,sym, no limits), or NULL with
  * errno set (EINVAL for an unknown flag, ENOMEM).
@@ -707,13 +711,15 @@ struct ustack_tree *ustack_tree_alloc(unsigned int flags)
 {
 	struct ustack_tree *tree;
 
-	if (flags & ~(USTACK_TREE_CALLEE | USTACK_TREE_WEIGHT)) {
+	if (flags & ~(USTACK_TREE_CALLEE | USTACK_TREE_WEIGHT |
+		      USTACK_TREE_TRACER_FRAMES | USTACK_TREE_NO_KERNEL)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	tree = calloc(1, sizeof(*tree));
 	if (!tree)
 		return NULL;
+	tree->flags = flags;
 	tree->o.callee = flags & USTACK_TREE_CALLEE;
 	tree->o.weight = flags & USTACK_TREE_WEIGHT;
 	parse_sort(&tree->o, "comm,dso,sym");
@@ -882,6 +888,119 @@ int ustack_tree_add(struct ustack_tree *tree, const char *event,
 		return -1;
 	}
 	return 0;
+}
+
+#define NAME_SIZE	1024
+
+/* a frame named as ustack --tree names it: no offset (tool/ustack.c) */
+static void frame_name(const struct ustack_event *ev, struct ustack_syms *syms,
+		       unsigned long long addr, bool kernel, char *out,
+		       struct ustack_tree_frame *f)
+{
+	int arch = ustack_frame_arch(ev->tep), r = -1;
+	struct ustack_sym s = { 0 };
+	const char *base;
+
+	f->name = out;
+	f->object = kernel ? KERNEL_DSO : "";
+	if (!ustack_frame_plausible(addr, kernel | arch)) {
+		snprintf(out, NAME_SIZE, "0x%llx_%s", addr, USTACK_BAD_FRAME_TEXT);
+		return;
+	}
+	if (kernel && addr == USTACK_FTRACE_TRAMPOLINE) {
+		snprintf(out, NAME_SIZE, "%s", USTACK_TRAMPOLINE_TEXT);
+		return;
+	}
+	if (syms)
+		r = kernel ? ustack_syms_resolve_kernel(syms, addr, &s) :
+			     ustack_syms_resolve(syms, ev->tgid, addr, &s);
+	if (!kernel && r == 0 && s.file)
+		f->object = s.file;
+	if (!kernel && r == 0 && !s.name && !s.file &&
+	    ustack_syms_execs_after(syms, ev->tgid, ev->ts) > 0 &&
+	    !ustack_syms_maps_known(syms, ev->tgid, ev->ts)) {
+		snprintf(out, NAME_SIZE, "0x%llx_%s", addr, USTACK_BEFORE_EXEC_TEXT);
+	} else if (r < 0 || (!s.name && !s.file)) {
+		snprintf(out, NAME_SIZE, "0x%llx", addr);
+	} else if (s.name) {
+		snprintf(out, NAME_SIZE, "%s", s.name);
+	} else {
+		base = strrchr(s.file, '/');
+		snprintf(out, NAME_SIZE, "%s+0x%llx", base ? base + 1 : s.file,
+			 s.offset);
+	}
+}
+
+/**
+ * ustack_tree_add_event - add an event's stacks to a call tree
+ * @tree: the tree
+ * @ev: the event, as the join delivered it (or as ustack_event_parse()
+ *	filled it)
+ * @syms: names the frames (its time set to the event's), or NULL: the
+ *	  frames as addresses
+ * @value: its count (1) or its weight
+ *
+ * Adds the stack ustack --tree adds for @ev: its event's name, its
+ * task's name, its status when the user stack is not complete (such as
+ * "[truncated]"), its user frames then its kernel frames, outermost
+ * first, each named without an offset, in its object.  The tracer's own
+ * innermost kernel frames are left out unless the tree was made with
+ * USTACK_TREE_TRACER_FRAMES; all kernel frames with USTACK_TREE_NO_KERNEL.
+ *
+ * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
+ */
+int ustack_tree_add_event(struct ustack_tree *tree,
+			  const struct ustack_event *ev,
+			  struct ustack_syms *syms, unsigned long long value)
+{
+	int nr_k, i, n = 0, skip = 0, ret;
+	struct ustack_tree_frame *fr;
+	const char *comm = NULL;
+	char event[256], *names;
+
+	if (!tree || !ev || ev->nr_user < 0 || ev->nr_kernel < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	nr_k = tree->flags & USTACK_TREE_NO_KERNEL ? 0 : ev->nr_kernel;
+	if (nr_k && syms && !(tree->flags & USTACK_TREE_TRACER_FRAMES))
+		skip = ustack_tracer_frames(syms, ev->kernel, nr_k,
+					    ustack_frame_arch(ev->tep), false);
+	fr = calloc(ev->nr_user + nr_k + 1, sizeof(*fr));
+	names = malloc((ev->nr_user + nr_k + 1) * NAME_SIZE);
+	if (!fr || !names) {
+		free(fr);
+		free(names);
+		return -1;
+	}
+	if (ev->flags & USTACK_EV_UNSEEN)
+		snprintf(event, sizeof(event), "unseen-event");
+	else if (ev->event)
+		snprintf(event, sizeof(event), "%s:%s", ev->event->system,
+			 ev->event->name);
+	else
+		snprintf(event, sizeof(event), "unknown-event");
+	if (ev->tep)
+		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
+	if (!comm || !strcmp(comm, "<...>"))
+		comm = "[unknown]";
+	fr[n].name = ev->status == USTACK_NEVER_ARRIVED ? "[user stack never arrived]" :
+		     ev->status == USTACK_EMPTY ? "[user stack empty]" :
+		     ev->status == USTACK_TRUNCATED ? "[truncated]" :
+		     ev->status == USTACK_LOST ? "[user stack lost]" : NULL;
+	n += !!fr[n].name;
+	if (syms)
+		ustack_syms_set_time(syms, ev->ts);
+	for (i = ev->nr_user - 1; i >= 0; i--, n++)
+		frame_name(ev, syms, ev->user[i], false, names + n * NAME_SIZE,
+			   &fr[n]);
+	for (i = nr_k - 1; i >= skip; i--, n++)
+		frame_name(ev, syms, ev->kernel[i], true, names + n * NAME_SIZE,
+			   &fr[n]);
+	ret = ustack_tree_add(tree, event, comm, fr, n, value);
+	free(fr);
+	free(names);
+	return ret;
 }
 
 /**

@@ -23,7 +23,7 @@
 #include "ustack.h"
 #include "ustack-file.h"
 #include "evfilter.h"
-#include "frames.h"
+#include "ustack-local.h"
 #include "tree.h"
 #include "weight.h"
 #include "flame.h"
@@ -951,7 +951,8 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	load_live_maps(c, ev->tgid);
 	/* the tracer's own frames: hidden unless asked for, or -r */
 	if (!c->tracer_frames && !c->raw && ev->nr_kernel) {
-		r = tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch);
+		r = ustack_tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch,
+					 true);
 		if (r) {
 			shown = *ev;
 			shown.kernel += r;
