@@ -35,6 +35,7 @@ static void free_containers(struct plugin_unwind_context *ctx)
 	kshark_free_data_container(ctx->maps);
 	kshark_free_data_container(ctx->at);
 	free(ctx->reqs);
+	ustack_index_free(ctx->index);
 }
 
 /* Drop what was kept (a new load); false: out of memory. */
@@ -42,7 +43,8 @@ static bool init_containers(struct plugin_unwind_context *ctx)
 {
 	free_containers(ctx);
 	ctx->reqs = NULL;
-	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
+	ctx->index = NULL;
+	ctx->n_reqs = ctx->damaged = 0;
 	ctx->second_pass_done = false;
 	ctx->recs = kshark_init_data_container();
 	ctx->maps = kshark_init_data_container();
@@ -185,38 +187,25 @@ asking(struct plugin_unwind_context *ctx, const struct kshark_entry *c, int pid)
 	       ctx->data[ctx->step] : NULL;
 }
 
-static int note_request(const struct ustack_event *ev, void *arg)
+/* Request @r of the index: its entries, and each entry's request */
+static void note_request(struct plugin_unwind_context *ctx,
+			 const struct ustack_request *r)
 {
-	struct plugin_unwind_context *ctx = arg;
+	struct unwind_req *q = &ctx->reqs[ctx->n_reqs];
 	const struct kshark_entry *at[3];
-	struct tep_record *r;
-	struct unwind_req *q;
+	struct tep_record *u;
 	int i;
 
-	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
-		return 0;
-	if (ctx->n_reqs == ctx->cap_reqs) {
-		q = realloc(ctx->reqs, (ctx->cap_reqs * 2 + 64) * sizeof(*q));
-		if (!q)
-			return 1;	/* stop: show what was joined */
-		ctx->reqs = q;
-		ctx->cap_reqs = ctx->cap_reqs * 2 + 64;
-	}
-	q = &ctx->reqs[ctx->n_reqs];
 	/* fed alone, a cookie record is its own event (UNSEEN) */
-	q->cookie_rec = find(ctx->recs, ev->ts, ev->cookie_offset);
-	r = ev->stack_offset ? read_at(ctx, ev->stack_offset) : NULL;
-	q->stack_rec = r ? find(ctx->recs, r->ts, r->offset) : NULL;
-	tracecmd_free_record(r);
+	q->cookie_rec = find(ctx->recs, r->ts, r->cookie_offset);
+	u = r->stack_offset ? read_at(ctx, r->stack_offset) : NULL;
+	q->stack_rec = u ? find(ctx->recs, u->ts, u->offset) : NULL;
+	tracecmd_free_record(u);
 	if (!q->cookie_rec)
-		return 0;
-	q->event = asking(ctx, q->cookie_rec, ev->pid);
-	q->pid = ev->pid;
-	q->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
-	q->status = ev->status;
-	q->flags = ev->flags;
-	q->unwinder = ev->unwinder;
-	/* the entries that show it */
+		return;
+	q->event = asking(ctx, q->cookie_rec, r->pid);
+	q->pid = r->pid;
+	q->r = r;
 	at[0] = q->event ? q->event : q->cookie_rec;
 	at[1] = q->event ? q->cookie_rec : NULL;
 	at[2] = q->stack_rec;
@@ -225,16 +214,15 @@ static int note_request(const struct ustack_event *ev, void *arg)
 			kshark_data_container_append(ctx->at, (struct kshark_entry *)
 						     at[i], ctx->n_reqs);
 	ctx->n_reqs++;
-	return 0;
 }
 
 void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 {
 	struct plugin_unwind_context *ctx = __get_context(sd);
-	struct ustack_join_stats st;
-	struct ustack_join *join;
+	const struct ustack_request *reqs;
+	struct ustack_index *index;
 	struct tep_record *r;
-	int stop = 0;
+	int err = 0;
 	ssize_t i;
 
 	if (!ctx || ctx->note || ctx->second_pass_done || !n)
@@ -243,26 +231,21 @@ void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 	ctx->data = data;
 	ctx->n_data = n;
 	sort(ctx->recs);
-	join = ustack_join_alloc(ctx->tep, note_request, ctx);
-	/* a cookie record whose event is not fed: delivered too */
-	if (!join || ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS)) {
-		ctx->note = "Out of memory";
-		ustack_join_free(join);
-		return;
-	}
-	for (i = 0; !stop && i < ctx->recs->size; i++) {
+	index = ctx->index = ustack_index_alloc(ctx->tep);
+	/* damaged records count, and the pass goes on */
+	for (i = 0; index && !err && i < ctx->recs->size; i++) {
 		r = read_at(ctx, ctx->recs->data[i]->entry->offset);
-		stop = ustack_feed_record(join, NULL, ctx->tep, r);
-		/* outside its page: damage, and go on */
-		if (stop < 0 && errno != ENOMEM)
-			ctx->damaged++;
-		stop = stop > 0;
+		err = ustack_index_add_record(index, r) && errno == ENOMEM;
 		tracecmd_free_record(r);
 	}
-	ustack_join_flush(join);	/* the user stacks that never came */
-	if (!ustack_join_get_stats(join, &st))
-		ctx->damaged += st.malformed;
-	ustack_join_free(join);
+	ustack_index_flush(index);	/* the user stacks that never came */
+	reqs = ustack_index_requests(index, &n);
+	ctx->reqs = calloc(n + 1, sizeof(*ctx->reqs));
+	if (!index || !ctx->reqs)
+		ctx->note = "Out of memory";
+	for (i = 0; ctx->reqs && i < (ssize_t)n; i++)
+		note_request(ctx, &reqs[i]);
+	ctx->damaged += index ? ustack_index_damaged(index) : 0;
 	sort(ctx->at);
 	ctx->data = NULL;
 }
@@ -338,14 +321,15 @@ static void req_event(struct plugin_unwind_context *ctx,
 		      unsigned long long *kf, unsigned long long *uf)
 {
 	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
+	const struct ustack_request *r = q->r;
 	struct tep_record *c = read_at(ctx, q->cookie_rec->offset);
 	struct tep_record *u = q->stack_rec ? read_at(ctx, q->stack_rec->offset) : NULL;
 
 	*ev = (struct ustack_event){
 		.instance = "", .tep = ctx->tep, .ts = e->ts, .cpu = e->cpu,
 		.event = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL,
-		.pid = q->pid, .tgid = q->tgid, .status = q->status,
-		.flags = q->flags, .unwinder = q->unwinder, .kernel = kf, .user = uf,
+		.pid = r->pid, .tgid = r->tgid, .status = r->status,
+		.flags = r->flags, .unwinder = r->unwinder, .kernel = kf, .user = uf,
 	};
 	if (c)
 		ustack_event_parse(ev, c, u, kf, uf, MAX_FRAMES);
@@ -363,7 +347,7 @@ static void print_req(struct plugin_unwind_context *ctx,
 
 	req_event(ctx, q, &ev, kf, uf);
 	trace_seq_printf(s, "%s pid=%d cpu=%d cookie=0x%llx\ntime %.6f\n",
-			 ev.event ? ev.event->name : "(event not seen)", q->pid,
+			 ev.event ? ev.event->name : "(event not seen)", ev.pid,
 			 ev.cpu, ev.cookie, ev.ts * 1e-9);
 	logging = ctx;
 	ustack_event_print(s, &ev, flags & USTACK_PRINT_RAW ? NULL :
@@ -473,7 +457,7 @@ __attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
 	struct plugin_unwind_context *ctx;
-	struct ustack_join *join;
+	struct ustack_index *index;
 	int i;
 
 	if (!kshark_is_tep(stream) || !(ctx = __init(stream->stream_id)))
@@ -484,9 +468,9 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 		ctx->ids[i] = kshark_find_event_id(stream, events[i]);
 	ctx->first_offset = -1;
 	/* the join knows the formats (it says which field it misses) */
-	join = ustack_join_alloc(ctx->tep, note_request, NULL);
-	ustack_join_free(join);
-	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !join ||
+	index = ustack_index_alloc(ctx->tep);
+	ustack_index_free(index);
+	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !index ||
 	    !init_containers(ctx) || !stream->file) {
 		if (ustack_record_prerelease(ctx->tep))
 			fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",

@@ -22,13 +22,15 @@ extern "C" {
 #define KS_UNWIND_API __attribute__((visibility("hidden")))
 #endif
 
-/* One request as the join delivered it: where its records are. */
+/* One request of libustack's index (ustack.h), and its entries. */
+struct ustack_index;
+struct ustack_request;
 struct unwind_req {
 	const struct kshark_entry *event;	/* that asked; NULL: not seen */
 	const struct kshark_entry *cookie_rec;
 	const struct kshark_entry *stack_rec;	/* NULL: none came */
-	int			pid, tgid;
-	unsigned int		status, flags, unwinder;
+	int			pid;		/* its task's */
+	const struct ustack_request *r;		/* in the index */
 };
 
 #define N_EVENTS	5
@@ -50,8 +52,9 @@ struct plugin_unwind_context {
 	struct kshark_entry		**data;
 	size_t				n_data;
 	ssize_t				cursor, step;	/* the search's */
+	struct ustack_index		*index;
 	struct unwind_req		*reqs;
-	size_t				n_reqs, cap_reqs;
+	size_t				n_reqs;
 	struct kshark_data_container	*at;
 	unsigned int			damaged;	/* records skipped */
 	/* the names of the user frames, made at the first stack shown */

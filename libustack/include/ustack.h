@@ -468,6 +468,32 @@ int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
 int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		       struct ustack_syms *syms, unsigned int flags);
 
+/* ---- requests kept for a viewer (ustack_index(3)) ---- */
+
+struct ustack_request {
+	unsigned long long	ts;		/* the cookie record's */
+	int			cpu;
+	int			pid;
+	int			tgid;		/* pid when not said */
+	enum ustack_status	status;
+	unsigned int		flags;		/* USTACK_EV_* */
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
+	unsigned long long	cookie_offset;	/* its user_stack_cookie */
+	unsigned long long	stack_offset;	/* its user_stack_deferred,
+						 * 0: none came */
+};
+
+struct ustack_index;
+
+struct ustack_index *ustack_index_alloc(struct tep_handle *tep);
+void ustack_index_free(struct ustack_index *index);
+int ustack_index_add_record(struct ustack_index *index,
+			    struct tep_record *record);
+int ustack_index_flush(struct ustack_index *index);
+const struct ustack_request *ustack_index_requests(struct ustack_index *index,
+						   size_t *nr);
+long long ustack_index_damaged(struct ustack_index *index);
+
 /* ---- call trees (ustack_tree(3)) ---- */
 
 /* ustack_tree_alloc() flags */
