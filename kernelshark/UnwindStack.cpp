@@ -283,6 +283,7 @@ static void hook_step(QString event, int nth, QString dump, QTimer *t)
 		tree_of->setCurrentIndex(1);
 		show_tree();
 		hook_write(dump + ".tree-task", tree_view->toPlainText() + "\n");
+		tree_of->setCurrentIndex(0);
 		tabs->setCurrentIndex(0);
 		if (!links.empty())
 			markEntryA(ks_ptr, links[0]);
