@@ -811,12 +811,12 @@ static int key_add(char **buf, size_t *len, size_t *alloc, char sep,
 static int table_add(struct ustack_tree *tree, char *key,
 		     unsigned long long value)
 {
+	struct folded *t;
 	size_t i, j, n;
 
 	if (tree->used * 2 >= tree->size) {
 		n = tree->size ? tree->size * 2 : 1024;
-		struct folded *t = calloc(n, sizeof(*t));
-
+		t = calloc(n, sizeof(*t));
 		if (!t)
 			return -1;
 		for (i = 0; i < tree->size; i++) {

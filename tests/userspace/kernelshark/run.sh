@@ -79,7 +79,7 @@ check "KernelShark 2.2 (bookworm): make stops and says the hooks are missing" \
 		[ ! -e '$WORK/ks22/plugin-unwind_stack.so' ]"
 
 exports() { nm -D --defined-only "$1" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' '; }
-check "plugin exports only KernelShark's three entry points, its GUI test build the second pass and the view too" \
+check "plugin exports only KernelShark's three entry points, its GUI test build the second pass, the view and the tree too" \
 	bash -c "$(declare -f exports)
 	test \"\$(exports '$KS_SO')\" = \
 	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer ' &&
