@@ -3,22 +3,31 @@
  * KernelShark plugin "unwind_stack", its GUI part, as SchedEvents.cpp is
  * sched_events': the draw handler (the second pass at the first draw, a
  * mark over each event that asked for a deferred user stack), and a dock
- * with the stacks of the selected entry, through KernelShark's plugin
- * hooks addPluginDock() and connectEntrySelected() (kernelshark/patches).
+ * with the stacks of the selected entry and the call tree of the stacks
+ * in view (of the visible time range, or of the selected task in it),
+ * through KernelShark's plugin hooks addPluginDock() and
+ * connectEntrySelected() (kernelshark/patches).
  *
  * Test hook (make test, -DKSHARK_UNWIND_TESTING):
  * KSHARK_UNWIND_TEST="select=SYSTEM/EVENT[:N],dump=FILE" marks the N-th
  * (from 0) entry of the event with markEntryA(), writes the dock's text
  * to FILE (where its menu entry is to FILE.menu, KernelShark's table row
- * to FILE.row), follows the first link (FILE.jump), marks the entry again
- * (FILE.done).
+ * to FILE.row, the call tree of the visible range to FILE.tree, of the
+ * selected task to FILE.tree-task, with the range to FILE.range), follows
+ * the first link (FILE.jump), marks the entry again (FILE.done); with
+ * ",tab=tree", shows the call tree then.
  */
 #include <vector>
 
+#include <QComboBox>
 #include <QDockWidget>
+#include <QFontDatabase>
 #include <QPointer>
+#include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QUrl>
+#include <QVBoxLayout>
 
 #include "libkshark.h"
 #include "libkshark-model.h"
@@ -34,6 +43,39 @@ static kshark_trace_histo *histo;	/* the entries, from the draw */
 static QPointer<QDockWidget> dock;
 static QTextBrowser *view;
 static std::vector<const kshark_entry *> links;
+/* the call tree: of the visible range of stream tree_sd, or of the
+ * selected entry's task in it */
+static QTabWidget *tabs;
+static QTextBrowser *tree_view;
+static QComboBox *tree_of;
+static int tree_sd = -1, sel_pid = -1;
+static int64_t range_min, range_max;
+
+static void show_tree()
+{
+	bool task = tree_of->currentIndex() == 1;
+	char *text;
+
+	if (tree_sd < 0) {
+		tree_view->setPlainText("No trace drawn yet");
+		return;
+	}
+	if (task && sel_pid < 0) {
+		tree_view->setPlainText("Select an event of the task");
+		return;
+	}
+	text = kshark_unwind_tree(tree_sd, range_min, range_max,
+				  task ? sel_pid : -1, 0);
+	tree_view->setPlainText(text ? text : "Out of memory");
+	free(text);
+}
+
+/* shown again when its tab is (not at every draw) */
+static void tree_changed()
+{
+	if (tabs && tabs->currentWidget() != view)
+		QTimer::singleShot(0, tree_view, show_tree);
+}
 
 /* A small triangle over the bin of an event that asked. */
 class StackMark : public PlotObject {
@@ -83,6 +125,12 @@ void plugin_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 		return;
 	/* the second pass, at the first draw (as sched_events') */
 	kshark_unwind_second_pass(sd, histo->data, histo->data_size);
+	if (sd != tree_sd || histo->min != range_min || histo->max != range_max) {
+		tree_sd = sd;
+		range_min = histo->min;
+		range_max = histo->max;
+		tree_changed();
+	}
 	if (!task && !(draw_action & KSHARK_CPU_DRAW))
 		return;
 	IsApplicableFunc asked = [=] (kshark_data_container *d, ssize_t i) {
@@ -102,6 +150,11 @@ static void show_entry(const kshark_entry *e)
 	char *name;
 
 	links.clear();
+	if (e && e->pid != sel_pid) {
+		sel_pid = e->pid;
+		if (tree_of->currentIndex() == 1)
+			tree_changed();
+	}
 	if (!v) {
 		view->setPlainText("Out of memory");
 		return;
@@ -221,6 +274,17 @@ static void hook_step(QString event, int nth, QString dump, QTimer *t)
 		hook_write(dump + ".menu", menus);
 		hook_write(dump, view->toPlainText() + "\n");
 		hook_write(dump + ".row", hook_table_row());
+		hook_write(dump + ".range", QString("%1 %2 %3\n").arg(range_min)
+			   .arg(range_max).arg(sel_pid));
+		tabs->setCurrentIndex(1);
+		tree_of->setCurrentIndex(0);
+		show_tree();
+		hook_write(dump + ".tree", tree_view->toPlainText() + "\n");
+		tree_of->setCurrentIndex(1);
+		show_tree();
+		hook_write(dump + ".tree-task", tree_view->toPlainText() + "\n");
+		tree_of->setCurrentIndex(0);
+		tabs->setCurrentIndex(0);
 		if (!links.empty())
 			markEntryA(ks_ptr, links[0]);
 		break;
@@ -230,6 +294,8 @@ static void hook_step(QString event, int nth, QString dump, QTimer *t)
 		break;
 	default:
 		hook_write(dump + ".done", view->toPlainText() + "\n");
+		if (qgetenv("KSHARK_UNWIND_TEST").contains(",tab=tree"))
+			tabs->setCurrentIndex(1);
 		t->stop();
 	}
 	step++;
@@ -281,7 +347,22 @@ void *KSHARK_MENU_PLUGIN_INITIALIZER(void *gui_ptr)
 		if (i < links.size())
 			markEntryA(ks_ptr, links[i]);
 	});
-	dock->setWidget(view);
+	tabs = new QTabWidget(dock);
+	tabs->addTab(view, "Stack");
+	QWidget *page = new QWidget(tabs);
+	QVBoxLayout *box = new QVBoxLayout(page);
+	tree_of = new QComboBox(page);
+	tree_of->addItems({ "Stacks in the visible time range",
+			    "Stacks of the selected task in it" });
+	tree_view = new QTextBrowser(page);
+	tree_view->setLineWrapMode(QTextEdit::NoWrap);
+	tree_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+	box->addWidget(tree_of);
+	box->addWidget(tree_view);
+	tabs->addTab(page, "Call tree");
+	QObject::connect(tabs, &QTabWidget::currentChanged, tree_changed);
+	QObject::connect(tree_of, &QComboBox::currentIndexChanged, tree_changed);
+	dock->setWidget(tabs);
 	addPluginDock(gui_ptr, dock);
 	connectEntrySelected(gui_ptr, dock, show_entry);
 	hook_start(dock);

@@ -11,7 +11,8 @@
  * stream without a new plugin context (an advanced filter): the first
  * load not drawn, the others drawn.  KSHARK_STACK_INFO=1: the info text
  * KernelShark shows of each entry (its Info column) instead; PLUGIN.so
- * "-": no plugin.
+ * "-": no plugin.  KSHARK_STACK_TREE=FROM,TO[,PID]: the dock's call tree
+ * of the events from FROM to TO (ns; PID: of that task) instead.
  *
  * Usage: kshark_stack PLUGIN.so TRACE.dat [EVENT]
  * Exit: 0 when a stack was shown, 1 when none, 2 on error.
@@ -30,6 +31,7 @@
 typedef struct kshark_unwind_view *(*view_func)(const struct kshark_entry *,
 						unsigned int);
 typedef void (*pass_func)(int, struct kshark_entry **, size_t);
+typedef char *(*tree_func)(int, int64_t, int64_t, int, unsigned int);
 
 int main(int argc, char **argv)
 {
@@ -43,7 +45,10 @@ int main(int argc, char **argv)
 	unsigned int flags = 0;
 	pass_func pass;
 	view_func view = NULL;
-	char *name;
+	char *name, *tree = getenv("KSHARK_STACK_TREE");
+	long long from = 0, to = 0;
+	tree_func tree_of;
+	int pid = -1;
 
 	if (argc < 3 || argc > 4) {
 		fprintf(stderr, "usage: %s PLUGIN.so TRACE.dat [EVENT]\n", argv[0]);
@@ -92,6 +97,14 @@ int main(int argc, char **argv)
 	}
 print:
 	printf("entries: %zd\n", n);
+	tree_of = pl ? (tree_func)dlsym(pl->handle, "kshark_unwind_tree") : NULL;
+	if (tree && tree_of && sscanf(tree, "%lld,%lld,%d", &from, &to, &pid) >= 2) {
+		name = tree_of(sd, from, to, pid, flags);
+		printf("%s", name ? name : "(null)\n");
+		shown = name && strstr(name, "# Children");
+		free(name);
+		n = -n;		/* no entry's view */
+	}
 	for (i = 0; i < n; i++) {
 		if (want >= 0 && data[i]->event_id != want)
 			continue;
@@ -109,7 +122,7 @@ print:
 		free(v);
 	}
 	printf("stacks shown: %d\n", shown);
-	for (i = 0; i < n; i++)
+	for (n = n < 0 ? -n : n, i = 0; i < n; i++)
 		free(data[i]);
 	free(data);
 	if (pl)

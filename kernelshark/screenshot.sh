@@ -6,6 +6,7 @@
 # dock shows its stacks; KernelShark's "running as root" notice is turned
 # off in a private settings directory.
 # Usage: kernelshark/screenshot.sh TRACE.dat OUT.png [EVENT[:N] [KS-ARGS...]]
+# (KS_TAB=tree: the dock's call tree shown)
 #   e.g. kernelshark/screenshot.sh tests/fixtures/trigger-getppid.dat \
 #		kernelshark/screenshot.png syscalls/sys_enter_getppid:1 --pid 80
 set -e
@@ -24,7 +25,7 @@ chmod 700 "$TMP"
 printf '[General]\nnoRootWarn=true\n' >"$TMP/setting.ini"
 export TRACEEVENT_PLUGIN_DIR=$HERE/../trace-cmd/plugins
 export XDG_RUNTIME_DIR=$TMP KS_USER_CACHE_DIR=$TMP HOME=$TMP KS_BIN
-export KSHARK_UNWIND_TEST="select=$SEL,dump=$TMP/view.txt"
+export KSHARK_UNWIND_TEST="select=$SEL,dump=$TMP/view.txt${KS_TAB:+,tab=$KS_TAB}"
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
 	out=$1 tmp=$2; shift 2
 	$KS_BIN "$@" >"$tmp/ks.log" 2>&1 &

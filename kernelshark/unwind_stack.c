@@ -29,15 +29,22 @@
 #define MAX_FRAMES	512
 #define MAX_LINKS	16
 
-/* Drop what was kept (a new load); false: out of memory. */
-static bool init_containers(struct plugin_unwind_context *ctx)
+static void free_containers(struct plugin_unwind_context *ctx)
 {
 	kshark_free_data_container(ctx->recs);
 	kshark_free_data_container(ctx->maps);
 	kshark_free_data_container(ctx->at);
 	free(ctx->reqs);
+	ustack_index_free(ctx->index);
+}
+
+/* Drop what was kept (a new load); false: out of memory. */
+static bool init_containers(struct plugin_unwind_context *ctx)
+{
+	free_containers(ctx);
 	ctx->reqs = NULL;
-	ctx->n_reqs = ctx->cap_reqs = ctx->damaged = 0;
+	ctx->index = NULL;
+	ctx->n_reqs = ctx->damaged = 0;
 	ctx->second_pass_done = false;
 	ctx->recs = kshark_init_data_container();
 	ctx->maps = kshark_init_data_container();
@@ -49,10 +56,7 @@ static void unwind_free_context(struct plugin_unwind_context *ctx)
 {
 	if (!ctx)
 		return;
-	kshark_free_data_container(ctx->recs);
-	kshark_free_data_container(ctx->maps);
-	kshark_free_data_container(ctx->at);
-	free(ctx->reqs);
+	free_containers(ctx);
 	ustack_syms_free(ctx->syms);
 	ustack_file_close(ctx->file);
 	free(ctx->log);
@@ -72,19 +76,6 @@ static struct tep_record *read_at(struct plugin_unwind_context *ctx,
 	r = in ? tracecmd_read_at(in, off, NULL) : NULL;
 	pthread_mutex_unlock(&ctx->stream->input_mutex);
 	return r;
-}
-
-/* Parse the record at @off: its frames into @f (NULL: none); -1: bad. */
-static int parse_at(struct plugin_unwind_context *ctx, int64_t off,
-		    struct ustack_record *rec, unsigned long long *f)
-{
-	struct tep_record *r = read_at(ctx, off);
-	struct tep_event *ev = r ? tep_find_event(ctx->tep,
-				tep_data_type(ctx->tep, r)) : NULL;
-	int n = ev ? ustack_record_parse(ev, r, rec, f, f ? MAX_FRAMES : 0) : -1;
-
-	tracecmd_free_record(r);
-	return n;
 }
 
 /*
@@ -162,75 +153,59 @@ find(struct kshark_data_container *c, int64_t ts, int64_t off)
 	return NULL;
 }
 
-/*
- * The event that asked with cookie record @c: before it on its CPU, the
- * newest event of its task (the record's pid: plugins change entries')
- * not taken by another cookie record, among the join's last open ones.
- */
+/* Back by one entry of the cookie record's CPU (ustack_record_find_event()) */
+static int step_back(void *data, int *type, int *pid)
+{
+	struct plugin_unwind_context *ctx = data;
+	const struct kshark_entry *e, *c = ctx->data[ctx->cursor];
+	struct tep_record *r;
+
+	do
+		e = ctx->step > 0 ? ctx->data[--ctx->step] : NULL;
+	while (e && (e->stream_id != c->stream_id || e->cpu != c->cpu));
+	if (!e)
+		return 1;
+	r = read_at(ctx, e->offset);
+	*type = e->event_id;
+	*pid = r ? tep_data_pid(ctx->tep, r) : -1;
+	tracecmd_free_record(r);
+	return 0;
+}
+
+/* The event that asked with cookie record @c of task @pid, or NULL */
 static const struct kshark_entry *
 asking(struct plugin_unwind_context *ctx, const struct kshark_entry *c, int pid)
 {
-	struct kshark_entry **data = ctx->data;
-	size_t n = ctx->n_data;
-	ssize_t i = kshark_find_entry_by_time(c->ts, data, 0, n - 1);
-	int taken = 0, seen = 0, id;
-	struct tep_record *r;
+	ssize_t i = kshark_find_entry_by_time(c->ts, ctx->data, 0, ctx->n_data - 1);
 
-	while (i >= 0 && (size_t)i < n && data[i] != c)
+	while (i >= 0 && (size_t)i < ctx->n_data && ctx->data[i] != c)
 		i++;
-	if (i < 0 || (size_t)i >= n)
+	if (i < 0 || (size_t)i >= ctx->n_data)
 		return NULL;
-	while (--i >= 0 && seen < USTACK_JOIN_MAX_OPEN) {
-		id = data[i]->event_id;
-		if (data[i]->stream_id != c->stream_id || data[i]->cpu != c->cpu ||
-		    id < 0 || id == ctx->ids[1] || id == ctx->kstack_id)
-			continue;
-		r = read_at(ctx, data[i]->offset);
-		id = r && tep_data_pid(ctx->tep, r) == pid ? id : -1;
-		tracecmd_free_record(r);
-		if (id < 0)
-			continue;
-		if (id == ctx->ids[0])
-			taken++;
-		else if (!taken--)
-			return data[i];
-		seen += id != ctx->ids[0];
-	}
-	return NULL;
+	ctx->cursor = ctx->step = i;
+	return ustack_record_find_event(ctx->tep, pid, step_back, ctx) > 0 ?
+	       ctx->data[ctx->step] : NULL;
 }
 
-static int note_request(const struct ustack_event *ev, void *arg)
+/* Request @r of the index: its entries, and each entry's request */
+static void note_request(struct plugin_unwind_context *ctx,
+			 const struct ustack_request *r)
 {
-	struct plugin_unwind_context *ctx = arg;
+	struct unwind_req *q = &ctx->reqs[ctx->n_reqs];
 	const struct kshark_entry *at[3];
-	struct tep_record *r;
-	struct unwind_req *q;
+	struct tep_record *u;
 	int i;
 
-	if (ev->status == USTACK_NO_COOKIE || !ev->cookie_offset)
-		return 0;
-	if (ctx->n_reqs == ctx->cap_reqs) {
-		q = realloc(ctx->reqs, (ctx->cap_reqs * 2 + 64) * sizeof(*q));
-		if (!q)
-			return 1;	/* stop: show what was joined */
-		ctx->reqs = q;
-		ctx->cap_reqs = ctx->cap_reqs * 2 + 64;
-	}
-	q = &ctx->reqs[ctx->n_reqs];
 	/* fed alone, a cookie record is its own event (UNSEEN) */
-	q->cookie_rec = find(ctx->recs, ev->ts, ev->cookie_offset);
-	r = ev->stack_offset ? read_at(ctx, ev->stack_offset) : NULL;
-	q->stack_rec = r ? find(ctx->recs, r->ts, r->offset) : NULL;
-	tracecmd_free_record(r);
+	q->cookie_rec = find(ctx->recs, r->ts, r->cookie_offset);
+	u = r->stack_offset ? read_at(ctx, r->stack_offset) : NULL;
+	q->stack_rec = u ? find(ctx->recs, u->ts, u->offset) : NULL;
+	tracecmd_free_record(u);
 	if (!q->cookie_rec)
-		return 0;
-	q->event = asking(ctx, q->cookie_rec, ev->pid);
-	q->pid = ev->pid;
-	q->tgid = ev->tgid >= 0 ? ev->tgid : ev->pid;
-	q->status = ev->status;
-	q->flags = ev->flags;
-	q->unwinder = ev->unwinder;
-	/* the entries that show it */
+		return;
+	q->event = asking(ctx, q->cookie_rec, r->pid);
+	q->pid = r->pid;
+	q->r = r;
 	at[0] = q->event ? q->event : q->cookie_rec;
 	at[1] = q->event ? q->cookie_rec : NULL;
 	at[2] = q->stack_rec;
@@ -239,16 +214,15 @@ static int note_request(const struct ustack_event *ev, void *arg)
 			kshark_data_container_append(ctx->at, (struct kshark_entry *)
 						     at[i], ctx->n_reqs);
 	ctx->n_reqs++;
-	return 0;
 }
 
 void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 {
 	struct plugin_unwind_context *ctx = __get_context(sd);
-	struct ustack_join_stats st;
-	struct ustack_join *join;
+	const struct ustack_request *reqs;
+	struct ustack_index *index;
 	struct tep_record *r;
-	int stop = 0;
+	int err = 0;
 	ssize_t i;
 
 	if (!ctx || ctx->note || ctx->second_pass_done || !n)
@@ -257,26 +231,21 @@ void kshark_unwind_second_pass(int sd, struct kshark_entry **data, size_t n)
 	ctx->data = data;
 	ctx->n_data = n;
 	sort(ctx->recs);
-	join = ustack_join_alloc(ctx->tep, note_request, ctx);
-	/* a cookie record whose event is not fed: delivered too */
-	if (!join || ustack_join_set_flags(join, USTACK_JOIN_UNSEEN_EVENTS)) {
-		ctx->note = "Out of memory";
-		ustack_join_free(join);
-		return;
-	}
-	for (i = 0; !stop && i < ctx->recs->size; i++) {
+	index = ctx->index = ustack_index_alloc(ctx->tep);
+	/* damaged records count, and the pass goes on */
+	for (i = 0; index && !err && i < ctx->recs->size; i++) {
 		r = read_at(ctx, ctx->recs->data[i]->entry->offset);
-		stop = ustack_feed_record(join, NULL, ctx->tep, r);
-		/* outside its page: damage, and go on */
-		if (stop < 0 && errno != ENOMEM)
-			ctx->damaged++;
-		stop = stop > 0;
+		err = ustack_index_add_record(index, r) && errno == ENOMEM;
 		tracecmd_free_record(r);
 	}
-	ustack_join_flush(join);	/* the user stacks that never came */
-	if (!ustack_join_get_stats(join, &st))
-		ctx->damaged += st.malformed;
-	ustack_join_free(join);
+	ustack_index_flush(index);	/* the user stacks that never came */
+	reqs = ustack_index_requests(index, &n);
+	ctx->reqs = calloc(n + 1, sizeof(*ctx->reqs));
+	if (!index || !ctx->reqs)
+		ctx->note = "Out of memory";
+	for (i = 0; ctx->reqs && i < (ssize_t)n; i++)
+		note_request(ctx, &reqs[i]);
+	ctx->damaged += index ? ustack_index_damaged(index) : 0;
 	sort(ctx->at);
 	ctx->data = NULL;
 }
@@ -346,33 +315,40 @@ static struct ustack_syms *get_syms(struct plugin_unwind_context *ctx)
 	return ctx->syms;
 }
 
+/* The event of request @q, its frames in @kf and @uf (MAX_FRAMES each) */
+static void req_event(struct plugin_unwind_context *ctx,
+		      const struct unwind_req *q, struct ustack_event *ev,
+		      unsigned long long *kf, unsigned long long *uf)
+{
+	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
+	const struct ustack_request *r = q->r;
+	struct tep_record *c = read_at(ctx, q->cookie_rec->offset);
+	struct tep_record *u = q->stack_rec ? read_at(ctx, q->stack_rec->offset) : NULL;
+
+	*ev = (struct ustack_event){
+		.instance = "", .tep = ctx->tep, .ts = e->ts, .cpu = e->cpu,
+		.event = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL,
+		.pid = r->pid, .tgid = r->tgid, .status = r->status,
+		.flags = r->flags, .unwinder = r->unwinder, .kernel = kf, .user = uf,
+	};
+	if (c)
+		ustack_event_parse(ev, c, u, kf, uf, MAX_FRAMES);
+	tracecmd_free_record(c);
+	tracecmd_free_record(u);
+}
+
 /* One request: its event, then the stack block as libustack prints it. */
 static void print_req(struct plugin_unwind_context *ctx,
 		      const struct unwind_req *q, struct trace_seq *s,
 		      unsigned int flags)
 {
 	unsigned long long kf[MAX_FRAMES], uf[MAX_FRAMES];
-	const struct kshark_entry *e = q->event ? q->event : q->cookie_rec;
-	struct tep_event *te = q->event ? tep_find_event(ctx->tep, e->event_id) : NULL;
-	struct ustack_event ev = {
-		.instance = "", .tep = ctx->tep, .event = te, .ts = e->ts,
-		.cpu = e->cpu, .pid = q->pid, .tgid = q->tgid,
-		.status = q->status, .flags = q->flags, .unwinder = q->unwinder,
-		.kernel = kf, .user = uf,
-	};
-	struct ustack_record rec = { 0 };
+	struct ustack_event ev;
 
-	ev.nr_kernel = parse_at(ctx, q->cookie_rec->offset, &rec, kf);
-	ev.nr_kernel = ev.nr_kernel < 0 ? 0 : ev.nr_kernel;
-	ev.cookie = rec.cookie;
+	req_event(ctx, q, &ev, kf, uf);
 	trace_seq_printf(s, "%s pid=%d cpu=%d cookie=0x%llx\ntime %.6f\n",
-			 te ? te->name : "(event not seen)", q->pid, e->cpu,
-			 ev.cookie, e->ts * 1e-9);
-	if (q->stack_rec) {
-		ev.nr_user = parse_at(ctx, q->stack_rec->offset, &rec, uf);
-		ev.nr_user = ev.nr_user < 0 ? 0 : ev.nr_user;
-		ev.depth = rec.depth;
-	}
+			 ev.event ? ev.event->name : "(event not seen)", ev.pid,
+			 ev.cpu, ev.cookie, ev.ts * 1e-9);
 	logging = ctx;
 	ustack_event_print(s, &ev, flags & USTACK_PRINT_RAW ? NULL :
 			   get_syms(ctx), flags);
@@ -431,6 +407,45 @@ struct kshark_unwind_view *kshark_unwind_view(const struct kshark_entry *e,
 	return v;
 }
 
+char *kshark_unwind_tree(int sd, int64_t from, int64_t to, int pid,
+			 unsigned int flags)
+{
+	struct plugin_unwind_context *ctx = __get_context(sd);
+	unsigned long long kf[MAX_FRAMES], uf[MAX_FRAMES];
+	const struct kshark_entry *e;
+	const struct unwind_req *q;
+	struct ustack_tree *t;
+	struct ustack_event ev;
+	struct trace_seq s;
+	size_t i, n = 0;
+	char *text;
+
+	trace_seq_init(&s);
+	t = ctx && !ctx->note && ctx->second_pass_done ? ustack_tree_alloc(0) : NULL;
+	for (i = 0; t && i < ctx->n_reqs; i++) {
+		q = &ctx->reqs[i];
+		e = q->event ? q->event : q->cookie_rec;
+		if (e->ts < from || e->ts > to || (pid >= 0 && q->pid != pid))
+			continue;
+		req_event(ctx, q, &ev, kf, uf);
+		/* fed alone, every cookie record was an unseen event */
+		ev.flags = q->event ? ev.flags & ~USTACK_EV_UNSEEN :
+			   ev.flags | USTACK_EV_UNSEEN;
+		logging = ctx;
+		n += !ustack_tree_add_event(t, &ev, flags & USTACK_PRINT_RAW ?
+					    NULL : get_syms(ctx), 1);
+		logging = NULL;
+	}
+	if (!n || ustack_tree_print(&s, t) < 0)
+		trace_seq_printf(&s, "No deferred user stacks %s\n", !t ? "in this trace" :
+				 pid < 0 ? "in this time range" : "of this task in this time range");
+	trace_seq_terminate(&s);
+	text = strdup(s.buffer);
+	trace_seq_destroy(&s);
+	ustack_tree_free(t);
+	return text;
+}
+
 /* the two records, and those that change a process's maps */
 static const char *const events[N_EVENTS] = {
 	"ftrace/user_stack_cookie", "ftrace/user_stack_deferred",
@@ -442,7 +457,7 @@ __attribute__((visibility("default")))
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
 	struct plugin_unwind_context *ctx;
-	struct ustack_join *join;
+	struct ustack_index *index;
 	int i;
 
 	if (!kshark_is_tep(stream) || !(ctx = __init(stream->stream_id)))
@@ -451,12 +466,11 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->tep = kshark_get_tep(stream);
 	for (i = 0; i < N_EVENTS; i++)
 		ctx->ids[i] = kshark_find_event_id(stream, events[i]);
-	ctx->kstack_id = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	ctx->first_offset = -1;
 	/* the join knows the formats (it says which field it misses) */
-	join = ustack_join_alloc(ctx->tep, note_request, NULL);
-	ustack_join_free(join);
-	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !join ||
+	index = ustack_index_alloc(ctx->tep);
+	ustack_index_free(index);
+	if (ctx->ids[0] < 0 || ctx->ids[1] < 0 || !index ||
 	    !init_containers(ctx) || !stream->file) {
 		if (ustack_record_prerelease(ctx->tep))
 			fprintf(stderr, "unwind_stack: %s: pre-release unwind:* record format: record the trace again\n",

@@ -22,13 +22,15 @@ extern "C" {
 #define KS_UNWIND_API __attribute__((visibility("hidden")))
 #endif
 
-/* One request as the join delivered it: where its records are. */
+/* One request of libustack's index (ustack.h), and its entries. */
+struct ustack_index;
+struct ustack_request;
 struct unwind_req {
 	const struct kshark_entry *event;	/* that asked; NULL: not seen */
 	const struct kshark_entry *cookie_rec;
 	const struct kshark_entry *stack_rec;	/* NULL: none came */
-	int			pid, tgid;
-	unsigned int		status, flags, unwinder;
+	int			pid;		/* its task's */
+	const struct ustack_request *r;		/* in the index */
 };
 
 #define N_EVENTS	5
@@ -39,7 +41,6 @@ struct plugin_unwind_context {
 	struct tep_handle		*tep;
 	/* user_stack_cookie, user_stack_deferred, then the maps' events */
 	int				ids[N_EVENTS];
-	int				kstack_id;
 	/* what the view says instead of a stack; NULL: active */
 	const char			*note;
 	/* the event handler's: the two records; execs and loads */
@@ -50,8 +51,10 @@ struct plugin_unwind_context {
 	 * requests, and every entry of a request (field: its index) */
 	struct kshark_entry		**data;
 	size_t				n_data;
+	ssize_t				cursor, step;	/* the search's */
+	struct ustack_index		*index;
 	struct unwind_req		*reqs;
-	size_t				n_reqs, cap_reqs;
+	size_t				n_reqs;
 	struct kshark_data_container	*at;
 	unsigned int			damaged;	/* records skipped */
 	/* the names of the user frames, made at the first stack shown */
@@ -78,6 +81,14 @@ struct kshark_unwind_view {
 /* Never NULL but on ENOMEM; one block (links, then text): free() it. */
 KS_UNWIND_API struct kshark_unwind_view *
 kshark_unwind_view(const struct kshark_entry *e, unsigned int print_flags);
+
+/*
+ * The call tree of the stacks of the events from @from to @to (ns), of
+ * task @pid (-1: all), as ustack --tree prints it; NULL on ENOMEM, else
+ * free() it.
+ */
+KS_UNWIND_API char *kshark_unwind_tree(int sd, int64_t from, int64_t to,
+				       int pid, unsigned int print_flags);
 
 void plugin_unwind_draw(struct kshark_cpp_argv *argv, int sd, int val,
 			int draw_action);

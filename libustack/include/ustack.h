@@ -422,6 +422,17 @@ int ustack_record_parse(struct tep_event *event, struct tep_record *record,
 			int max);
 int ustack_record_prerelease(struct tep_handle *tep);
 int ustack_record_check(struct tep_handle *tep, struct tep_record *record);
+/*
+ * For a host that keeps its entries in order (a viewer): moves back by
+ * one entry of a cookie record's CPU, fills its event id and its pid
+ * (-1: unknown); returns 0, 1 when none is left, -1 to fail
+ */
+typedef int (*ustack_step_func)(void *data, int *type, int *pid);
+int ustack_record_find_event(struct tep_handle *tep, int pid,
+			     ustack_step_func step, void *data);
+int ustack_event_parse(struct ustack_event *ev, struct tep_record *cookie,
+		       struct tep_record *stack, unsigned long long *kernel,
+		       unsigned long long *user, int max);
 
 /* ---- printing (ustack_print(3)) ---- */
 
@@ -456,6 +467,67 @@ int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
 		       unsigned long long addr, unsigned int flags);
 int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		       struct ustack_syms *syms, unsigned int flags);
+
+/* ---- requests kept for a viewer (ustack_index(3)) ---- */
+
+struct ustack_request {
+	unsigned long long	ts;		/* the cookie record's */
+	int			cpu;
+	int			pid;
+	int			tgid;		/* pid when not said */
+	enum ustack_status	status;
+	unsigned int		flags;		/* USTACK_EV_* */
+	unsigned int		unwinder;	/* USTACK_UNWINDER_* */
+	unsigned long long	cookie_offset;	/* its user_stack_cookie */
+	unsigned long long	stack_offset;	/* its user_stack_deferred,
+						 * 0: none came */
+};
+
+struct ustack_index;
+
+struct ustack_index *ustack_index_alloc(struct tep_handle *tep);
+void ustack_index_free(struct ustack_index *index);
+int ustack_index_add_record(struct ustack_index *index,
+			    struct tep_record *record);
+int ustack_index_flush(struct ustack_index *index);
+const struct ustack_request *ustack_index_requests(struct ustack_index *index,
+						   size_t *nr);
+long long ustack_index_damaged(struct ustack_index *index);
+
+/* ---- call trees (ustack_tree(3)) ---- */
+
+/* ustack_tree_alloc() flags */
+enum {
+	USTACK_TREE_CALLEE	= 1 << 0,	/* callers under each entry */
+	USTACK_TREE_WEIGHT	= 1 << 1,	/* values are weights, ns */
+	/* ustack_tree_add_event(): keep the tracer's own kernel frames */
+	USTACK_TREE_TRACER_FRAMES = 1 << 2,
+	/* ustack_tree_add_event(): user frames only */
+	USTACK_TREE_NO_KERNEL	= 1 << 3,
+};
+
+/* the object of a kernel frame in a tree (perf's) */
+#define USTACK_TREE_KERNEL_OBJECT	"[kernel.kallsyms]"
+
+struct ustack_tree_frame {
+	const char		*name;		/* function, address, status */
+	const char		*object;	/* binary; NULL: none said */
+};
+
+struct ustack_tree;
+
+struct ustack_tree *ustack_tree_alloc(unsigned int flags);
+void ustack_tree_free(struct ustack_tree *tree);
+int ustack_tree_set_sort(struct ustack_tree *tree, const char *keys);
+int ustack_tree_set_limits(struct ustack_tree *tree, double percent,
+			   int max_stack);
+int ustack_tree_add(struct ustack_tree *tree, const char *event,
+		    const char *comm, const struct ustack_tree_frame *frames,
+		    int nr, unsigned long long value);
+int ustack_tree_add_event(struct ustack_tree *tree,
+			  const struct ustack_event *ev,
+			  struct ustack_syms *syms, unsigned long long value);
+int ustack_tree_print(struct trace_seq *s, struct ustack_tree *tree);
 
 #ifdef __cplusplus
 }

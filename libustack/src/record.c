@@ -125,3 +125,116 @@ bad:
 	errno = EBADMSG;
 	return -1;
 }
+
+/* the id of an ftrace event of @tep, or -1 */
+static int ftrace_id(struct tep_handle *tep, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, USTACK_RECORD_SYSTEM,
+						      name);
+
+	return ev ? ev->id : -1;
+}
+
+/**
+ * ustack_record_find_event - find the event that asked with a cookie record
+ * @tep: the trace's event formats
+ * @pid: the cookie record's pid (common_pid)
+ * @step: moves the host's cursor back by one entry of the cookie record's
+ *	  CPU, from the cookie record on; fills the entry's event id and
+ *	  the pid of its record (-1: unknown); returns 0, 1 when no entry is
+ *	  left, or -1 to fail
+ * @data: passed to @step
+ *
+ * The event that asked is the newest entry of the same task before the
+ * cookie record on its CPU that no later cookie record took, among the
+ * last USTACK_JOIN_MAX_OPEN of that task: the rule of the join
+ * (ustack_join(3)), for a host that keeps the entries in order and looks
+ * the event up afterwards.  user_stack_deferred and kernel_stack entries
+ * are passed over.
+ *
+ * Returns 1 with the host's cursor on the event, 0 when no event asked,
+ * or -1 with errno set (EINVAL, or as @step left it).
+ */
+int ustack_record_find_event(struct tep_handle *tep, int pid,
+			     ustack_step_func step, void *data)
+{
+	int cookie, stack, kstack, type, p, r, taken = 0, seen = 0;
+
+	if (!tep || !step) {
+		errno = EINVAL;
+		return -1;
+	}
+	cookie = ftrace_id(tep, USTACK_RECORD_COOKIE);
+	stack = ftrace_id(tep, USTACK_RECORD_STACK);
+	kstack = ftrace_id(tep, "kernel_stack");
+	while (seen < USTACK_JOIN_MAX_OPEN) {
+		r = step(data, &type, &p);
+		if (r)
+			return r > 0 ? 0 : -1;
+		if (type < 0 || type == stack || type == kstack || p != pid)
+			continue;
+		if (type == cookie)
+			taken++;
+		else if (!taken--)
+			return 1;
+		else
+			seen++;
+	}
+	return 0;
+}
+
+static int parse_one(struct tep_handle *tep, struct tep_record *record,
+		     struct ustack_record *rec, unsigned long long *frames,
+		     int max)
+{
+	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, record));
+
+	return ev ? ustack_record_parse(ev, record, rec, frames, max) : -1;
+}
+
+/**
+ * ustack_event_parse - an event's stacks from its two records
+ * @ev: the event, with its tep set; its cookie, kernel, nr_kernel, user,
+ *	nr_user and depth are filled
+ * @cookie: its user_stack_cookie record
+ * @stack: its user_stack_deferred record, or NULL (none came)
+ * @kernel: where its kernel frames go
+ * @user: where its user frames go
+ * @max: how many fit in each
+ *
+ * For a host that keeps where an event's records are (the join's
+ * cookie_offset and stack_offset) and reads them again to show the
+ * event: the other fields of @ev (time, task, status, flags, unwinder)
+ * are the join's.  A record that cannot be decoded leaves its part
+ * empty (no frames, cookie 0).
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad argument, EBADMSG
+ * (or ENOENT) when a record could not be decoded; the other part is
+ * filled still.
+ */
+int ustack_event_parse(struct ustack_event *ev, struct tep_record *cookie,
+		       struct tep_record *stack, unsigned long long *kernel,
+		       unsigned long long *user, int max)
+{
+	struct ustack_record rec = { 0 };
+	int n, ret = 0;
+
+	if (!ev || !ev->tep || !cookie || !kernel || !user || max < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ev->kernel = kernel;
+	ev->user = user;
+	ev->cookie = ev->depth = 0;
+	ev->nr_user = 0;
+	n = parse_one(ev->tep, cookie, &rec, kernel, max);
+	ev->nr_kernel = n < 0 ? 0 : n;
+	ev->cookie = n < 0 ? 0 : rec.cookie;
+	ret = n < 0 ? -1 : 0;
+	if (!stack)
+		return ret;
+	n = parse_one(ev->tep, stack, &rec, user, max);
+	ev->nr_user = n < 0 ? 0 : n;
+	ev->depth = n < 0 ? 0 : rec.depth;
+	return n < 0 ? -1 : ret;
+}

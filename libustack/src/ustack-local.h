@@ -41,6 +41,17 @@ struct ustack_input {
 	int			size;
 };
 
+/*
+ * The tracer's own kernel frames (frames.c): is @name one of them (the
+ * list of ustack(1)'s --tracer-frames); how many of the innermost
+ * frames of @kernel are (@arch: USTACK_FRAME_S390X or 0; @cached: the
+ * answers kept by address, for a program with one syms)
+ */
+__hidden bool ustack_tracer_frame_name(const char *name);
+__hidden int ustack_tracer_frames(struct ustack_syms *syms,
+				  const unsigned long long *kernel, int nr,
+				  int arch, bool cached);
+
 /* A join with no event formats: fed through ustack_join_feed() only. */
 __hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
 						    void *data);

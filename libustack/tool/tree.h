@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ustack: the aggregated outputs' table (one entry per distinct
- * stack) and the call tree printed from it (tool/tree.c).
+ * ustack: the aggregated outputs' table (one entry per distinct stack);
+ * --tree's keys, given to libustack's call tree (ustack_tree(3)) at the
+ * end.
  */
 #ifndef _USTACK_TOOL_TREE_H
 #define _USTACK_TOOL_TREE_H
@@ -25,28 +26,11 @@ struct folded {
 #define TREE_SEP	'\x1e'
 #define TREE_DSO	'\x1f'
 
-enum {
-	TREE_SORT_COMM	= 1 << 0,
-	TREE_SORT_DSO	= 1 << 1,
-	TREE_SORT_SYM	= 1 << 2,
-};
-
 struct tree_opts {
-	bool		callee;		/* --tree=callee */
+	unsigned int	flags;		/* USTACK_TREE_* */
 	double		limit;		/* --percent-limit */
 	int		max_stack;	/* --max-stack, 0: all */
-	int		sort[3];	/* --sort: TREE_SORT_*, in order */
-	int		nr_sort;
-	bool		weight;		/* values are weights (ns) */
+	const char	*sort;		/* --sort, NULL: the default */
 };
-
-/* --sort KEYS: 0, or -1 after saying why */
-int tree_parse_sort(struct tree_opts *o, const char *keys);
-
-/*
- * Prints the call tree of the @n stacks of @tab (which it reorders; the
- * keys are left for the caller to free).  Returns 0, or -1 (ENOMEM).
- */
-int tree_print(struct folded *tab, size_t n, const struct tree_opts *o);
 
 #endif

@@ -23,7 +23,7 @@
 #include "ustack.h"
 #include "ustack-file.h"
 #include "evfilter.h"
-#include "frames.h"
+#include "ustack-local.h"
 #include "tree.h"
 #include "weight.h"
 #include "flame.h"
@@ -323,12 +323,50 @@ static void folded_print(struct ctx *c)
 
 static int summary_print(struct ctx *c);
 
-/* --tree at the end (tree.c) */
+/* --tree at the end: each key split, the tree libustack's */
 static int tree_out(struct ctx *c)
 {
-	size_t n = table_compact(c);
-	int ret = tree_print(c->tab, n, &c->topts);
+	size_t n = table_compact(c), i;
+	struct ustack_tree *t = ustack_tree_alloc(c->topts.flags);
+	struct ustack_tree_frame *fr = NULL;
+	int nr, alloc = 0, ret = t ? 0 : -1;
+	struct trace_seq s;
+	char *p, *f, *o;
 
+	if (t && ((c->topts.sort && ustack_tree_set_sort(t, c->topts.sort)) ||
+		  ustack_tree_set_limits(t, c->topts.limit, c->topts.max_stack)))
+		ret = -1;
+	for (i = 0; !ret && i < n; i++) {
+		/* event, comm, frames: each "name" or "name" TREE_DSO "object" */
+		for (nr = 0, f = c->tab[i].stack; f && !ret; f = p, nr++) {
+			p = strchr(f, TREE_SEP);
+			if (p)
+				*p++ = '\0';
+			if (nr >= alloc) {
+				alloc = alloc * 2 + 16;
+				fr = realloc(fr, alloc * sizeof(*fr));
+				ret = fr ? 0 : -1;
+				if (ret)
+					break;
+			}
+			o = strchr(f, TREE_DSO);
+			if (o)
+				*o++ = '\0';
+			fr[nr] = (struct ustack_tree_frame){ f, o };
+		}
+		if (!ret && nr >= 2 &&
+		    ustack_tree_add(t, fr[0].name, fr[1].name, fr + 2, nr - 2,
+				    c->tab[i].count) < 0)
+			ret = -1;
+	}
+	trace_seq_init(&s);
+	if (!ret && !ustack_tree_print(&s, t))
+		fwrite(s.buffer, 1, s.len, stdout);
+	else
+		ret = -1;
+	trace_seq_destroy(&s);
+	free(fr);
+	ustack_tree_free(t);
 	table_free(c, n);
 	return ret;
 }
@@ -913,7 +951,8 @@ static int event_cb(const struct ustack_event *ev, void *data)
 	load_live_maps(c, ev->tgid);
 	/* the tracer's own frames: hidden unless asked for, or -r */
 	if (!c->tracer_frames && !c->raw && ev->nr_kernel) {
-		r = tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch);
+		r = ustack_tracer_frames(c->syms, ev->kernel, ev->nr_kernel, c->arch,
+					 true);
 		if (r) {
 			shown = *ev;
 			shown.kernel += r;
@@ -1315,6 +1354,7 @@ int main(int argc, char **argv)
 	struct ctx c = { 0 };
 	const char *buffer = NULL, *tracefs = NULL, *last_filter = NULL;
 	const char *tree_opt = NULL;
+	struct ustack_tree *sort_check;
 	bool weight = false;
 	bool stats = false, verbose = false, damaged;
 	char *end;
@@ -1364,7 +1404,7 @@ int main(int argc, char **argv)
 		case OPT_TREE:
 			c.tree = true;
 			if (optarg && !strcmp(optarg, "callee")) {
-				c.topts.callee = true;
+				c.topts.flags |= USTACK_TREE_CALLEE;
 			} else if (optarg && strcmp(optarg, "caller")) {
 				fprintf(stderr, "ustack: bad --tree '%s' (caller or callee)\n",
 					optarg);
@@ -1391,8 +1431,15 @@ int main(int argc, char **argv)
 			tree_opt = "--max-stack";
 			break;
 		case OPT_SORT:
-			if (tree_parse_sort(&c.topts, optarg) < 0)
+			sort_check = ustack_tree_alloc(0);
+			if (!sort_check || ustack_tree_set_sort(sort_check, optarg)) {
+				ustack_tree_free(sort_check);
+				fprintf(stderr, "ustack: bad --sort '%s' (keys: comm, dso, sym, comma-separated)\n",
+					optarg);
 				goto fail;
+			}
+			ustack_tree_free(sort_check);
+			c.topts.sort = optarg;
 			tree_opt = "--sort";
 			break;
 		case OPT_ARCHIVE:
@@ -1506,8 +1553,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ustack: %s goes with --tree\n", tree_opt);
 		goto fail;
 	}
-	if (c.tree && !c.topts.nr_sort)
-		tree_parse_sort(&c.topts, "comm,dso,sym");
 	if (weight && !c.folded && !c.summary && !c.tree) {
 		fprintf(stderr, "ustack: --weight=latency goes with --folded, --flamegraph, --summary or --tree\n");
 		goto fail;
@@ -1518,7 +1563,7 @@ int main(int argc, char **argv)
 			perror("ustack");
 			goto fail;
 		}
-		c.topts.weight = true;
+		c.topts.flags |= USTACK_TREE_WEIGHT;
 	}
 	if (evfilter_empty(c.filter)) {
 		evfilter_free(c.filter);

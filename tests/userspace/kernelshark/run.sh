@@ -16,6 +16,10 @@
 #    no Info column search, KernelShark's own Info text on every row;
 #  - on every fixture, the stacks of the C part named as ustack names
 #    them; valgrind on the C part loading, showing, unloading;
+#  - the dock's call tree of the visible range and of the selected task:
+#    each function's count that of the events whose folded stacks
+#    (ustack --folded) hold it, computed here; the tree ustack --tree
+#    prints for that range and task;
 #  - bookworm's KernelShark 2.2 (no hooks): make says so and stops.
 # A screenshot of each run is kept in the artifact directory
 # ($KS_ARTIFACTS, default out/kernelshark-tests; rig/test-all.sh puts it
@@ -75,12 +79,12 @@ check "KernelShark 2.2 (bookworm): make stops and says the hooks are missing" \
 		[ ! -e '$WORK/ks22/plugin-unwind_stack.so' ]"
 
 exports() { nm -D --defined-only "$1" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' '; }
-check "plugin exports only KernelShark's three entry points, its GUI test build the second pass and the view too" \
+check "plugin exports only KernelShark's three entry points, its GUI test build the second pass, the view and the tree too" \
 	bash -c "$(declare -f exports)
 	test \"\$(exports '$KS_SO')\" = \
 	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer ' &&
 	test \"\$(exports '$KS_GUI_TEST_SO')\" = \
-	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_second_pass kshark_unwind_view '"
+	'kshark_data_plugin_deinitializer kshark_data_plugin_initializer kshark_plugin_menu_initializer kshark_unwind_second_pass kshark_unwind_tree kshark_unwind_view '"
 check "the test hook is in the test build only" \
 	bash -c "! grep -q KSHARK_UNWIND_TEST '$KS_SO' && grep -q KSHARK_UNWIND_TEST '$KS_GUI_TEST_SO'"
 # The way KernelShark's own plugins work: event handlers, no reader of
@@ -202,6 +206,59 @@ check "dock: the link goes to the user_stack_deferred row, which shows the 2 eve
 		grep -q '^Go to syscalls/sys_exit_getppid at ' '$O/fixture.txt.jump'"
 check "dock: back on the event, the same text" \
 	cmp "$O/fixture.txt" "$O/fixture.txt.done"
+# The call tree (the dock's second tab), of the visible range and of the
+# selected task (pid 80) in it.  Oracle: per event, task and function, the
+# events whose folded stacks hold the function (ustack --folded: one
+# line per distinct stack), summed here; and ustack --tree's own text for
+# the same range and task (the tree is libustack's, ustack_tree(3))
+cat >"$WORK/tree_counts.py" <<'PY'
+import re, sys
+from collections import Counter
+def tree(path):     # the entries of ustack_tree_print()'s text
+    c, ev = Counter(), None
+    for l in open(path):
+        l = l.rstrip('\n')
+        m = re.match(r'# (\S+): \d+ events', l)
+        if m:
+            ev = m.group(1)
+        elif l.startswith('# Children'):     # the columns
+            cc, cs = l.index('Command'), l.index('Symbol')
+        elif re.match(r' +[\d.]+% +[\d.]+% ', l):
+            n, comm = l[:cc].split()[-1], l[cc:].split('  ')[0]
+            sym = re.sub(r'^\[[k.]\] ', '', l[cs:])
+            c[(ev, comm.replace(' ', '_'), sym.replace(' ', '_'))] += int(n)
+    return c
+def folded(path):   # event;comm;frame;... count
+    c = Counter()
+    for l in open(path):
+        stack, n = l.rsplit(' ', 1)
+        f = stack.split(';')
+        for fr in set(f[2:]):
+            c[(f[0], f[1], fr)] += int(n)
+    return c
+t, f = tree(sys.argv[1]), folded(sys.argv[2])
+print(len(t), 'entries in the tree,', len(f), 'functions in the folded stacks')
+for k in sorted(set(t) | set(f)):
+    if t[k] != f[k]:
+        print('differ:', k, 'tree', t[k], 'folded', f[k])
+sys.exit(0 if t and t == f else 1)
+PY
+# tree_agrees TREE TRACE [USTACK-ARGS]: the counts, then the text
+tree_agrees() {
+	local t=$1 f=$2; shift 2
+	"$USTACK" -q --folded --no-annotate "$@" "$f" >"$WORK/tree.folded" &&
+	python3 "$WORK/tree_counts.py" "$t" "$WORK/tree.folded" &&
+	"$USTACK" -q --tree "$@" "$f" >"$WORK/tree.ustack" &&
+	diff <(sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$t") "$WORK/tree.ustack"
+}
+secs() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+read -r rmin rmax rpid <"$O/fixture.txt.range" 2>/dev/null
+range="$(secs "${rmin:-0}"),$(secs "${rmax:-0}")"
+check "call tree of the visible range ($range): each function's count is that of the events whose folded stacks hold it, and the text ustack --tree prints" \
+	tree_agrees "$O/fixture.txt.tree" "$FIX" --time "$range"
+check "call tree of the selected task (pid ${rpid:-?}) in the visible range: the same against ustack --folded/--tree --pid" \
+	bash -c "$(declare -f tree_agrees); USTACK='$USTACK' WORK='$WORK'
+		[ '${rpid:-}' = 80 ] && tree_agrees '$O/fixture.txt.tree-task' '$FIX' --time '$range' --pid 80"
 check "screenshot kept: $ART/fixture.png (not blank)" \
 	bash -c "[ \$(identify -format %k '$ART/fixture.png') -gt 50 ]"
 
@@ -326,6 +383,37 @@ for f in "$FIXTURES"/*.dat "$FIXTURES"/current/*.dat; do
 	check "every request of $(basename "$f"): the dock's stacks named as ustack names them" \
 		dock_agrees "$f"
 done
+
+# The call tree of the C part: on every fixture, of the whole trace and of
+# its middle third, as ustack counts and prints them
+tree_c() { # tree_c TRACE FROM TO [PID]: the dock's tree text
+	KSHARK_STACK_TREE="$2,$3,${4:--1}" $KS "$1" 2>/dev/null |
+		sed '1,/^entries:/d; /^stacks shown:/d'
+}
+trees_agree() {
+	local f a b bad=0
+	for f in "$FIXTURES"/*.dat "$FIXTURES"/current/*.dat; do
+		case $(basename "$f") in prerelease-*) continue ;; esac
+		# from the third to the second third of its events' times
+		a=$("$USTACK" -q -r "$f" | sed -n 's/^[^ ].*\] \([0-9]*\.[0-9]*\) .*/\1/p' |
+			sort -n | awk '{t[NR] = $1} END {n = int(NR / 3)
+				if (NR) printf "%s %s", t[n + 1], t[NR - n]}' | tr -d .)
+		set -- $a
+		[ $# = 2 ] || { echo "$f: no events"; bad=1; continue; }
+		tree_c "$f" 0 9223372036854775807 >"$WORK/tc.all"
+		tree_c "$f" "$1" "$2" >"$WORK/tc.mid"
+		if ! tree_agrees "$WORK/tc.all" "$f" >"$WORK/tc.out" 2>&1 ||
+		   ! tree_agrees "$WORK/tc.mid" "$f" --time "$(secs "$((10#$1))"),$(secs "$((10#$2))")" >>"$WORK/tc.out" 2>&1; then
+			echo "$f:"; cat "$WORK/tc.out"; bad=1
+		fi
+	done
+	return $bad
+}
+check "call tree of the C part, every fixture, whole trace and its middle third of events: counts of ustack --folded, text of ustack --tree" \
+	trees_agree
+check "valgrind: the call tree of every request of option-T.dat, no errors, no leaks" \
+	bash -c "KSHARK_STACK_TREE=0,9223372036854775807 $VG $KS '$FIXTURES/option-T.dat' >'$WORK/vg.out' 2>'$WORK/vg.err'
+		[ \$? != 99 ] && grep -q '^# Children' '$WORK/vg.out'"
 
 echo "artifacts (screenshots, dock texts, KernelShark logs): $ART"
 finish

@@ -1561,6 +1561,228 @@ static void test_prerelease(const char *dir)
 	end();
 }
 
+/* ---- a viewer's helpers: the asking event, an event from its records,
+ * the index (ustack_record(3), ustack_index(3)) ---- */
+
+/* a host's entries of one CPU, oldest first: event ids and pids */
+struct steps {
+	const int	*type, *pid;
+	int		at;		/* the cursor */
+	bool		fail;
+};
+
+static int step_back(void *data, int *type, int *pid)
+{
+	struct steps *s = data;
+
+	if (s->fail) {
+		errno = EIO;
+		return -1;
+	}
+	if (s->at <= 0)
+		return 1;
+	s->at--;
+	*type = s->type[s->at];
+	*pid = s->pid[s->at];
+	return 0;
+}
+
+/* the asking event of the cookie record at the end of @type: its index */
+static int asking(struct tep_handle *tep, const int *type, const int *pid,
+		  int n)
+{
+	struct steps s = { type, pid, n - 1, false };
+	int r = ustack_record_find_event(tep, pid[n - 1], step_back, &s);
+
+	return r > 0 ? s.at : r == 0 ? -2 : -3;
+}
+
+static void test_find_event(const char *dir)
+{
+	const int E = ID_ENTER, C = ID_COOKIE, U = ID_USTACK, K = ID_KSTACK;
+	int type[40], pid[40], i, n;
+	struct rec_env e;
+	struct steps s = { type, pid, 1, true };
+
+	begin("ustack_record_find_event: the newest event of the task not taken, bounded");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	CHECK(asking(e.tep, (int []){ E, C }, (int []){ 100, 100 }, 2) == 0,
+	      "event, cookie");
+	/* another task's event, a user stack and a kernel_stack between */
+	CHECK(asking(e.tep, (int []){ E, E, U, K, C },
+		     (int []){ 100, 200, 100, 100, 100 }, 5) == 0,
+	      "others passed over");
+	/* E1 E2 C2 C1: C2 took E2, C1's is E1 */
+	CHECK(asking(e.tep, (int []){ E, E, C, C },
+		     (int []){ 100, 100, 100, 100 }, 4) == 0,
+	      "taken by a later cookie record");
+	CHECK(asking(e.tep, (int []){ C, C }, (int []){ 100, 100 }, 2) == -2 &&
+	      asking(e.tep, (int []){ E, C }, (int []){ 200, 100 }, 2) == -2 &&
+	      asking(e.tep, (int []){ -1, C }, (int []){ 100, 100 }, 2) == -2,
+	      "none: only a cookie, another task, an unknown entry");
+	/* E0, then N events taken by N later cookie records, then ours:
+	 * E0 found behind 7 (USTACK_JOIN_MAX_OPEN - 1), not behind 8 */
+	for (int k = USTACK_JOIN_MAX_OPEN - 1; k <= USTACK_JOIN_MAX_OPEN; k++) {
+		n = 0;
+		type[n] = E, pid[n++] = 100;
+		for (i = 0; i < k; i++)
+			type[n] = E, pid[n++] = 100;
+		for (i = 0; i < k; i++)
+			type[n] = C, pid[n++] = 100;
+		type[n] = C, pid[n++] = 100;
+		CHECK(asking(e.tep, type, pid, n) == (k < USTACK_JOIN_MAX_OPEN ? 0 : -2),
+		      "behind %d taken events: %d", k, asking(e.tep, type, pid, n));
+	}
+	errno = 0;
+	CHECK(ustack_record_find_event(e.tep, 100, step_back, &s) < 0 &&
+	      errno == EIO, "the host's error");
+	CHECK(ustack_record_find_event(NULL, 100, step_back, &s) < 0 &&
+	      errno == EINVAL &&
+	      ustack_record_find_event(e.tep, 100, NULL, &s) < 0 &&
+	      errno == EINVAL, "bad arguments");
+	env_close(&e);
+	end();
+}
+
+static void test_event_parse(const char *dir)
+{
+	unsigned long long kf[8], uf[8];
+	unsigned char cb[128], ub[128];
+	struct tep_record c = { .data = cb }, u = { .data = ub };
+	struct ustack_event ev = { 0 };
+	struct rec_env e;
+
+	begin("ustack_event_parse: an event's stacks from its two records");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	ev.tep = e.tep;
+	c.size = rec_cookie(cb, 100, 0x77, 0, kgood, 3);
+	u.size = rec_ustack(ub, 100, 0x77, 96, USTACK_STACK_TRUNCATED, 9, ugood, 4);
+	CHECK(!ustack_event_parse(&ev, &c, &u, kf, uf, 8) && ev.cookie == 0x77 &&
+	      ev.nr_kernel == 3 && ev.kernel == kf && kf[2] == kgood[2] &&
+	      ev.nr_user == 4 && ev.user == uf && uf[3] == ugood[3] &&
+	      ev.depth == 9, "both: cookie %llx nr %d %d depth %u", ev.cookie,
+	      ev.nr_kernel, ev.nr_user, ev.depth);
+	CHECK(!ustack_event_parse(&ev, &c, NULL, kf, uf, 2) && ev.nr_kernel == 2 &&
+	      ev.nr_user == 0 && ev.depth == 0, "no user stack, 2 frames room");
+	/* a user stack record whose frames lie outside it */
+	put32(ub + 28, (64 * 8) << 16 | 32);
+	CHECK(!ustack_event_parse(&ev, &c, &u, kf, uf, 8) && ev.nr_user == 0,
+	      "frames outside the record: none");
+	put16(ub, ID_ENTER);
+	errno = 0;
+	CHECK(ustack_event_parse(&ev, &c, &u, kf, uf, 8) < 0 && errno == ENOENT &&
+	      ev.nr_kernel == 3 && ev.nr_user == 0 && ev.cookie == 0x77,
+	      "not a user stack record: its part empty, the other filled");
+	CHECK(ustack_event_parse(&ev, NULL, &u, kf, uf, 8) < 0 && errno == EINVAL &&
+	      ustack_event_parse(&ev, &c, &u, kf, uf, -1) < 0 && errno == EINVAL,
+	      "bad arguments");
+	env_close(&e);
+	end();
+}
+
+static int index_feed(struct ustack_index *x, unsigned char *b, int size,
+		      int cpu, unsigned long long ts, unsigned long long off)
+{
+	struct tep_record r = { .ts = ts, .cpu = cpu, .size = size,
+				.record_size = size, .data = b, .offset = off };
+
+	return ustack_index_add_record(x, &r);
+}
+
+static void test_index(const char *dir)
+{
+	const struct ustack_request *q;
+	struct ustack_index *x;
+	struct rec_env e;
+	size_t nr = 9;
+
+	begin("ustack_index: the requests of the two records, with their offsets");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	x = ustack_index_alloc(e.tep);
+	CHECK(x, "alloc: %s", strerror(errno));
+	if (!x) {
+		env_close(&e);
+		end();
+		return;
+	}
+	/* complete (cookie at 0x1010, stack at 0x2000), lost, never arrived */
+	index_feed(x, e.b, rec_cookie(e.b, 100, 0x11, 0, kgood, 3), 1, 10, 0x1010);
+	index_feed(x, e.b, rec_ustack(e.b, 100, 0x11, 96, 0, 4, ugood, 4), 0, 20, 0x2000);
+	index_feed(x, e.b, rec_cookie(e.b, 101, 0x12, USTACK_COOKIE_NO_USER_STACK,
+				      kgood, 3), 1, 30, 0x3010);
+	index_feed(x, e.b, rec_cookie(e.b, 102, 0x13, 0, kgood, 3), 1, 40, 0x4010);
+	CHECK(ustack_index_add_record(x, NULL) < 0 && errno == EINVAL,
+	      "a record the host could not read");
+	CHECK(!ustack_index_flush(x), "flush");
+	q = ustack_index_requests(x, &nr);
+	CHECK(nr == 3 && q, "3 requests: %zu", nr);
+	if (nr == 3 && q) {
+		CHECK(q[0].pid == 100 && q[0].tgid == 96 && q[0].ts == 10 &&
+		      q[0].cpu == 1 && q[0].status == USTACK_COMPLETE &&
+		      q[0].cookie_offset == 0x1010 && q[0].stack_offset == 0x2000 &&
+		      (q[0].flags & USTACK_EV_UNSEEN), "complete");
+		CHECK(q[1].pid == 101 && q[1].tgid == 101 && q[1].status == USTACK_LOST &&
+		      q[1].cookie_offset == 0x3010 && !q[1].stack_offset, "lost");
+		CHECK(q[2].pid == 102 && q[2].status == USTACK_NEVER_ARRIVED &&
+		      q[2].cookie_offset == 0x4010 && !q[2].stack_offset,
+		      "never arrived");
+	}
+	CHECK(ustack_index_damaged(x) == 1, "damaged %lld", ustack_index_damaged(x));
+	ustack_index_free(x);
+	CHECK(!ustack_index_requests(NULL, &nr) && nr == 0 && errno == EINVAL &&
+	      ustack_index_damaged(NULL) < 0 && ustack_index_flush(NULL) < 0 &&
+	      ustack_index_add_record(NULL, NULL) < 0, "bad arguments");
+	env_close(&e);
+	end();
+}
+
+static void test_tree(void)
+{
+	struct ustack_tree_frame a[] = {
+		{ "main", "/bin/p" }, { "work", "/bin/p" },
+		{ "do_syscall_64", USTACK_TREE_KERNEL_OBJECT },
+	}, b[] = { { "main", "/bin/p" }, { "odd\x1ename\n", NULL } };
+	struct ustack_tree *t = ustack_tree_alloc(0);
+	struct trace_seq s;
+
+	begin("ustack_tree: stacks added, the same one summed, printed");
+	trace_seq_init(&s);
+	CHECK(t && !ustack_tree_add(t, "sys:ev", "p", a, 3, 2) &&
+	      !ustack_tree_add(t, "sys:ev", "p", a, 3, 1) &&
+	      !ustack_tree_add(t, "sys:ev", "p", b, 2, 1) &&
+	      !ustack_tree_print(&s, t), "add, print: %s", strerror(errno));
+	trace_seq_terminate(&s);
+	CHECK(s.buffer && strstr(s.buffer, "# sys:ev: 4 events, 2 call paths") &&
+	      strstr(s.buffer, "   100.00%     0.00%      4  p        p  ") &&
+	      strstr(s.buffer, "[k] do_syscall_64\n") &&
+	      strstr(s.buffer, "    75.00%    75.00%      3  p        [kernel.kallsyms]") &&
+	      strstr(s.buffer, "[.] odd_name_\n"), "text:\n%s", s.buffer);
+	CHECK(ustack_tree_set_sort(t, "sym,comm,sym") < 0 && errno == EINVAL &&
+	      ustack_tree_set_sort(t, "pid") < 0 && errno == EINVAL &&
+	      !ustack_tree_set_sort(t, "sym") &&
+	      ustack_tree_set_limits(t, 101, 0) < 0 && errno == EINVAL &&
+	      ustack_tree_set_limits(t, 5, -1) < 0 && errno == EINVAL &&
+	      !ustack_tree_set_limits(t, 5, 2) &&
+	      !ustack_tree_alloc(1 << 9) && errno == EINVAL &&
+	      ustack_tree_add(t, NULL, "p", a, 3, 1) < 0 && errno == EINVAL &&
+	      ustack_tree_add(t, "e", "p", (struct ustack_tree_frame []){ { NULL, NULL } },
+			      1, 1) < 0 && errno == EINVAL &&
+	      ustack_tree_print(NULL, t) < 0 && errno == EINVAL,
+	      "bad arguments: %s", strerror(errno));
+	trace_seq_destroy(&s);
+	ustack_tree_free(t);
+	end();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1593,5 +1815,9 @@ int main(int argc, char **argv)
 	test_records_damage(argv[1]);
 	test_bad_format(argv[1]);
 	test_prerelease(argv[1]);
+	test_find_event(argv[1]);
+	test_event_parse(argv[1]);
+	test_index(argv[1]);
+	test_tree();
 	return failures ? 1 : 0;
 }

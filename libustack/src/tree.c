@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1
 /*
- * ustack --tree: the call tree of the aggregated stacks, in the shape of
+ * Call trees (ustack_tree(3)): ustack --tree's, and the KernelShark
+ * plugin's view of the stacks in range, in the shape of
  * perf report --children --stdio.  Per event, the entries (by --sort:
  * task name, object, function) with their share of the event's events
  * (or weight) whose stacks hold them (Children) and whose innermost
@@ -14,12 +15,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 
-#include "tree.h"
+#include "ustack-local.h"
 
-#define KERNEL_DSO	"[kernel.kallsyms]"
+#define KERNEL_DSO	USTACK_TREE_KERNEL_OBJECT
 
-int tree_parse_sort(struct tree_opts *o, const char *keys)
+/* a stack's key: fields separated by TREE_SEP: the event, the task's
+ * name, then the frames outermost first, each "name" or "name" TREE_DSO
+ * "object" */
+#define TREE_SEP	'\x1e'
+#define TREE_DSO	'\x1f'
+
+enum {
+	TREE_SORT_COMM	= 1 << 0,
+	TREE_SORT_DSO	= 1 << 1,
+	TREE_SORT_SYM	= 1 << 2,
+};
+
+struct tree_opts {
+	bool		callee;		/* callers under each entry */
+	double		limit;		/* percent */
+	int		max_stack;	/* 0: all */
+	int		sort[3];	/* TREE_SORT_*, in order */
+	int		nr_sort;
+	bool		weight;		/* values are weights (ns) */
+};
+
+/* a distinct stack: its key, its value */
+struct folded {
+	char			*stack;
+	unsigned long long	count;
+};
+
+struct ustack_tree {
+	struct tree_opts	o;
+	unsigned int		flags;
+	struct folded		*tab;		/* open addressing */
+	size_t			size, used;
+};
+
+static int parse_sort(struct tree_opts *o, const char *keys)
 {
 	char *dup = strdup(keys), *p, *save = NULL;
 	int k, i;
@@ -48,8 +84,6 @@ int tree_parse_sort(struct tree_opts *o, const char *keys)
 bad:
 	free(dup);
 bad_nofree:
-	fprintf(stderr, "ustack: bad --sort '%s' (keys: comm, dso, sym, comma-separated)\n",
-		keys);
 	errno = EINVAL;
 	return -1;
 }
@@ -145,6 +179,7 @@ struct node {
 
 struct tree {
 	const struct tree_opts	*o;
+	struct trace_seq	*s;
 	struct strtab		syms, dsos, comms;
 	struct path		*paths;
 	size_t			nr_paths;
@@ -371,7 +406,7 @@ static int graph_print(struct tree *t, int n, int depth)
 
 		if (pct(t, k->value) < t->o->limit)
 			continue;
-		printf("%21s%7.2f%%  %*llu  %*s%s%s\n", "", pct(t, k->value),
+		trace_seq_printf(t->s, "%21s%7.2f%%  %*llu  %*s%s%s\n", "", pct(t, k->value),
 		       t->vwidth, k->value, 2 * depth, "", t->syms.str[k->sym],
 		       k->dso == t->kernel_dso ? " [k]" : "");
 		if (graph_print(t, kids[i], depth + 1) < 0) {
@@ -482,44 +517,44 @@ static int event_print(struct tree *t, const char *event, size_t len,
 	}
 	for (i = 0; i < t->nr_paths; i++)
 		events += t->paths[i].value;
-	printf("%s# %.*s: %llu %s, %zu call path%s (%s)\n#\n", first ? "" : "\n",
+	trace_seq_printf(t->s, "%s# %.*s: %llu %s, %zu call path%s (%s)\n#\n", first ? "" : "\n",
 	       (int)len, event, t->total, t->o->weight ? "ns" : "events",
 	       t->nr_paths, t->nr_paths == 1 ? "" : "s",
 	       t->o->callee ? "callers under each entry" :
 			      "callees under each entry");
-	printf("# Children      Self  %*s", t->vwidth, t->o->weight ? "ns" : "Count");
+	trace_seq_printf(t->s, "# Children      Self  %*s", t->vwidth, t->o->weight ? "ns" : "Count");
 	for (k = 0; k < t->o->nr_sort; k++) {
 		int s = t->o->sort[k];
 
 		if (s == TREE_SORT_COMM)
-			printf("  %-*s", w[0], "Command");
+			trace_seq_printf(t->s, "  %-*s", w[0], "Command");
 		else if (s == TREE_SORT_DSO)
-			printf("  %-*s", w[1], "Shared Object");
+			trace_seq_printf(t->s, "  %-*s", w[1], "Shared Object");
 		else
-			printf("  Symbol");
+			trace_seq_puts(t->s, "  Symbol");
 	}
-	printf("\n#\n");
+	trace_seq_puts(t->s, "\n#\n");
 	for (e = 0; e < t->nr_ents; e++) {
 		const struct entry *en = &t->ents[e];
 		int from;
 
 		if (pct(t, en->children) < t->o->limit)
 			break;		/* sorted by children */
-		printf("%9.2f%% %8.2f%%  %*llu", pct(t, en->children),
+		trace_seq_printf(t->s, "%9.2f%% %8.2f%%  %*llu", pct(t, en->children),
 		       pct(t, en->self), t->vwidth, en->children);
 		for (k = 0; k < t->o->nr_sort; k++) {
 			int s = t->o->sort[k];
 
 			if (s == TREE_SORT_COMM)
-				printf("  %-*s", w[0], t->comms.str[en->key[0]]);
+				trace_seq_printf(t->s, "  %-*s", w[0], t->comms.str[en->key[0]]);
 			else if (s == TREE_SORT_DSO)
-				printf("  %-*s", w[1], *t->dsos.str[en->key[1]] ?
+				trace_seq_printf(t->s, "  %-*s", w[1], *t->dsos.str[en->key[1]] ?
 				       base(t->dsos.str[en->key[1]]) : "[unknown]");
 			else	/* perf's mark: [k] kernel, [.] user */
-				printf("  [%c] %s", entry_kernel(t, en) ? 'k' : '.',
+				trace_seq_printf(t->s, "  [%c] %s", entry_kernel(t, en) ? 'k' : '.',
 				       t->syms.str[en->key[2]]);
 		}
-		printf("\n");
+		trace_seq_putc(t->s, '\n');
 		/* the graph through the entry */
 		t->nr_nodes = 0;
 		if (node_new(t, &(struct frame){ -1, -1 }) < 0)
@@ -587,9 +622,10 @@ static int group_cmp(const void *a, const void *b)
 	return key_cmp(&grp_tab[x->first], &grp_tab[y->first]);
 }
 
-int tree_print(struct folded *tab, size_t n, const struct tree_opts *o)
+static int tree_print(struct trace_seq *s, struct folded *tab, size_t n,
+		      const struct tree_opts *o)
 {
-	struct tree t = { .o = o, .kernel_dso = -1 };
+	struct tree t = { .o = o, .s = s, .kernel_dso = -1 };
 	struct group *g = NULL;
 	char **copies = NULL;
 	size_t i, j, nr_g = 0;
@@ -657,5 +693,352 @@ out:
 	free(g);
 	if (ret)
 		errno = ENOMEM;
+	return ret;
+}
+
+/**
+ * ustack_tree_alloc - a call tree of stacks, empty
+ * @flags: USTACK_TREE_CALLEE (each entry's callers, not its callees),
+ *	   USTACK_TREE_WEIGHT (the values are weights in ns, not counts);
+ *	   for ustack_tree_add_event(): USTACK_TREE_TRACER_FRAMES (keep
+ *	   the tracer's own kernel frames), USTACK_TREE_NO_KERNEL (no
+ *	   kernel frames)
+ *
+ * Returns the tree (sorted by comm,dso,sym, no limits), or NULL with
+ * errno set (EINVAL for an unknown flag, ENOMEM).
+ */
+struct ustack_tree *ustack_tree_alloc(unsigned int flags)
+{
+	struct ustack_tree *tree;
+
+	if (flags & ~(USTACK_TREE_CALLEE | USTACK_TREE_WEIGHT |
+		      USTACK_TREE_TRACER_FRAMES | USTACK_TREE_NO_KERNEL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	tree = calloc(1, sizeof(*tree));
+	if (!tree)
+		return NULL;
+	tree->flags = flags;
+	tree->o.callee = flags & USTACK_TREE_CALLEE;
+	tree->o.weight = flags & USTACK_TREE_WEIGHT;
+	parse_sort(&tree->o, "comm,dso,sym");
+	return tree;
+}
+
+/**
+ * ustack_tree_free - free a call tree
+ * @tree: the tree, or NULL
+ */
+void ustack_tree_free(struct ustack_tree *tree)
+{
+	size_t i;
+
+	if (!tree)
+		return;
+	for (i = 0; i < tree->size; i++)
+		free(tree->tab[i].stack);
+	free(tree->tab);
+	free(tree);
+}
+
+/**
+ * ustack_tree_set_sort - what the tree's entries are
+ * @tree: the tree
+ * @keys: "comm", "dso" and "sym", comma-separated, each at most once, in
+ *	  the order of the columns (perf report's --sort)
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a bad key (the tree keeps
+ * its sort), ENOMEM.
+ */
+int ustack_tree_set_sort(struct ustack_tree *tree, const char *keys)
+{
+	struct tree_opts o;
+
+	if (!tree || !keys) {
+		errno = EINVAL;
+		return -1;
+	}
+	o = tree->o;
+	if (parse_sort(&o, keys) < 0)
+		return -1;
+	tree->o = o;
+	return 0;
+}
+
+/**
+ * ustack_tree_set_limits - leave out small branches, cut deep stacks
+ * @tree: the tree
+ * @percent: no entry or branch under this share (0 to 100; 0: all)
+ * @max_stack: only the innermost @max_stack frames of each stack (0: all)
+ *
+ * Returns 0, or -1 with errno EINVAL for a value out of range.
+ */
+int ustack_tree_set_limits(struct ustack_tree *tree, double percent,
+			   int max_stack)
+{
+	if (!tree || !(percent >= 0 && percent <= 100) || max_stack < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	tree->o.limit = percent;
+	tree->o.max_stack = max_stack;
+	return 0;
+}
+
+static int key_add(char **buf, size_t *len, size_t *alloc, char sep,
+		   const char *s)
+{
+	size_t n = strlen(s), i;
+	char *p;
+
+	if (*len + n + 2 > *alloc) {
+		*alloc = (*len + n + 2) * 2;
+		p = realloc(*buf, *alloc);
+		if (!p)
+			return -1;
+		*buf = p;
+	}
+	if (sep)
+		(*buf)[(*len)++] = sep;
+	for (i = 0; i < n; i++)	/* the key's separators, and newlines */
+		(*buf)[(*len)++] = s[i] == TREE_SEP || s[i] == TREE_DSO ||
+				   s[i] == '\n' ? '_' : s[i];
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int table_add(struct ustack_tree *tree, char *key,
+		     unsigned long long value)
+{
+	struct folded *t;
+	size_t i, j, n;
+
+	if (tree->used * 2 >= tree->size) {
+		n = tree->size ? tree->size * 2 : 1024;
+		t = calloc(n, sizeof(*t));
+		if (!t)
+			return -1;
+		for (i = 0; i < tree->size; i++) {
+			if (!tree->tab[i].stack)
+				continue;
+			j = hash_str(tree->tab[i].stack) & (n - 1);
+			while (t[j].stack)
+				j = (j + 1) & (n - 1);
+			t[j] = tree->tab[i];
+		}
+		free(tree->tab);
+		tree->tab = t;
+		tree->size = n;
+	}
+	i = hash_str(key) & (tree->size - 1);
+	while (tree->tab[i].stack && strcmp(tree->tab[i].stack, key))
+		i = (i + 1) & (tree->size - 1);
+	if (tree->tab[i].stack) {
+		free(key);
+	} else {
+		tree->tab[i].stack = key;
+		tree->used++;
+	}
+	tree->tab[i].count += value;
+	return 0;
+}
+
+/**
+ * ustack_tree_add - add a stack to a call tree
+ * @tree: the tree
+ * @event: the event's name ("system:event"): each event has a tree
+ * @comm: the task's name
+ * @frames: the frames, outermost first: each its name (function, or
+ *	    what stands for it: an address, a status such as "[truncated]")
+ *	    and its object (the binary's path, USTACK_TREE_KERNEL_OBJECT for
+ *	    a kernel frame, NULL when none is said)
+ * @nr: how many
+ * @value: its count (1 for an event) or its weight
+ *
+ * The same stack added again adds to its value.  Separators of the
+ * tree's keys (0x1e, 0x1f) and newlines in the names become '_'.
+ *
+ * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
+ */
+int ustack_tree_add(struct ustack_tree *tree, const char *event,
+		    const char *comm, const struct ustack_tree_frame *frames,
+		    int nr, unsigned long long value)
+{
+	size_t len = 0, alloc = 0;
+	char *key = NULL;
+	int i, err;
+
+	if (!tree || !event || !comm || nr < 0 || (nr && !frames)) {
+		errno = EINVAL;
+		return -1;
+	}
+	err = key_add(&key, &len, &alloc, 0, event) ||
+	      key_add(&key, &len, &alloc, TREE_SEP, comm);
+	for (i = 0; !err && i < nr; i++) {
+		err = !frames[i].name ||
+		      key_add(&key, &len, &alloc, TREE_SEP, frames[i].name) ||
+		      (frames[i].object &&
+		       key_add(&key, &len, &alloc, TREE_DSO, frames[i].object));
+		if (!frames[i].name)
+			errno = EINVAL;
+	}
+	if (err || table_add(tree, key, value) < 0) {
+		free(key);
+		return -1;
+	}
+	return 0;
+}
+
+#define NAME_SIZE	1024
+
+/* a frame named as ustack --tree names it: no offset (tool/ustack.c) */
+static void frame_name(const struct ustack_event *ev, struct ustack_syms *syms,
+		       unsigned long long addr, bool kernel, char *out,
+		       struct ustack_tree_frame *f)
+{
+	int arch = ustack_frame_arch(ev->tep), r = -1;
+	struct ustack_sym s = { 0 };
+	const char *base;
+
+	f->name = out;
+	f->object = kernel ? KERNEL_DSO : "";
+	if (!ustack_frame_plausible(addr, kernel | arch)) {
+		snprintf(out, NAME_SIZE, "0x%llx_%s", addr, USTACK_BAD_FRAME_TEXT);
+		return;
+	}
+	if (kernel && addr == USTACK_FTRACE_TRAMPOLINE) {
+		snprintf(out, NAME_SIZE, "%s", USTACK_TRAMPOLINE_TEXT);
+		return;
+	}
+	if (syms)
+		r = kernel ? ustack_syms_resolve_kernel(syms, addr, &s) :
+			     ustack_syms_resolve(syms, ev->tgid, addr, &s);
+	if (!kernel && r == 0 && s.file)
+		f->object = s.file;
+	if (!kernel && r == 0 && !s.name && !s.file &&
+	    ustack_syms_execs_after(syms, ev->tgid, ev->ts) > 0 &&
+	    !ustack_syms_maps_known(syms, ev->tgid, ev->ts)) {
+		snprintf(out, NAME_SIZE, "0x%llx_%s", addr, USTACK_BEFORE_EXEC_TEXT);
+	} else if (r < 0 || (!s.name && !s.file)) {
+		snprintf(out, NAME_SIZE, "0x%llx", addr);
+	} else if (s.name) {
+		snprintf(out, NAME_SIZE, "%s", s.name);
+	} else {
+		base = strrchr(s.file, '/');
+		snprintf(out, NAME_SIZE, "%s+0x%llx", base ? base + 1 : s.file,
+			 s.offset);
+	}
+}
+
+/**
+ * ustack_tree_add_event - add an event's stacks to a call tree
+ * @tree: the tree
+ * @ev: the event, as the join delivered it (or as ustack_event_parse()
+ *	filled it)
+ * @syms: names the frames (its time set to the event's), or NULL: the
+ *	  frames as addresses
+ * @value: its count (1) or its weight
+ *
+ * Adds the stack ustack --tree adds for @ev: its event's name, its
+ * task's name, its status when the user stack is not complete (such as
+ * "[truncated]"), its user frames then its kernel frames, outermost
+ * first, each named without an offset, in its object.  The tracer's own
+ * innermost kernel frames are left out unless the tree was made with
+ * USTACK_TREE_TRACER_FRAMES; all kernel frames with USTACK_TREE_NO_KERNEL.
+ *
+ * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
+ */
+int ustack_tree_add_event(struct ustack_tree *tree,
+			  const struct ustack_event *ev,
+			  struct ustack_syms *syms, unsigned long long value)
+{
+	int nr_k, i, n = 0, skip = 0, ret;
+	struct ustack_tree_frame *fr;
+	const char *comm = NULL;
+	char event[256], *names;
+
+	if (!tree || !ev || ev->nr_user < 0 || ev->nr_kernel < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	nr_k = tree->flags & USTACK_TREE_NO_KERNEL ? 0 : ev->nr_kernel;
+	if (nr_k && syms && !(tree->flags & USTACK_TREE_TRACER_FRAMES))
+		skip = ustack_tracer_frames(syms, ev->kernel, nr_k,
+					    ustack_frame_arch(ev->tep), false);
+	fr = calloc(ev->nr_user + nr_k + 1, sizeof(*fr));
+	names = malloc((ev->nr_user + nr_k + 1) * NAME_SIZE);
+	if (!fr || !names) {
+		free(fr);
+		free(names);
+		return -1;
+	}
+	if (ev->flags & USTACK_EV_UNSEEN)
+		snprintf(event, sizeof(event), "unseen-event");
+	else if (ev->event)
+		snprintf(event, sizeof(event), "%s:%s", ev->event->system,
+			 ev->event->name);
+	else
+		snprintf(event, sizeof(event), "unknown-event");
+	if (ev->tep)
+		comm = tep_data_comm_from_pid(ev->tep, ev->pid);
+	if (!comm || !strcmp(comm, "<...>"))
+		comm = "[unknown]";
+	fr[n].name = ev->status == USTACK_NEVER_ARRIVED ? "[user stack never arrived]" :
+		     ev->status == USTACK_EMPTY ? "[user stack empty]" :
+		     ev->status == USTACK_TRUNCATED ? "[truncated]" :
+		     ev->status == USTACK_LOST ? "[user stack lost]" : NULL;
+	n += !!fr[n].name;
+	if (syms)
+		ustack_syms_set_time(syms, ev->ts);
+	for (i = ev->nr_user - 1; i >= 0; i--, n++)
+		frame_name(ev, syms, ev->user[i], false, names + n * NAME_SIZE,
+			   &fr[n]);
+	for (i = nr_k - 1; i >= skip; i--, n++)
+		frame_name(ev, syms, ev->kernel[i], true, names + n * NAME_SIZE,
+			   &fr[n]);
+	ret = ustack_tree_add(tree, event, comm, fr, n, value);
+	free(fr);
+	free(names);
+	return ret;
+}
+
+/**
+ * ustack_tree_print - print a call tree
+ * @s: where to
+ * @tree: the tree
+ *
+ * Per event (the most first), its entries (by the sort keys: task name,
+ * object, function) with their share of the event's value whose stacks
+ * hold them (Children) and whose innermost frame they are (Self), most
+ * first, each followed by the call graph through it: its callees, or
+ * with USTACK_TREE_CALLEE its callers.  The layout of ustack --tree
+ * (ustack(1)), after perf report --children --stdio.
+ *
+ * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
+ */
+int ustack_tree_print(struct trace_seq *s, struct ustack_tree *tree)
+{
+	struct folded *tab;
+	size_t i, n = 0;
+	int ret;
+
+	if (!s || !tree) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* the distinct stacks, in a copy that tree_print() reorders */
+	tab = malloc((tree->used ? tree->used : 1) * sizeof(*tab));
+	if (!tab)
+		return -1;
+	for (i = 0; i < tree->size; i++)
+		if (tree->tab[i].stack)
+			tab[n++] = tree->tab[i];
+	ret = tree_print(s, tab, n, &tree->o);
+	free(tab);
+	if (!ret && s->state != TRACE_SEQ__GOOD) {
+		errno = ENOMEM;
+		ret = -1;
+	}
 	return ret;
 }

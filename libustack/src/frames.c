@@ -1,17 +1,17 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1
 /*
  * The tracer's own kernel frames: the functions between the point where
  * a task entered the tracing code and the point where its kernel stack
  * was taken (the event's probe, the tracepoint's caller and iterator,
  * the trigger).  They say how the stack was recorded, not what the task
  * was doing, and every stack of an event has them: ustack hides them by
- * default (--tracer-frames shows them), as perf's stacks start where its
- * own code ends.  Only the innermost run of such frames is the tracer's:
+ * default (--tracer-frames shows them), and so do call trees
+ * (ustack_tree(3)), as perf's stacks start where its own code ends.  Only the innermost run of such frames is the tracer's:
  * the same function further out is the task's own work.
  */
 #include <string.h>
 
-#include "frames.h"
+#include "ustack-local.h"
 
 /*
  * Names, or prefixes (a trailing '*'): the list of ustack(1)'s
@@ -39,7 +39,7 @@ static const char *const tracer_names[] = {
 	"kretprobe_trace_func", "fprobe_handler", "eprobe_trigger_func",
 };
 
-bool tracer_frame_name(const char *name)
+bool ustack_tracer_frame_name(const char *name)
 {
 	size_t i, len;
 
@@ -57,36 +57,42 @@ bool tracer_frame_name(const char *name)
 	return false;
 }
 
-/* the answers for recent addresses: every stack of an event has them */
+/* the answers for recent addresses, for a program with one syms (the
+ * tool): every stack of an event has them */
 #define CACHE_SIZE	512
 static struct {
 	unsigned long long	addr;
 	bool			tracer;
 } cache[CACHE_SIZE];
 
-static bool tracer_addr(struct ustack_syms *syms, unsigned long long addr)
+static bool tracer_addr(struct ustack_syms *syms, unsigned long long addr,
+			bool cached)
 {
 	unsigned int h = (unsigned int)((addr >> 2) ^ (addr >> 13)) &
 			 (CACHE_SIZE - 1);
 	struct ustack_sym s;
 
+	if (!cached)
+		return !ustack_syms_resolve_kernel(syms, addr, &s) &&
+		       ustack_tracer_frame_name(s.name);
 	if (cache[h].addr == addr && addr)
 		return cache[h].tracer;
 	cache[h].addr = addr;
 	cache[h].tracer = !ustack_syms_resolve_kernel(syms, addr, &s) &&
-			  tracer_frame_name(s.name);
+			  ustack_tracer_frame_name(s.name);
 	return cache[h].tracer;
 }
 
-int tracer_frames(struct ustack_syms *syms, const unsigned long long *kernel,
-		  int nr, int arch)
+int ustack_tracer_frames(struct ustack_syms *syms,
+			 const unsigned long long *kernel, int nr, int arch,
+			 bool cached)
 {
 	int i;
 
 	for (i = 0; i < nr; i++) {
 		if (!ustack_frame_plausible(kernel[i], USTACK_FRAME_KERNEL | arch) ||
 		    kernel[i] == USTACK_FTRACE_TRAMPOLINE ||
-		    !tracer_addr(syms, kernel[i]))
+		    !tracer_addr(syms, kernel[i], cached))
 			break;
 	}
 	return i;
