@@ -304,6 +304,7 @@ void sframe_walk_drop(struct sframe_walk *walk)
 {
 	sframe_rows_put(walk->rows);
 	walk->rows = NULL;
+	walk->text_size = 0;
 }
 
 /*
@@ -319,9 +320,12 @@ static void sframe_walk_keep(struct sframe_walk *walk,
 	if (walk->rows)
 		sframe_walk_drop(walk);
 	walk->rows = rows;
+	walk->row = rows->row;
+	walk->block = rows->block;
+	walk->shift = rows->shift;
 	walk->gen = gen;
 	walk->text_start = sec->text_start;
-	walk->text_size = sec->text_end - sec->text_start;
+	walk->text_size = rows->span;
 }
 
 /*
@@ -1393,30 +1397,36 @@ static struct sframe_rows *sframe_rows_done(const struct sframe_section *sec,
 {
 	/* at most 4 GiB (sframe_rows_alloc()) */
 	u64 span = sec->text_end - sec->text_start;
+	/* a row at 0 unless there is one, and the end */
+	unsigned int first = !tmp->nr || tmp->row[0].start, nr;
 	unsigned int shift = 4, blocks, b, r = 0;
 	struct sframe_rows *rows;
 	size_t size;
 
+	nr = first + tmp->nr + 1;
 	/*
-	 * The smallest blocks, of 16 bytes or more, that are at most half as
-	 * many as the rows: about two rows a block, in a quarter of the
-	 * rows' memory
+	 * The smallest blocks, of 16 bytes or more, that are at most as
+	 * many as the rows: about one row starts in a block, and the index
+	 * takes at most half the rows' memory
 	 */
-	while ((span - 1) >> shift >= max(tmp->nr / 2, 1U))
+	while ((span - 1) >> shift >= nr)
 		shift++;
 	blocks = ((span - 1) >> shift) + 1;
-	size = struct_size(tmp, row, tmp->nr);
-	rows = kvmalloc(size + (blocks + 1) * sizeof(u32),
+	size = struct_size(tmp, row, nr);
+	rows = kvmalloc(size + blocks * sizeof(u32),
 			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	if (rows) {
-		memcpy(rows, tmp, size);
 		refcount_set(&rows->ref, 1);
+		rows->nr = nr;
 		rows->shift = shift;
 		rows->blocks = blocks;
+		rows->span = span;
 		rows->block = (u32 *)((char *)rows + size);
-		for (b = 0; b <= blocks; b++) {
-			while (r < rows->nr &&
-			       rows->row[r].start < (u64)b << shift)
+		rows->row[0] = (struct sframe_row) { 0, SFRAME_ROW_NONE };
+		memcpy(&rows->row[first], tmp->row, tmp->nr * sizeof(*tmp->row));
+		rows->row[nr - 1] = (struct sframe_row) { U32_MAX, SFRAME_ROW_NONE };
+		for (b = 0; b < blocks; b++) {
+			while (rows->row[r + 1].start <= (u64)b << shift)
 				r++;
 			rows->block[b] = r;
 		}
@@ -1467,13 +1477,13 @@ static u32 sframe_row_rule(const struct sframe_section *sec,
 	else
 		rule = SFRAME_ROW_RULE;
 	if ((fre->cfa_off | fre->fp_off | ra_off) & 7 ||
-	    cfa < -(1 << 14) || cfa >= 1 << 14 || fp < -(1 << 6) ||
-	    fp >= 1 << 6 || ra < -(1 << 6) || ra >= 1 << 6)
+	    cfa < -(1 << 15) || cfa >= 1 << 15 || fp < -(1 << 7) ||
+	    fp >= 1 << 7 || ra < -(1 << 4) || ra >= 1 << 4)
 		return SFRAME_ROW_SLOW;
 	if (SFRAME_FRE_BASE_REG(fre->info) == SFRAME_BASE_REG_FP)
 		rule |= SFRAME_ROW_USE_FP;
-	return rule | ((u32)fp & 0x7f) << 3 | ((u32)ra & 0x7f) << 10 |
-	       (u32)cfa << 17;
+	return rule | ((u32)ra & 0x1f) << 3 | ((u32)fp & 0xff) << 8 |
+	       (u32)cfa << 16;
 }
 
 /*

@@ -138,10 +138,10 @@ struct sframe_fda_v3 {
 /*
  * A row's rule, packed in 32 bits: its kind in bits 0-1, the CFA's base
  * register in bit 2 (set: the frame pointer), and the offsets from the
- * CFA in units of 8 bytes, signed: the saved frame pointer's in bits 3-9
- * (0: not saved), the saved return address's in bits 10-16 (an ABI that
- * tracks it in each FRE, else the section's fixed offset), the CFA's own
- * in bits 17-31.
+ * CFA in units of 8 bytes, signed: the saved return address's in bits 3-7
+ * (an ABI that tracks it in each FRE, else the section's fixed offset),
+ * the saved frame pointer's in bits 8-15 (0: not saved), the CFA's own in
+ * bits 16-31; the last two unpack in one shift each.
  */
 #define SFRAME_ROW_NONE			0	/* no rule: -ENOENT */
 #define SFRAME_ROW_RULE			1	/* the rule packed */
@@ -149,9 +149,9 @@ struct sframe_fda_v3 {
 #define SFRAME_ROW_SLOW			3	/* read the section */
 #define SFRAME_ROW_KIND(rule)		((rule) & 0x3)
 #define SFRAME_ROW_USE_FP		0x4
-#define SFRAME_ROW_FP(rule)		(sign_extend32((rule) >> 3, 6) * 8)
-#define SFRAME_ROW_RA(rule)		(sign_extend32((rule) >> 10, 6) * 8)
-#define SFRAME_ROW_CFA(rule)		(((s32)(rule) >> 17) * 8)
+#define SFRAME_ROW_RA(rule)		(sign_extend32((rule) >> 3, 4) * 8)
+#define SFRAME_ROW_FP(rule)		((s8)((rule) >> 8) * 8)
+#define SFRAME_ROW_CFA(rule)		(((s32)(rule) >> 16) * 8)
 
 /**
  * struct sframe_row - where a rule starts to apply
@@ -169,21 +169,25 @@ struct sframe_row {
  * struct sframe_rows - the rules of a section, decoded into kernel memory
  * @rcu:	frees it after the lookups that may still read it
  * @ref:	the sections that use it: a forked mm's copies share it
- * @nr:		number of rows
+ * @nr:		number of rows, the last one an end that no offset in the
+ *		text reaches (start U32_MAX)
  * @shift:	the text is cut in blocks of 1 << @shift bytes (16 or more:
- *		at most half as many blocks as rows)
+ *		at most as many blocks as rows)
  * @blocks:	number of blocks
- * @block:	@block[@b] is how many rows start below block @b, for @b from
- *		0 to @blocks: the rows for an address in block @b are those
- *		from @block[@b] - 1 to @block[@b + 1] - 1.  It lies right
+ * @span:	size of the text
+ * @block:	@block[@b] is the row in effect at the start of block @b:
+ *		the rule for an address in the block is that row's or one of
+ *		the next few, those that start in the block.  It lies right
  *		after the rows.
- * @row:	the rows, by ascending start
+ * @row:	the rows, by ascending start, the first at 0
  *
  * Made once, when the section's FDE table is checked, from every FDE and
- * FRE: a lookup is then a binary search in kernel memory among the rows
- * of one block, with no user access.  A function whose rules do not fit a
- * packed rule, or whose FREs could not be decoded, has an SFRAME_ROW_SLOW
- * row: that lookup reads the section, as without rows.
+ * FRE: a lookup is then one read of the block index and a scan of the
+ * rows that start in that block (about one: rows start at increasing
+ * offsets, fewer than 1 << @shift in a block), with no user access.  A
+ * function whose rules do not fit a packed rule, or whose FREs could not
+ * be decoded, has an SFRAME_ROW_SLOW row: that lookup reads the section,
+ * as without rows.
  */
 struct sframe_rows {
 	struct rcu_head		rcu;
@@ -191,31 +195,35 @@ struct sframe_rows {
 	unsigned int		nr;
 	unsigned int		shift;
 	unsigned int		blocks;
+	unsigned long		span;
 	u32			*block;
 	struct sframe_row	row[];
 };
 
 /*
- * The rule of the last row of @rows that starts at or below @off, an
- * offset in the text they describe; inline in the loop that walks a stack
+ * The row in effect at @off, from the row in effect at the start of its
+ * block: the rows end with one no offset of the text reaches
+ */
+static __always_inline const struct sframe_row *
+sframe_rows_find(const struct sframe_row *row, const u32 *block,
+		 unsigned int shift, unsigned long off)
+{
+	row += block[off >> shift];
+	while (row[1].start <= off)
+		row++;
+	return row;
+}
+
+/*
+ * The rule in effect at @off, an offset in the text @rows describe (none
+ * past its end)
  */
 static __always_inline u32 sframe_rows_search(const struct sframe_rows *rows,
 					      unsigned long off)
 {
-	/* @off is in the text: the clamp only keeps a bad caller inside */
-	unsigned long b = min_t(unsigned long, off >> rows->shift,
-				rows->blocks - 1);
-	unsigned int lo = rows->block[b], hi = rows->block[b + 1], mid;
-
-	/* invariant: rows below lo start at or below @off, from hi on above */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (rows->row[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? rows->row[lo - 1].rule : SFRAME_ROW_NONE;
+	if (off >= rows->span)
+		return SFRAME_ROW_NONE;
+	return sframe_rows_find(rows->row, rows->block, rows->shift, off)->rule;
 }
 
 /*

@@ -290,7 +290,7 @@ static int sframe_file_add(struct sframe_file_owner *owner, struct file *file,
 	/* and its rows, 8 bytes each, and their blocks, 4 bytes each */
 	if (sf->sec.rows) {
 		charge += struct_size(sf->sec.rows, row, sf->sec.rows->nr) +
-			  (sf->sec.rows->blocks + 1) * sizeof(u32);
+			  sf->sec.rows->blocks * sizeof(u32);
 		sf->charge = charge;
 	}
 

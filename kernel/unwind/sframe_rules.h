@@ -81,10 +81,13 @@ struct sframe_mm {
  * @rows:	the rows of the section where a lookup of the walk last found
  *		a rule in rows, a reference held until sframe_walk_end(); NULL
  *		if none
+ * @row:	@rows' rows
+ * @block:	@rows' block index
+ * @shift:	@rows' block size
  * @gen:	@sm's generation before that lookup: @rows serve while it is
  *		current, so a section that goes takes them out of the walk
  * @text_start:	start of the code @rows describe
- * @text_size:	its size
+ * @text_size:	its size; 0 without @rows
  *
  * @sm and @rules live as long as the mm, which the walking task holds.
  * The frames of a stack lie mostly in a few sections, often one: their
@@ -95,6 +98,9 @@ struct sframe_walk {
 	struct sframe_mm	*sm;
 	struct sframe_rule	*rules;
 	struct sframe_rows	*rows;
+	const struct sframe_row	*row;
+	const u32		*block;
+	unsigned int		shift;
 	unsigned int		gen;
 	unsigned long		text_start;
 	unsigned long		text_size;
@@ -131,6 +137,8 @@ static inline bool sframe_walk_begin(struct sframe_walk *walk)
 	struct mm_struct *mm = current->mm;
 
 	walk->rows = NULL;
+	walk->text_start = 0;
+	walk->text_size = 0;
 	walk->sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!walk->sm)
 		return false;
@@ -172,9 +180,10 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
  * @walk: the walk, begun by sframe_walk_begin() returning true
  * @ip: the address
  *
- * A search in kernel memory, inline in the loop that walks a stack.  The
- * rows serve while no section went since they were kept (the generation
- * is read for every lookup, as sframe_walk_find() does).
+ * One read of the block index and a scan of the few rows that start in
+ * that block, in kernel memory, inline in the loop that walks a stack.
+ * The rows serve while no section went since they were kept (the
+ * generation is read for every lookup, as sframe_walk_find() does).
  *
  * Return: the rule packed (SFRAME_ROW_*; sframe_row_frame() unpacks it),
  * SFRAME_ROW_NONE when the rows say no rule covers @ip, or SFRAME_ROW_SLOW
@@ -186,10 +195,10 @@ static __always_inline u32 sframe_walk_row(const struct sframe_walk *walk,
 {
 	unsigned long off = ip - walk->text_start;
 
-	if (!walk->rows || READ_ONCE(walk->sm->gen) != walk->gen ||
-	    off >= walk->text_size)
+	/* no rows: a text of size 0 */
+	if (off >= walk->text_size || READ_ONCE(walk->sm->gen) != walk->gen)
 		return SFRAME_ROW_SLOW;
-	return sframe_rows_search(walk->rows, off);
+	return sframe_rows_find(walk->row, walk->block, walk->shift, off)->rule;
 }
 
 /* End the lookups of a walk begun by sframe_walk_begin(), whatever it said */
