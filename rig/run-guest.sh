@@ -252,7 +252,7 @@ qemu=("$QEMU_BIN" -machine s390-ccw-virtio -accel tcg,thread=single -cpu max
 log "accel: TCG (s390x guest)"
 else
 choose_accel "$kernel"
-# The debug kernel's tests hold an RCU reader open on purpose (8 s in
+# The debug kernel's tests hold an RCU reader open on purpose (20 s in
 # t-60's widened window, kernel-config/debug.patch); under TCG on a
 # loaded host that took over the 21 s stall limit (2026-11-29): the
 # limit is the largest the kernel takes, so a reader that never ends

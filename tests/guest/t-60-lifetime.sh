@@ -57,7 +57,7 @@ t_pass
 # slot back, and the next instance gets it: the bits must be read inside
 # the RCU section that trace_unwind_release() waits for, or the new owner
 # is handed the stack of a request it never made (issue 35, defect 1).
-# The debug kernel's callback spins 8 s right after reading the bits for
+# The debug kernel's callback spins 20 s right after reading the bits for
 # the task "ftd-race1" (rig_race_delay() of kernel-config/debug.patch);
 # the instance that asked is removed and a new one made meanwhile.  Only
 # the debug kernel has the delay: elsewhere the race is not reached, and
