@@ -89,6 +89,14 @@ reset_trigger_files() {
 	return 0
 }
 
+# kill_on_exit DIR: at the script's exit, kill the pids in the array
+# "pids" (which it starts empty), wait for them and remove DIR
+kill_on_exit() {
+	pids=()
+	_koe_dir=$1
+	trap 'for _p in "${pids[@]}"; do kill "$_p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$_koe_dir"' EXIT
+}
+
 # reset_tracing: triggers off everywhere, instances removed, events off,
 # options we use off, buffers and error_log cleared, tracing_on 1.
 # Returns 1 if an instance could not be removed.

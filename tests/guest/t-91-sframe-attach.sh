@@ -19,8 +19,7 @@ mkdir -p "$D"
 TESTS="tc-attach-whole tc-no-sframe-attach-short"
 tc_require $TESTS
 F=$(mktemp -d /tmp/t91sa.XXXXXX)	# FIFOs: not on the results' 9p
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$F"' EXIT
+kill_on_exit "$F"
 
 if ! stock_readers "$F"; then
 	for t in $TESTS; do

@@ -25,14 +25,7 @@ EXEC_MAX=${SFFE_EXEC_MAX:-15}
 DL_MAX=${SFFE_DL_MAX:-15}
 ROUNDS=${SFFE_ROUNDS:-3}
 reset_tracing
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$SCRATCH"
-}
-trap cleanup EXIT
+kill_on_exit "$SCRATCH"
 
 t_begin sframe-feed-event-build
 CF="-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror"

@@ -19,14 +19,7 @@ SG=$REPO/sframe-gen
 SF="python3 $REPO/tests/guest/sframefile.py"
 PY=/usr/bin/python3
 reset_tracing
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$SCRATCH"
-}
-trap cleanup EXIT
+kill_on_exit "$SCRATCH"
 
 t_begin sframe-file-build
 if make -s -C "$SG" OUT="$SCRATCH/gen" all >"$SCRATCH/make.log" 2>&1; then
