@@ -10,7 +10,9 @@
 #
 #   bench/sframe.sh [run-guest.sh options]
 #   BENCH_N (default 1000), BENCH_ROUNDS (default 3), BENCH_DEPTHS
-#   (default "0 34"), BENCH_CPU, BENCH_PROF=1 (profile, see below)
+#   (default "0 34"), BENCH_CPU, BENCH_PROF=1 (profile, see below),
+#   BENCH_WAYS="sframe fp file" to add the section attached to the file
+#   (PR_ATTACH_SFRAME_FILE) beside the one per mm
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
@@ -24,9 +26,10 @@ export FTD_ACCEL=tcg
 env=("BENCH_N=${BENCH_N:-1000}" "BENCH_ROUNDS=${BENCH_ROUNDS:-3}")
 [ -n "${BENCH_DEPTHS:-}" ] && env+=("BENCH_DEPTHS='$BENCH_DEPTHS'")
 [ -n "${BENCH_CPU:-}" ] && env+=("BENCH_CPU=$BENCH_CPU")
+[ -n "${BENCH_WAYS:-}" ] && env+=("BENCH_WAYS='$BENCH_WAYS'")
 # BENCH_PROF=1: the plugin also writes where the instructions went
 # (bench/profile.sh PROF_LOG=... maps it; the counts come per round,
-# depth, unwinder sframe then fp, untraced then traced)
+# depth, way in BENCH_WAYS' order, untraced then traced)
 popt=
 [ "${BENCH_PROF:-0}" = 1 ] && popt=",prof=$out/prof.log" && rm -f "$out/prof.log"
 exec "$here/rig/run-guest.sh" "${extra[@]}" "$@" --timeout "${BENCH_TIMEOUT:-1800}" \

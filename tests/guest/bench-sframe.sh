@@ -14,6 +14,12 @@
 # stack costs (median traced - median untraced) / N: trigger, kernel
 # stack, cookie record, deferred walk, user stack record.
 #
+# BENCH_WAYS (default "sframe fp", the order each round runs them) may
+# add `file`: libsframe-unreg.so with the same .sframe attached to the
+# binary's file (prctl(PR_ATTACH_SFRAME_FILE), series 6-sframe-file;
+# held by sframefile.py for the run; a process's own section wins, so
+# the sframe runs never use it), printed beside the section per mm.
+#
 # Every traced run is checked: N stacks whose innermost frame is
 # bench_deep (counted from the instance's trace), the unwinder the records
 # name (sframe or sframe+fp registered, fp unregistered), no ring buffer
@@ -21,13 +27,16 @@
 # the script exits 1.  The frames printed are those the walk returned
 # (the most common nr), the slopes per frame come from two depths:
 # (cost at the deeper - cost at the shallower) / (their frame difference).
-#   BENCH_N (default 1000), BENCH_CPU (default the last CPU)
+#   BENCH_N (default 1000), BENCH_CPU (default the last CPU), BENCH_WAYS
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"
 . "$(dirname "$0")/bench-lib.sh"
 N=${BENCH_N:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
 DEPTHS=${BENCH_DEPTHS:-0 34}
+WAYS=${BENCH_WAYS:-sframe fp}
+# printed with fp first: the other rows are read against it
+SHOW=$(for w in fp $WAYS; do [ $w != fp ] || [[ " $WAYS " == *" fp "* ]] && echo $w; done | awk '!seen[$0]++')
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 ICLOG=${BENCH_INSN_LOG:-$FTD_RESULTS/insn-count.log}
 BIN=$WL/callchain-sframe
@@ -35,12 +44,21 @@ TOOL="python3 $REPO/bench/benchtool.py"
 MARK_ID=63
 TMP=/tmp/bench-sframe.$$
 mkdir -p $TMP
+kill_on_exit $TMP
 [ -f "$ICLOG" ] || { echo "no $ICLOG: boot with the TCG plugin (bench/sframe.sh)"; exit 1; }
 for f in $BIN $WL/libsframe-preload.so $WL/libsframe-unreg.so; do
 	[ -f $f ] || { echo "no $f: make -C tests/workload sframe"; exit 1; }
 done
 
-preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
+# the file way: the section attached to the binary's file for the whole run
+if [[ " $WAYS " == *" file "* ]]; then
+	python3 $REPO/tests/guest/sframefile.py attach $BIN own --hold > $TMP/attach 2>&1 &
+	pids+=($!)
+	wait_for -t 60 grep -q '^ok' $TMP/attach ||
+		{ echo "bench-sframe: the attach failed: $(cat $TMP/attach)"; exit 1; }
+fi
+
+preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp | file) echo $WL/libsframe-unreg.so ;; esac; }
 
 # one UNWINDER DEPTH TRACED: prints "insns check" (check: ok, or why the
 # run is refused); a traced run writes what its stacks were to $TMP/stacks
@@ -67,7 +85,7 @@ one() {
 		n=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/stacks)
 		[ "${n:-0}" -ge $N ] || ok=stacks-missing-${n:-0}-of-$N
 		case $u in
-		sframe) grep -q 'unwinder=.*sframe' $TMP/stacks || ok=no-sframe-walk ;;
+		sframe | file) grep -q 'unwinder=.*sframe' $TMP/stacks || ok=no-sframe-walk ;;
 		fp) grep -q 'unwinder=fp:[0-9]*$' $TMP/stacks || ok=not-fp-alone ;;
 		esac
 	fi
@@ -78,7 +96,7 @@ declare -A base traced why stacks
 failed=0
 for r in $(seq 1 $ROUNDS); do
 	for dp in $DEPTHS; do
-		for u in sframe fp; do
+		for u in $WAYS; do
 			for t in 0 1; do
 				read -r i ok < <(one $u $dp $t)
 				if [ $t = 0 ]; then base[$u.$dp]+="$i "; else traced[$u.$dp]+="$i "; fi
@@ -92,15 +110,15 @@ for r in $(seq 1 $ROUNDS); do
 	done
 done
 reset_tracing >/dev/null
-rm -rf $TMP
 
 echo "deferred user stacks, SFrame against frame pointers: $BIN bench $N DEPTH"
 echo "  (-O1, frame pointers and .sframe), registered (libsframe-preload.so) and unregistered (libsframe-unreg.so);"
+[[ " $WAYS " == *" file "* ]] && echo "  file: unregistered, the same .sframe attached to the binary's file"
 echo "  stacktrace:defer on syscalls:sys_enter_getppid; median of $ROUNDS rounds; instructions (TCG plugin), CPU $CPU"
 printf '%-8s %6s %7s %8s %14s %12s  %s\n' unwinder DEPTH frames stacks insns/stack x-fp unwinders
 declare -A cost fr
 for dp in $DEPTHS; do
-	for u in fp sframe; do
+	for u in $SHOW; do
 		k=$u.$dp
 		if [ -n "${why[$k]:-}" ]; then
 			printf '%-8s %6s REFUSED: %s\n' $u $dp "${why[$k]}"
@@ -119,28 +137,30 @@ for dp in $DEPTHS; do
 done
 echo "frames (one stack of each, names by nm of the binary):"
 for dp in $DEPTHS; do
-	for u in fp sframe; do
+	for u in $SHOW; do
 		echo "  $u $dp: $(sed -n 's/.* names=\([^ ]*\).*/\1/p' <<< "${stacks[$u.$dp]:-}")"
 	done
 done
 echo "samples (instructions of a loop, untraced / traced):"
 for dp in $DEPTHS; do
-	for u in fp sframe; do echo "  $u $dp: ${base[$u.$dp]:-}/ ${traced[$u.$dp]:-}"; done
+	for u in $SHOW; do echo "  $u $dp: ${base[$u.$dp]:-}/ ${traced[$u.$dp]:-}"; done
 done
 set -- $DEPTHS
 lo=$1 hi=${!#}
 declare -A slope
 if [ "$lo" != "$hi" ]; then
 	echo "per frame, from depth $lo to $hi:"
-	for u in fp sframe; do
+	for u in $SHOW; do
 		slope[$u]=$(awk -v a="${cost[$u.$lo]:-}" -v b="${cost[$u.$hi]:-}" \
 			-v fa="${fr[$u.$lo]:-}" -v fb="${fr[$u.$hi]:-}" 'BEGIN {
 			if (a == "" || b == "" || fa == "" || fb == "" || fa == fb) print "-"
 			else printf "%.1f", (b - a) / (fb - fa) }')
 		echo "  $u: ${slope[$u]} insns/frame (${fr[$u.$lo]:-?} to ${fr[$u.$hi]:-?} frames)"
 	done
+	awk -v m="${slope[sframe]:--}" -v f="${slope[file]:--}" 'BEGIN {
+		if (f != "-" && m != "-" && m > 0) printf "  file/sframe per frame: %.2f\n", f / m }'
 	echo "goals (issue 23):"
-	awk -v f="${slope[fp]}" -v s="${slope[sframe]}" 'BEGIN {
+	awk -v f="${slope[fp]:--}" -v s="${slope[sframe]:--}" 'BEGIN {
 		if (f == "-") printf "  %-48s no data\n", "frame-pointer walk insns/frame"
 		else printf "  %-48s %s: %s, wanted <= 60\n", "frame-pointer walk insns/frame", f <= 60 ? "met" : "missed", f
 		if (f == "-" || s == "-" || f <= 0) printf "  %-48s no data\n", "SFrame insns/frame over frame pointers"
