@@ -84,7 +84,7 @@ echo "# trace-cmd record -T -e syscalls:sys_enter_getppid   (no command; ^C afte
 { "${FTD_TRACECMD:-trace-cmd}" record -q -o demo-system.dat -T -e syscalls:sys_enter_getppid \
 	> /dev/null 2>&1 & } &&
 rp=$! &&
-wait_for -t 300 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable" &&
+recording -t 300 syscalls/sys_enter_getppid &&
 sleep 2 && echo >&7 && wait "$pypid" && sleep 2 &&
 kill -INT "$rp" && wait "$rp" &&
 echo "# recorded demo-system.dat (python3's objects given sections by the feeder)"

@@ -55,6 +55,19 @@ wait_for() {
 	done
 }
 
+# recording [-t SECS] EVENT: trace-cmd record, started in the background,
+# records EVENT (SYSTEM/NAME) of the top buffer: the event is enabled and
+# tracing is on.  Record turns tracing off, enables its events, starts its
+# recorders (and with -T, the SFrame feeder, which scans every process
+# first) and only then turns tracing on: on a loaded debug guest an event
+# enabled several seconds before it was traced.
+recording() {
+	local t=120
+	[ "$1" = -t ] && { t=$2; shift 2; }
+	wait_for -t "$t" grep -q 1 "$TRACEFS/events/$1/enable" &&
+		wait_for -t "$t" grep -q 1 "$TRACEFS/tracing_on"
+}
+
 # stock_readers DIR: Debian's own python3 and bash, not started by any
 # tracer, each blocked in read(0) of a FIFO in DIR that fds 8 and 9 hold
 # open (no EOF; a line written there makes one read return).  Sets PYPID

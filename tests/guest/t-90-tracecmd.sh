@@ -411,7 +411,7 @@ t_pass
 t_begin tracecmd-T-system-wide
 "$TCMD" record -o "$D/sw.dat" -T --no-exec-mappings -e syscalls:sys_enter_getppid > "$D/sw.out" 2> "$D/sw.err" &
 rp=$!
-if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+if ! recording syscalls/sys_enter_getppid; then
 	kill -INT $rp; wait $rp
 	t_fail "record did not enable sys_enter_getppid: $(tail -3 "$D/sw.err" | tr '\n' ' ')"
 else

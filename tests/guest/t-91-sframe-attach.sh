@@ -58,7 +58,7 @@ run() {
 	"$TCMD" record -o "$D/$n.dat" -T -e syscalls:sys_enter_read \
 		-f "fd == 0" -P $PYPID -P $SHPID "$@" > "$D/$n.out" 2> "$D/$n.err" &
 	rp=$!
-	if ! wait_for -t 180 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_read/enable"; then
+	if ! recording -t 180 syscalls/sys_enter_read; then
 		kill -INT $rp; wait $rp
 		t_fail "record did not enable sys_enter_read: $(tail -3 "$D/$n.err" | tr '\n' ' ')"
 		return 1

@@ -37,7 +37,7 @@ run() {
 	"$TCMD" record -o "$D/$n.dat" -T -e syscalls:sys_enter_getppid "$@" \
 		> "$D/$n.out" 2> "$D/$n.err" &
 	rp=$!
-	if ! wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+	if ! recording syscalls/sys_enter_getppid; then
 		kill -INT $rp; wait $rp; kill $wp; wait $wp
 		t_fail "record did not enable sys_enter_getppid: $(tail -3 "$D/$n.err" | tr '\n' ' ')"
 		return 1
@@ -215,7 +215,7 @@ else
 	"$TCMD" record -o "$D/swd.dat" -T -e syscalls:sys_enter_getppid \
 		> "$D/swd.out" 2> "$D/swd.err" &
 	rp=$!
-	if wait_for -t 120 grep -q 1 "$TRACEFS/events/syscalls/sys_enter_getppid/enable"; then
+	if recording syscalls/sys_enter_getppid; then
 		sleep 2
 		"$WL"/dlwork 3 > "$D/swd.wl"
 		sleep 2
