@@ -1676,7 +1676,7 @@ noinline int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 
 	/* the mm's own sections win; a file's rule is not kept */
 	if (ret == -ESRCH)
-		return sframe_file_find(ip, frame);
+		return sframe_file_walk_find(walk, ip, frame);
 	if (!ret && slot)
 		sframe_rule_put(slot, ip, gen, frame);
 	return ret;
@@ -1708,7 +1708,8 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	if (sframe_walk_begin(&walk)) {
 		ret = sframe_walk_find(&walk, ip, frame);
 	} else if (!walk.sm) {
-		ret = sframe_file_find(ip, frame);
+		/* no section of its own, and no file's it may use */
+		ret = -ENOENT;
 	} else {
 		/* No rule kept yet: as sframe_walk_find() without a table */
 		gen = READ_ONCE(walk.sm->gen);

@@ -88,11 +88,22 @@ struct sframe_mm {
  *		current, so a section that goes takes them out of the walk
  * @text_start:	start of the code @rows describe
  * @text_size:	its size; 0 without @rows
+ * @file:	the section attached to a file (sframe_file.c) where a lookup
+ *		of the walk last found one, NULL if none; SRCU held for it
+ * @file_start:	start of the mapping of that file it serves
+ * @file_end:	its end
+ * @file_bias:	what turns an address of that mapping into the file's ELF
+ *		vaddr, the addresses of @file
+ * @file_seq:	the mm's mmap lock sequence before that lookup: @file serves
+ *		while the mm's mappings did not change since
+ * @file_srcu:	the SRCU index held for @file, -1 while none is held
  *
  * @sm and @rules live as long as the mm, which the walking task holds.
  * The frames of a stack lie mostly in a few sections, often one: their
  * lookups search @rows, inline (sframe_walk_row()), with no section
- * lookup and no call.
+ * lookup and no call.  Likewise the frames in a file's section take no
+ * VMA lookup while the file's mapping stays.  @sm is NULL in a walk of an
+ * mm that has no section of its own but may use the files' ones.
  */
 struct sframe_walk {
 	struct sframe_mm	*sm;
@@ -104,6 +115,12 @@ struct sframe_walk {
 	unsigned int		gen;
 	unsigned long		text_start;
 	unsigned long		text_size;
+	const struct sframe_section *file;
+	unsigned long		file_start;
+	unsigned long		file_end;
+	unsigned long		file_bias;
+	unsigned int		file_seq;
+	int			file_srcu;
 };
 
 int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
@@ -130,7 +147,8 @@ static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
 
 /*
  * Start the lookups of a walk of the current task's stack.  False when
- * its mm has no sections, or has kept no rule yet: sframe_find() then.
+ * its mm has no sections and may use no file's, or has kept no rule yet:
+ * sframe_find() then.
  */
 static inline bool sframe_walk_begin(struct sframe_walk *walk)
 {
@@ -139,9 +157,11 @@ static inline bool sframe_walk_begin(struct sframe_walk *walk)
 	walk->rows = NULL;
 	walk->text_start = 0;
 	walk->text_size = 0;
+	walk->file = NULL;
+	walk->file_srcu = -1;
 	walk->sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!walk->sm)
-		return false;
+		return sframe_file_attached(mm);
 	walk->rules = READ_ONCE(walk->sm->rules);
 	return walk->rules;
 }
@@ -161,7 +181,11 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
 					    unsigned long ip,
 					    struct unwind_user_frame *frame)
 {
-	unsigned int gen = READ_ONCE(walk->sm->gen);
+	unsigned int gen;
+
+	if (!walk->sm)
+		return sframe_file_walk_find(walk, ip, frame);
+	gen = READ_ONCE(walk->sm->gen);
 
 	/*
 	 * The generation before the rule or the section: a removal after
@@ -195,7 +219,7 @@ static __always_inline u32 sframe_walk_row(const struct sframe_walk *walk,
 {
 	unsigned long off = ip - walk->text_start;
 
-	/* no rows: a text of size 0 */
+	/* no rows (a walk without @sm has none): a text of size 0 */
 	if (off >= walk->text_size || READ_ONCE(walk->sm->gen) != walk->gen)
 		return SFRAME_ROW_SLOW;
 	return sframe_rows_find(walk->row, walk->block, walk->shift, off)->rule;
@@ -206,6 +230,8 @@ static inline void sframe_walk_end(struct sframe_walk *walk)
 {
 	if (walk->rows)
 		sframe_walk_drop(walk);
+	if (walk->file_srcu >= 0)
+		sframe_file_walk_end(walk);
 }
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
