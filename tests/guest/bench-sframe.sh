@@ -17,8 +17,8 @@
 # BENCH_WAYS (default "sframe fp", the order each round runs them) may
 # add `file`: libsframe-unreg.so with the same .sframe attached to the
 # binary's file (prctl(PR_ATTACH_SFRAME_FILE), series 6-sframe-file;
-# held by sframefile.py for the run; a process's own section wins, so
-# the sframe runs never use it), printed beside the section per mm.
+# held by sframefile.py for the file runs alone), printed beside the
+# section per mm.
 #
 # Every traced run is checked: N stacks whose innermost frame is
 # bench_deep (counted from the instance's trace), the unwinder the records
@@ -50,13 +50,22 @@ for f in $BIN $WL/libsframe-preload.so $WL/libsframe-unreg.so; do
 	[ -f $f ] || { echo "no $f: make -C tests/workload sframe"; exit 1; }
 done
 
-# the file way: the section attached to the binary's file for the whole run
-if [[ " $WAYS " == *" file "* ]]; then
+# attach WAY: for the file way, the section attached to the binary's file
+# (held by a process of its own, in $hold, until detach); only for its
+# runs: the fp runs must walk by frame pointers alone
+hold=
+attach() {
+	[ $1 = file ] || return 0
 	python3 $REPO/tests/guest/sframefile.py attach $BIN own --hold > $TMP/attach 2>&1 &
-	pids+=($!)
-	wait_for -t 60 grep -q '^ok' $TMP/attach ||
-		{ echo "bench-sframe: the attach failed: $(cat $TMP/attach)"; exit 1; }
-fi
+	hold=$!
+	pids+=($hold)
+	wait_for -t 60 grep -q '^ok' $TMP/attach
+}
+detach() {
+	[ -n "$hold" ] || return 0
+	kill $hold && wait $hold
+	hold=
+}
 
 preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp | file) echo $WL/libsframe-unreg.so ;; esac; }
 
@@ -65,6 +74,7 @@ preload() { case $1 in sframe) echo $WL/libsframe-preload.so ;; fp | file) echo 
 one() {
 	local u=$1 dp=$2 traced=$3 d=$TRACEFS/instances/bsf pid l i st ok=ok
 	reset_tracing >/dev/null
+	attach $u || { echo "- attach-failed"; detach; return; }
 	mkdir $d && echo 8192 > $d/buffer_size_kb
 	rm -f $TMP/go && mkfifo $TMP/go
 	taskset -c $CPU env LD_PRELOAD=$(preload $u) sh -c "read x < $TMP/go; exec $BIN bench $N $dp" > /dev/null &
@@ -89,6 +99,7 @@ one() {
 		fp) grep -q 'unwinder=fp:[0-9]*$' $TMP/stacks || ok=not-fp-alone ;;
 		esac
 	fi
+	detach
 	echo "$i $ok"
 }
 
