@@ -145,6 +145,28 @@ static struct sframe_file *sframe_file_vma(struct vm_area_struct *vma,
 }
 
 /*
+ * Keep @sf for @walk's next lookups in the mapping [@start, @end), its
+ * addresses @bias below the file's ELF vaddrs; and its rows for the
+ * inline lookups too when the mapping holds the whole text
+ */
+static void sframe_file_walk_keep(struct sframe_walk *walk,
+				  const struct sframe_file *sf,
+				  unsigned long start, unsigned long end,
+				  unsigned long bias, unsigned int seq)
+{
+	unsigned long text_ip = sf->sec.text_start - bias;
+
+	walk->file = &sf->sec;
+	walk->file_start = start;
+	walk->file_end = end;
+	walk->file_bias = bias;
+	walk->file_seq = seq;
+	if (sf->sec.rows && text_ip >= start &&
+	    sf->sec.rows->span <= end - text_ip)
+		sframe_walk_keep_file(walk, &sf->sec, text_ip, seq);
+}
+
+/*
  * The section of the file mapped at @ip, kept in @walk for the frames
  * after this one while the mm's mappings stay as they are; with SRCU held
  * until the walk ends
@@ -178,13 +200,8 @@ static int sframe_file_walk_lookup(struct sframe_walk *walk, unsigned long ip,
 	}
 	if (!sf)
 		return -ENOENT;
-	if (keep) {
-		walk->file = &sf->sec;
-		walk->file_start = start;
-		walk->file_end = end;
-		walk->file_bias = link_ip - ip;
-		walk->file_seq = seq;
-	}
+	if (keep)
+		sframe_file_walk_keep(walk, sf, start, end, link_ip - ip, seq);
 	if (link_ip < sf->sec.text_start || link_ip >= sf->sec.text_end)
 		return -ENOENT;
 	return sframe_section_find(&sf->sec, link_ip, frame);

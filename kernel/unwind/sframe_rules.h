@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/hash.h>
 #include <linux/maple_tree.h>
+#include <linux/mmap_lock.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -81,11 +82,13 @@ struct sframe_mm {
  * @rows:	the rows of the section where a lookup of the walk last found
  *		a rule in rows, a reference held until sframe_walk_end(); NULL
  *		if none
+ * @file_rows:	@rows are those of @file, held by SRCU, not by a reference
  * @row:	@rows' rows
  * @block:	@rows' block index
  * @shift:	@rows' block size
  * @gen:	@sm's generation before that lookup: @rows serve while it is
- *		current, so a section that goes takes them out of the walk
+ *		current, so a section that goes takes them out of the walk; for
+ *		@file_rows, @file_seq
  * @text_start:	start of the code @rows describe
  * @text_size:	its size; 0 without @rows
  * @file:	the section attached to a file (sframe_file.c) where a lookup
@@ -109,6 +112,7 @@ struct sframe_walk {
 	struct sframe_mm	*sm;
 	struct sframe_rule	*rules;
 	struct sframe_rows	*rows;
+	bool			file_rows;
 	const struct sframe_row	*row;
 	const u32		*block;
 	unsigned int		shift;
@@ -126,6 +130,9 @@ struct sframe_walk {
 int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 		     unsigned int gen, struct unwind_user_frame *frame);
 void sframe_walk_drop(struct sframe_walk *walk);
+void sframe_walk_keep_file(struct sframe_walk *walk,
+			   const struct sframe_section *sec,
+			   unsigned long text_ip, unsigned int seq);
 
 /* The rule kept for @ip in @slot, if any was found since generation @gen */
 static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
@@ -155,6 +162,7 @@ static inline bool sframe_walk_begin(struct sframe_walk *walk)
 	struct mm_struct *mm = current->mm;
 
 	walk->rows = NULL;
+	walk->file_rows = false;
 	walk->text_start = 0;
 	walk->text_size = 0;
 	walk->file = NULL;
@@ -207,7 +215,8 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
  * One read of the block index and a scan of the few rows that start in
  * that block, in kernel memory, inline in the loop that walks a stack.
  * The rows serve while no section went since they were kept (the
- * generation is read for every lookup, as sframe_walk_find() does).
+ * generation is read for every lookup, as sframe_walk_find() does); a
+ * file's, while no mapping of the mm changed.
  *
  * Return: the rule packed (SFRAME_ROW_*; sframe_row_frame() unpacks it),
  * SFRAME_ROW_NONE when the rows say no rule covers @ip, or SFRAME_ROW_SLOW
@@ -219,8 +228,13 @@ static __always_inline u32 sframe_walk_row(const struct sframe_walk *walk,
 {
 	unsigned long off = ip - walk->text_start;
 
-	/* no rows (a walk without @sm has none): a text of size 0 */
-	if (off >= walk->text_size || READ_ONCE(walk->sm->gen) != walk->gen)
+	/* no rows: a text of size 0 */
+	if (off >= walk->text_size)
+		return SFRAME_ROW_SLOW;
+	/* a file's rows serve while the mm's mappings stay */
+	if (unlikely(walk->file_rows) ?
+	    mmap_lock_speculate_retry(current->mm, walk->gen) :
+	    READ_ONCE(walk->sm->gen) != walk->gen)
 		return SFRAME_ROW_SLOW;
 	return sframe_rows_find(walk->row, walk->block, walk->shift, off)->rule;
 }
