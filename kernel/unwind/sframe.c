@@ -302,8 +302,10 @@ static bool sframe_rows_due(struct sframe_section *sec)
  */
 void sframe_walk_drop(struct sframe_walk *walk)
 {
-	sframe_rows_put(walk->rows);
+	if (!walk->file_rows)
+		sframe_rows_put(walk->rows);
 	walk->rows = NULL;
+	walk->file_rows = false;
 	walk->text_size = 0;
 }
 
@@ -325,6 +327,36 @@ static void sframe_walk_keep(struct sframe_walk *walk,
 	walk->shift = rows->shift;
 	walk->gen = gen;
 	walk->text_start = sec->text_start;
+	walk->text_size = rows->span;
+}
+
+/**
+ * sframe_walk_keep_file - keep the rows of a file's section for a walk
+ * @walk: the walk, which holds SRCU for @sec (sframe_file.c)
+ * @sec: the section attached to a file mapped in the current mm, with rows
+ * @text_ip: the address its text is mapped at, wholly in one mapping
+ * @seq: the mm's mmap lock sequence read before that mapping was found
+ *
+ * The walk's next lookups in that text search the rows inline, as those of
+ * the mm's own sections, while no mapping of the mm changes.  No reference
+ * is taken: a file's section, its rows with it, is freed only after the
+ * SRCU section that the walk holds until its end.
+ */
+void sframe_walk_keep_file(struct sframe_walk *walk,
+			   const struct sframe_section *sec,
+			   unsigned long text_ip, unsigned int seq)
+{
+	struct sframe_rows *rows = sec->rows;
+
+	if (walk->rows)
+		sframe_walk_drop(walk);
+	walk->rows = rows;
+	walk->file_rows = true;
+	walk->row = rows->row;
+	walk->block = rows->block;
+	walk->shift = rows->shift;
+	walk->gen = seq;
+	walk->text_start = text_ip;
 	walk->text_size = rows->span;
 }
 
@@ -1676,7 +1708,7 @@ noinline int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 
 	/* the mm's own sections win; a file's rule is not kept */
 	if (ret == -ESRCH)
-		return sframe_file_find(ip, frame);
+		return sframe_file_walk_find(walk, ip, frame);
 	if (!ret && slot)
 		sframe_rule_put(slot, ip, gen, frame);
 	return ret;
@@ -1708,7 +1740,8 @@ int sframe_find(unsigned long ip, struct unwind_user_frame *frame)
 	if (sframe_walk_begin(&walk)) {
 		ret = sframe_walk_find(&walk, ip, frame);
 	} else if (!walk.sm) {
-		ret = sframe_file_find(ip, frame);
+		/* no section of its own, and no file's it may use */
+		ret = -ENOENT;
 	} else {
 		/* No rule kept yet: as sframe_walk_find() without a table */
 		gen = READ_ONCE(walk.sm->gen);

@@ -343,6 +343,7 @@ struct sframe_fde {
 };
 
 struct mm_struct;
+struct sframe_walk;
 struct unwind_user_frame;
 
 int sframe_section_check(struct sframe_section *sec);
@@ -351,6 +352,8 @@ int sframe_section_find(const struct sframe_section *sec, unsigned long ip,
 
 /* Sections attached to object files (sframe_file.c) */
 bool sframe_file_attached(struct mm_struct *mm);
-int sframe_file_find(unsigned long ip, struct unwind_user_frame *frame);
+int sframe_file_walk_find(struct sframe_walk *walk, unsigned long ip,
+			  struct unwind_user_frame *frame);
+void sframe_file_walk_end(struct sframe_walk *walk);
 
 #endif /* _KERNEL_UNWIND_SFRAME_H */

@@ -18,8 +18,10 @@
  * object's file, so its inode, its key here, cannot be reused meanwhile.
  * All of them together are bounded by the sysctl kernel.sframe_file_max_kb.
  *
- * The unwinder looks them up under SRCU: a lookup reads the section while
- * it may reschedule, and a detach waits for such lookups before freeing.
+ * The unwinder looks them up under SRCU, held from a walk's first lookup
+ * in a file's section to the walk's end: a lookup reads the section while
+ * it may reschedule, a walk keeps the section it found for its next
+ * frames, and a detach waits for such walks before freeing.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -45,6 +47,7 @@
 #include <linux/vmalloc.h>
 
 #include "sframe.h"
+#include "sframe_rules.h"
 
 #define SFRAME_FILE_HASH_BITS	6
 
@@ -117,12 +120,14 @@ static struct sframe_file *sframe_file_lookup(struct inode *inode)
 }
 
 /*
- * The section for @ip in @vma, and @ip as the object's ELF vaddr in
- * *@link_ip; @vma locked, SRCU held
+ * The section for @ip in @vma, @ip as the object's ELF vaddr in *@link_ip
+ * and @vma's range in *@start and *@end; @vma locked, SRCU held
  */
 static struct sframe_file *sframe_file_vma(struct vm_area_struct *vma,
 					   unsigned long ip,
-					   unsigned long *link_ip)
+					   unsigned long *link_ip,
+					   unsigned long *start,
+					   unsigned long *end)
 {
 	struct sframe_file *sf;
 
@@ -134,48 +139,116 @@ static struct sframe_file *sframe_file_vma(struct vm_area_struct *vma,
 	/* the file offset of ip, then its ELF vaddr */
 	*link_ip = ip - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT) +
 		   sf->bias;
+	*start = vma->vm_start;
+	*end = vma->vm_end;
 	return sf;
 }
 
-/**
- * sframe_file_find - the rule for @ip from the section of its file
- * @ip: a user address of the current task
- * @frame: where to put the rule
- *
- * Called by sframe_find() for an address that no section of the mm
- * describes.  Takes the VMA's lock (or the mmap lock) for as long as it
- * takes to find the file's section; reads the section in kernel memory,
- * and may reschedule.  The rule is not kept in the mm's table: the
- * mapping may go at any time without the mm's sections changing.
- *
- * Return: 0 with @frame set, -ENOENT when no file section describes @ip,
- * or the error sframe_find() would give for a bad FRE
+/*
+ * Keep @sf for @walk's next lookups in the mapping [@start, @end), its
+ * addresses @bias below the file's ELF vaddrs; and its rows for the
+ * inline lookups too when the mapping holds the whole text
  */
-int sframe_file_find(unsigned long ip, struct unwind_user_frame *frame)
+static void sframe_file_walk_keep(struct sframe_walk *walk,
+				  const struct sframe_file *sf,
+				  unsigned long start, unsigned long end,
+				  unsigned long bias, unsigned int seq)
+{
+	unsigned long text_ip = sf->sec.text_start - bias;
+
+	walk->file = &sf->sec;
+	walk->file_start = start;
+	walk->file_end = end;
+	walk->file_bias = bias;
+	walk->file_seq = seq;
+	if (sf->sec.rows && text_ip >= start &&
+	    sf->sec.rows->span <= end - text_ip)
+		sframe_walk_keep_file(walk, &sf->sec, text_ip, seq);
+}
+
+/*
+ * The section of the file mapped at @ip, kept in @walk for the frames
+ * after this one while the mm's mappings stay as they are; with SRCU held
+ * until the walk ends
+ */
+static int sframe_file_walk_lookup(struct sframe_walk *walk, unsigned long ip,
+				   struct unwind_user_frame *frame)
 {
 	struct mm_struct *mm = current->mm;
+	unsigned long start = 0, end = 0, link_ip = 0;
 	struct vm_area_struct *vma;
 	struct sframe_file *sf = NULL;
-	unsigned long link_ip = 0;
-	int idx, ret = -ENOENT;
+	unsigned int seq;
+	bool keep;
 
+	walk->file = NULL;
 	if (!sframe_file_attached(mm))
 		return -ENOENT;
-	idx = srcu_read_lock(&sframe_file_srcu);
+	if (walk->file_srcu < 0)
+		walk->file_srcu = srcu_read_lock(&sframe_file_srcu);
+	/* before the lookup: a change of the mappings after it is seen */
+	keep = mmap_lock_speculate_try_begin(mm, &seq);
 	vma = lock_vma_under_rcu(mm, ip);
 	if (vma) {
-		sf = sframe_file_vma(vma, ip, &link_ip);
+		sf = sframe_file_vma(vma, ip, &link_ip, &start, &end);
 		vma_end_read(vma);
 	} else if (!mmap_read_lock_killable(mm)) {
 		vma = vma_lookup(mm, ip);
 		if (vma)
-			sf = sframe_file_vma(vma, ip, &link_ip);
+			sf = sframe_file_vma(vma, ip, &link_ip, &start, &end);
 		mmap_read_unlock(mm);
 	}
-	if (sf && link_ip >= sf->sec.text_start && link_ip < sf->sec.text_end)
-		ret = sframe_section_find(&sf->sec, link_ip, frame);
-	srcu_read_unlock(&sframe_file_srcu, idx);
-	return ret;
+	if (!sf)
+		return -ENOENT;
+	if (keep)
+		sframe_file_walk_keep(walk, sf, start, end, link_ip - ip, seq);
+	if (link_ip < sf->sec.text_start || link_ip >= sf->sec.text_end)
+		return -ENOENT;
+	return sframe_section_find(&sf->sec, link_ip, frame);
+}
+
+/**
+ * sframe_file_walk_find - the rule for @ip from the section of its file
+ * @walk: the walk of the current task's stack that looks @ip up
+ * @ip: a user address of the current task
+ * @frame: where to put the rule
+ *
+ * Called for an address that no section of the mm describes
+ * (sframe_walk_find(), sframe_find_slow()).  The first lookup of a walk, and one in
+ * another mapping or after the mm's mappings changed, takes the VMA's lock
+ * (or the mmap lock) for as long as it takes to find the file's section;
+ * the others read only the section kept.  The section is in kernel
+ * memory; a lookup may reschedule.  The rule is not kept in the mm's
+ * table: the mapping may go at any time without the mm's sections
+ * changing.
+ *
+ * Return: 0 with @frame set, -ENOENT when no file section describes @ip,
+ * or the error sframe_find() would give for a bad FRE
+ */
+int sframe_file_walk_find(struct sframe_walk *walk, unsigned long ip,
+			  struct unwind_user_frame *frame)
+{
+	const struct sframe_section *sec = walk->file;
+	unsigned long link_ip;
+
+	if (!sec || ip - walk->file_start >= walk->file_end - walk->file_start ||
+	    mmap_lock_speculate_retry(current->mm, walk->file_seq))
+		return sframe_file_walk_lookup(walk, ip, frame);
+	link_ip = ip + walk->file_bias;
+	if (link_ip < sec->text_start || link_ip >= sec->text_end)
+		return -ENOENT;
+	return sframe_section_find(sec, link_ip, frame);
+}
+
+/**
+ * sframe_file_walk_end - end the lookups of files' sections of a walk
+ * @walk: the walk, which holds SRCU for them
+ */
+void sframe_file_walk_end(struct sframe_walk *walk)
+{
+	srcu_read_unlock(&sframe_file_srcu, walk->file_srcu);
+	walk->file_srcu = -1;
+	walk->file = NULL;
 }
 
 static void sframe_file_free(struct sframe_file *sf)

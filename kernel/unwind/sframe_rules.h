@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/hash.h>
 #include <linux/maple_tree.h>
+#include <linux/mmap_lock.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -81,34 +82,57 @@ struct sframe_mm {
  * @rows:	the rows of the section where a lookup of the walk last found
  *		a rule in rows, a reference held until sframe_walk_end(); NULL
  *		if none
+ * @file_rows:	@rows are those of @file, held by SRCU, not by a reference
  * @row:	@rows' rows
  * @block:	@rows' block index
  * @shift:	@rows' block size
  * @gen:	@sm's generation before that lookup: @rows serve while it is
- *		current, so a section that goes takes them out of the walk
+ *		current, so a section that goes takes them out of the walk; for
+ *		@file_rows, @file_seq
  * @text_start:	start of the code @rows describe
  * @text_size:	its size; 0 without @rows
+ * @file:	the section attached to a file (sframe_file.c) where a lookup
+ *		of the walk last found one, NULL if none; SRCU held for it
+ * @file_start:	start of the mapping of that file it serves
+ * @file_end:	its end
+ * @file_bias:	what turns an address of that mapping into the file's ELF
+ *		vaddr, the addresses of @file
+ * @file_seq:	the mm's mmap lock sequence before that lookup: @file serves
+ *		while the mm's mappings did not change since
+ * @file_srcu:	the SRCU index held for @file, -1 while none is held
  *
  * @sm and @rules live as long as the mm, which the walking task holds.
  * The frames of a stack lie mostly in a few sections, often one: their
  * lookups search @rows, inline (sframe_walk_row()), with no section
- * lookup and no call.
+ * lookup and no call.  Likewise the frames in a file's section take no
+ * VMA lookup while the file's mapping stays.  @sm is NULL in a walk of an
+ * mm that has no section of its own but may use the files' ones.
  */
 struct sframe_walk {
 	struct sframe_mm	*sm;
 	struct sframe_rule	*rules;
 	struct sframe_rows	*rows;
+	bool			file_rows;
 	const struct sframe_row	*row;
 	const u32		*block;
 	unsigned int		shift;
 	unsigned int		gen;
 	unsigned long		text_start;
 	unsigned long		text_size;
+	const struct sframe_section *file;
+	unsigned long		file_start;
+	unsigned long		file_end;
+	unsigned long		file_bias;
+	unsigned int		file_seq;
+	int			file_srcu;
 };
 
 int sframe_find_slow(struct sframe_walk *walk, unsigned long ip,
 		     unsigned int gen, struct unwind_user_frame *frame);
 void sframe_walk_drop(struct sframe_walk *walk);
+void sframe_walk_keep_file(struct sframe_walk *walk,
+			   const struct sframe_section *sec,
+			   unsigned long text_ip, unsigned int seq);
 
 /* The rule kept for @ip in @slot, if any was found since generation @gen */
 static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
@@ -130,18 +154,22 @@ static __always_inline bool sframe_rule_get(struct sframe_rule *slot,
 
 /*
  * Start the lookups of a walk of the current task's stack.  False when
- * its mm has no sections, or has kept no rule yet: sframe_find() then.
+ * its mm has no sections and may use no file's, or has kept no rule yet:
+ * sframe_find() then.
  */
 static inline bool sframe_walk_begin(struct sframe_walk *walk)
 {
 	struct mm_struct *mm = current->mm;
 
 	walk->rows = NULL;
+	walk->file_rows = false;
 	walk->text_start = 0;
 	walk->text_size = 0;
+	walk->file = NULL;
+	walk->file_srcu = -1;
 	walk->sm = mm ? READ_ONCE(mm->sframe) : NULL;
 	if (!walk->sm)
-		return false;
+		return sframe_file_attached(mm);
 	walk->rules = READ_ONCE(walk->sm->rules);
 	return walk->rules;
 }
@@ -161,7 +189,11 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
 					    unsigned long ip,
 					    struct unwind_user_frame *frame)
 {
-	unsigned int gen = READ_ONCE(walk->sm->gen);
+	unsigned int gen;
+
+	if (!walk->sm)
+		return sframe_file_walk_find(walk, ip, frame);
+	gen = READ_ONCE(walk->sm->gen);
 
 	/*
 	 * The generation before the rule or the section: a removal after
@@ -183,7 +215,8 @@ static __always_inline int sframe_walk_find(struct sframe_walk *walk,
  * One read of the block index and a scan of the few rows that start in
  * that block, in kernel memory, inline in the loop that walks a stack.
  * The rows serve while no section went since they were kept (the
- * generation is read for every lookup, as sframe_walk_find() does).
+ * generation is read for every lookup, as sframe_walk_find() does); a
+ * file's, while no mapping of the mm changed.
  *
  * Return: the rule packed (SFRAME_ROW_*; sframe_row_frame() unpacks it),
  * SFRAME_ROW_NONE when the rows say no rule covers @ip, or SFRAME_ROW_SLOW
@@ -196,7 +229,12 @@ static __always_inline u32 sframe_walk_row(const struct sframe_walk *walk,
 	unsigned long off = ip - walk->text_start;
 
 	/* no rows: a text of size 0 */
-	if (off >= walk->text_size || READ_ONCE(walk->sm->gen) != walk->gen)
+	if (off >= walk->text_size)
+		return SFRAME_ROW_SLOW;
+	/* a file's rows serve while the mm's mappings stay */
+	if (unlikely(walk->file_rows) ?
+	    mmap_lock_speculate_retry(current->mm, walk->gen) :
+	    READ_ONCE(walk->sm->gen) != walk->gen)
 		return SFRAME_ROW_SLOW;
 	return sframe_rows_find(walk->row, walk->block, walk->shift, off)->rule;
 }
@@ -206,6 +244,8 @@ static inline void sframe_walk_end(struct sframe_walk *walk)
 {
 	if (walk->rows)
 		sframe_walk_drop(walk);
+	if (walk->file_srcu >= 0)
+		sframe_file_walk_end(walk);
 }
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
