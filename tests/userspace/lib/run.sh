@@ -489,7 +489,7 @@ fi
 "$HERE/check-abi.sh" "$LIB" "$B/lib/libustack.so.1" >"$B/abi.out" 2>&1
 count "$B/abi.out" $? check-abi
 # No package cycle (issue 38): trace-cmd links the library, so the
-# library links no libtracecmd (the tool's reader does, tool/file.c)
+# library links no libtracecmd (the tool's reader does, ustack/file.c)
 needed=$(readelf -d "$B/lib/libustack.so.1" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 undef=$(nm -u "$B/lib/libustack.a" | awk '$2 ~ /^tracecmd_/ { print $2 }' | sort -u | tr '\n' ' ')
 if [ -n "$needed" ] && ! grep -q libtracecmd <<<"$needed" && [ -z "$undef" ] &&
