@@ -133,12 +133,9 @@ void plugin_unwind_draw(kshark_cpp_argv *argv_c, int sd, int val,
 	}
 	if (!task && !(draw_action & KSHARK_CPU_DRAW))
 		return;
+	/* ctx->at: the events that asked (field: the task) */
 	IsApplicableFunc asked = [=] (kshark_data_container *d, ssize_t i) {
-		const unwind_req &q = ctx->reqs[d->data[i]->field];
-		const kshark_entry *e = d->data[i]->entry;
-
-		return e == (q.event ? q.event : q.cookie_rec) &&
-		       (task ? q.pid : e->cpu) == val;
+		return (task ? d->data[i]->field : d->data[i]->entry->cpu) == val;
 	};
 	eventFieldPlotMax(argv, ctx->at, asked, makeShape, {200, 0, 120}, -1);
 }

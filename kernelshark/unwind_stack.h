@@ -22,18 +22,10 @@ extern "C" {
 #define KS_UNWIND_API __attribute__((visibility("hidden")))
 #endif
 
-/* One request of libustack's index (ustack.h), and its entries. */
-struct ustack_index;
-struct ustack_request;
-struct unwind_req {
-	const struct kshark_entry *event;	/* that asked; NULL: not seen */
-	const struct kshark_entry *cookie_rec;
-	const struct kshark_entry *stack_rec;	/* NULL: none came */
-	int			pid;		/* its task's */
-	const struct ustack_request *r;		/* in the index */
-};
-
 #define N_EVENTS	5
+
+struct ustack_view;
+struct ustack_file;
 
 /** Structure representing the plugin's context of one stream. */
 struct plugin_unwind_context {
@@ -43,25 +35,17 @@ struct plugin_unwind_context {
 	int				ids[N_EVENTS];
 	/* what the view says instead of a stack; NULL: active */
 	const char			*note;
-	/* the event handler's: the two records; execs and loads */
-	struct kshark_data_container	*recs, *maps;
-	int64_t				first_offset;	/* of the first load */
+	/* libustack's view: the records, their requests, the names */
+	struct ustack_view		*view;
+	int64_t				first_offset;	/* of this load */
 	bool				second_pass_done;
-	/* the second pass': KernelShark's entries (during it only), the
-	 * requests, and every entry of a request (field: its index) */
+	/* the events that asked (field: the task), for the marks */
+	struct kshark_data_container	*at;
+	/* the second pass': KernelShark's entries (during it only) */
 	struct kshark_entry		**data;
 	size_t				n_data;
-	ssize_t				cursor, step;	/* the search's */
-	struct ustack_index		*index;
-	struct unwind_req		*reqs;
-	size_t				n_reqs;
-	struct kshark_data_container	*at;
-	unsigned int			damaged;	/* records skipped */
-	/* the names of the user frames, made at the first stack shown */
-	bool				syms_tried;
-	struct ustack_file		*file;
-	struct ustack_syms		*syms;
-	char				*log;	/* libustack's messages */
+	ssize_t				step;		/* the search's */
+	struct ustack_file		*file;		/* the saved maps' */
 };
 
 KS_DECLARE_PLUGIN_CONTEXT_METHODS(struct plugin_unwind_context)

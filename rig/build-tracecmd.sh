@@ -114,7 +114,7 @@ fi
 
 key=$( {
 	cat "$tc_src/.ftd-unpacked" "$tep_src/.ftd-unpacked"
-	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libustack/src/*.[ch] "$REPO"/libustack/tool/*.[ch] \
+	sha256sum "$0" "$compat"/*.[ch] "$REPO"/libustack/src/*.[ch] "$REPO"/ustack/*.[ch] "$REPO"/ustack/Makefile \
 		"$REPO"/libustack/include/*.h "$REPO"/libustack/Makefile |
 		cut -d' ' -f1
 	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
@@ -256,9 +256,9 @@ run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$W/trace-cmd/utest/trace-utest" ] || die "the build left no utest/trace-utest"
 [ -x "$bin" ] || die "the build left no $bin"
 
-# 5. the ustack tool (its trace.dat reader, tool/file.c) against this
+# 5. the ustack tool (ustack/; its trace.dat reader, file.c) against this
 # libtracecmd: with the series' public API for the saved maps (patch
-# 0007) it reads the build IDs and needs none of tool/tracecmd-compat.h.
+# 0007) it reads the build IDs and needs none of its tracecmd-compat.h.
 # $P/bin/ustack.
 if [ $stock = 0 ]; then
 	rm -rf "$D/ext"

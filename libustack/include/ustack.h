@@ -529,6 +529,55 @@ int ustack_tree_add_event(struct ustack_tree *tree,
 			  struct ustack_syms *syms, unsigned long long value);
 int ustack_tree_print(struct trace_seq *s, struct ustack_tree *tree);
 
+/* ---- a viewer's requests and stacks (ustack_view(3)) ---- */
+
+/* A request of a view, with the host's handles of its records */
+struct ustack_view_request {
+	struct ustack_request	request;	/* ts, cpu: its cookie record's */
+	void			*event;		/* NULL: not seen */
+	void			*cookie;	/* its user_stack_cookie */
+	void			*stack;		/* its user_stack_deferred,
+						 * NULL: none came */
+	unsigned long long	ts;		/* the event's (its cookie */
+	int			cpu;		/* record's when not seen) */
+	int			type;		/* the event's id, -1: not seen */
+};
+
+/* the record at @offset (tep_record.offset), NULL: unreadable */
+typedef struct tep_record *(*ustack_view_read_func)(void *data,
+						    unsigned long long offset);
+typedef void (*ustack_view_release_func)(void *data,
+					 struct tep_record *record);
+/* the host's sources of names; non-zero: none */
+typedef int (*ustack_view_syms_func)(void *data, struct ustack_syms *syms);
+
+struct ustack_view;
+
+struct ustack_view *ustack_view_alloc(struct tep_handle *tep,
+				      ustack_view_read_func read,
+				      ustack_view_release_func release,
+				      void *data);
+void ustack_view_free(struct ustack_view *view);
+int ustack_view_set_syms_func(struct ustack_view *view,
+			      ustack_view_syms_func func);
+int ustack_view_add_record(struct ustack_view *view, struct tep_record *record,
+			   void *ref);
+int ustack_view_reset(struct ustack_view *view);
+int ustack_view_build(struct ustack_view *view);
+const struct ustack_view_request *ustack_view_requests(struct ustack_view *view,
+						       size_t *nr);
+int ustack_view_set_event(struct ustack_view *view, size_t i, int type,
+			  unsigned long long ts, int cpu, void *ref);
+long long ustack_view_damaged(struct ustack_view *view);
+int ustack_view_print(struct ustack_view *view, struct trace_seq *s, size_t i,
+		      unsigned int flags);
+int ustack_view_print_selected(struct ustack_view *view, struct trace_seq *s,
+			       const void *ref, void **links, int max,
+			       unsigned int flags);
+int ustack_view_tree(struct ustack_view *view, struct trace_seq *s,
+		     unsigned long long from, unsigned long long to, int pid,
+		     unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

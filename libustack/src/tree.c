@@ -892,7 +892,7 @@ int ustack_tree_add(struct ustack_tree *tree, const char *event,
 
 #define NAME_SIZE	1024
 
-/* a frame named as ustack --tree names it: no offset (tool/ustack.c) */
+/* a frame named as ustack --tree names it: no offset (ustack/ustack.c) */
 static void frame_name(const struct ustack_event *ev, struct ustack_syms *syms,
 		       unsigned long long addr, bool kernel, char *out,
 		       struct ustack_tree_frame *f)

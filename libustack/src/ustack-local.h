@@ -15,6 +15,8 @@ __hidden void ustack_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 __hidden void ustack_warn(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+/* this thread's messages appended to *@buf, not printed (NULL: printed) */
+__hidden void ustack_log_capture(char **buf);
 
 enum ustack_input_type {
 	USTACK_IN_EVENT,	/* any event: may ask for stacks */

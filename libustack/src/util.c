@@ -5,11 +5,37 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <event-utils.h>
 
 #include "ustack-local.h"
 
 static enum tep_loglevel log_level = TEP_LOG_WARNING;
+/* where this thread's messages go instead (ustack_log_capture()) */
+static __thread char **captured;
+
+/*
+ * The messages of this thread appended to *@buf ("libustack: MESSAGE"
+ * lines, up to about 4 kB), not printed, until called with NULL.
+ */
+void ustack_log_capture(char **buf)
+{
+	captured = buf;
+}
+
+static void capture(const char *fmt, va_list ap)
+{
+	char *old = *captured, *m, *all;
+
+	if ((old && strlen(old) > 4096) || vasprintf(&m, fmt, ap) < 0)
+		return;
+	if (asprintf(&all, "%slibustack: %s\n", old ? old : "", m) >= 0) {
+		free(old);
+		*captured = all;
+	}
+	free(m);
+}
 
 /**
  * ustack_set_loglevel - set which messages the library prints
@@ -29,6 +55,10 @@ static void ustack_vlog(enum tep_loglevel level, const char *fmt, va_list ap)
 {
 	if (level > log_level)
 		return;
+	if (captured) {
+		capture(fmt, ap);
+		return;
+	}
 	/* the messages say what failed, with strerror() where it helps */
 	tep_vprint("libustack", level, false, fmt, ap);
 }

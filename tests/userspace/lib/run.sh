@@ -489,7 +489,7 @@ fi
 "$HERE/check-abi.sh" "$LIB" "$B/lib/libustack.so.1" >"$B/abi.out" 2>&1
 count "$B/abi.out" $? check-abi
 # No package cycle (issue 38): trace-cmd links the library, so the
-# library links no libtracecmd (the tool's reader does, tool/file.c)
+# library links no libtracecmd (the tool's reader does, ustack/file.c)
 needed=$(readelf -d "$B/lib/libustack.so.1" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 undef=$(nm -u "$B/lib/libustack.a" | awk '$2 ~ /^tracecmd_/ { print $2 }' | sort -u | tr '\n' ' ')
 if [ -n "$needed" ] && ! grep -q libtracecmd <<<"$needed" && [ -z "$undef" ] &&
@@ -769,6 +769,17 @@ if "${VG[@]}" "$B/examples/ustack_print" "$T/trigger.dat" >"$B/sample.out" 2>&1 
 else
 	cat "$B/sample.out"
 	fail "ustack_print(3)'s example"
+fi
+# a viewer's records given in any order (ustack_view(3)): one block per
+# user_stack_cookie record that stock trace-cmd report shows, the tree
+n=$(trace-cmd report "$T/trigger.dat" 2>/dev/null | grep -c 'user_stack_cookie:')
+if "${VG[@]}" "$B/examples/ustack_view" "$T/trigger.dat" >"$B/sample-view.out" 2>&1 &&
+   [ "$n" -gt 0 ] && [ "$(grep -c '^(event not seen) pid=[0-9]* cpu=[0-9]* cookie=0x' "$B/sample-view.out")" = "$n" ] &&
+   grep -q '^# Children' "$B/sample-view.out"; then
+	pass "ustack_view(3)'s example: a block for each of the $n cookie records, and the tree"
+else
+	cat "$B/sample-view.out"
+	fail "ustack_view(3)'s example ($n cookie records)"
 fi
 if "${VG[@]}" "$B/examples/ustack_syms_resolve" >"$B/sample-syms.out" 2>&1 &&
    grep -q '^main+0x0 in .*/ustack_syms_resolve ' "$B/sample-syms.out"; then

@@ -14,7 +14,7 @@ FIX=$2
 B=$3/analysis
 WORK=$4
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MAN=$HERE/../../../libustack/Documentation/ustack.txt
+MAN=$HERE/../../../ustack/Documentation/ustack.txt
 mkdir -p "$B"
 . "$HERE/valgrind.sh"
 TC=${TRACE_CMD:-trace-cmd}

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-utils.h>
+#include <trace-seq.h>
 
 #include "ustack-local.h"
 #include "unwind-record.h"
@@ -1783,6 +1785,235 @@ static void test_tree(void)
 	end();
 }
 
+/* ---- ustack_view: a viewer's records, read back through the host ---- */
+
+struct store {
+	struct {
+		unsigned long long	ts, offset;
+		int			cpu, size;
+		unsigned char		data[256];
+	}			r[16];
+	int			n, out;		/* records; read, not released */
+	int			syms_calls, syms_ret;
+};
+
+static struct tep_record *store_read(void *data, unsigned long long offset)
+{
+	struct store *st = data;
+	struct tep_record *r;
+	int i;
+
+	for (i = 0; i < st->n && st->r[i].offset != offset; i++)
+		;
+	if (i == st->n || !(r = calloc(1, sizeof(*r))))
+		return NULL;
+	*r = (struct tep_record){ .ts = st->r[i].ts, .offset = offset,
+				  .cpu = st->r[i].cpu, .size = st->r[i].size,
+				  .record_size = st->r[i].size,
+				  .data = st->r[i].data };
+	st->out++;
+	return r;
+}
+
+static void store_release(void *data, struct tep_record *r)
+{
+	((struct store *)data)->out--;
+	free(r);
+}
+
+/* a map of the user frames' process to a file that is not there */
+static int store_syms(void *data, struct ustack_syms *syms)
+{
+	struct store *st = data;
+
+	st->syms_calls++;
+	return st->syms_ret ?: ustack_syms_add_map(syms, 96, 0x555555554000ULL,
+						   0x555555556000ULL, 0,
+						   "/nonexistent/ustack-test-bin");
+}
+
+static void store_add(struct store *st, unsigned char *b, int size, int cpu)
+{
+	st->r[st->n].ts = 10 * (st->n + 1);
+	st->r[st->n].offset = 0x1000 * (st->n + 1);
+	st->r[st->n].cpu = cpu;
+	st->r[st->n].size = size;
+	memcpy(st->r[st->n].data, b, size);
+	st->n++;
+}
+
+/* every record to the view, last first; the refs: &st->r[i] */
+static int store_give(struct store *st, struct ustack_view *v)
+{
+	struct tep_record r;
+	int i, kept = 0;
+
+	for (i = st->n - 1; i >= 0; i--) {
+		r = (struct tep_record){ .ts = st->r[i].ts, .cpu = st->r[i].cpu,
+					 .offset = st->r[i].offset,
+					 .size = st->r[i].size,
+					 .record_size = st->r[i].size,
+					 .data = st->r[i].data };
+		kept += ustack_view_add_record(v, &r, &st->r[i]) > 0;
+	}
+	return kept;
+}
+
+static int vprints;
+
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap)
+{
+	vprints++;
+	return __tep_vprint(name, level, print_err, fmt, ap);
+}
+
+static const char *selected(struct ustack_view *v, struct trace_seq *s,
+			    const void *ref, void **links, int max, int *n)
+{
+	trace_seq_reset(s);
+	*n = ustack_view_print_selected(v, s, ref, links, max, 0);
+	trace_seq_terminate(s);
+	return s->buffer;
+}
+
+static void test_view(const char *dir)
+{
+	const struct ustack_view_request *q;
+	struct store st = { .n = 0 };
+	struct ustack_view *v;
+	struct trace_seq s;
+	void *links[4];
+	struct rec_env e;
+	const char *t;
+	size_t nr = 9;
+	int n;
+
+	begin("ustack_view: requests of records given in any order, their blocks, links, tree, messages");
+	if (env_open(&e, dir)) {
+		end();
+		return;
+	}
+	trace_seq_init(&s);
+	/* 0-2: a complete request (pid 100, cookie 0x11); 3-4: a lost one
+	 * (101); 5: a kernel_stack (not taken); 6-7: two events of pid 103
+	 * asking in one kernel entry (cookie 0x14) and 8: their user stack;
+	 * 9: a cookie record cut short; 10: never arrived (102) */
+	store_add(&st, e.b, rec_event(e.b, 100), 1);
+	store_add(&st, e.b, rec_cookie(e.b, 100, 0x11, 0, kgood, 3), 1);
+	store_add(&st, e.b, rec_ustack(e.b, 100, 0x11, 96, 0, 4, ugood, 4), 0);
+	store_add(&st, e.b, rec_event(e.b, 101), 1);
+	store_add(&st, e.b, rec_cookie(e.b, 101, 0x12, USTACK_COOKIE_NO_USER_STACK,
+				       kgood, 3), 1);
+	store_add(&st, e.b, rec_kstack(e.b, 100, 24, kgood, 3, 3), 1);
+	store_add(&st, e.b, rec_cookie(e.b, 103, 0x14, 0, kgood, 2), 1);
+	store_add(&st, e.b, rec_cookie(e.b, 103, 0x14, 0, kgood, 3), 1);
+	store_add(&st, e.b, rec_ustack(e.b, 103, 0x14, 96, 0, 2, ugood, 2), 0);
+	/* cut before its cookie */
+	store_add(&st, e.b, rec_cookie(e.b, 104, 0x15, 0, kgood, 3) * 0 + 12, 1);
+	store_add(&st, e.b, rec_cookie(e.b, 102, 0x13, 0, kgood, 3), 1);
+	v = ustack_view_alloc(e.tep, store_read, store_release, &st);
+	CHECK(v && !ustack_view_set_syms_func(v, store_syms), "alloc: %s",
+	      strerror(errno));
+	if (!v)
+		goto out;
+	CHECK(store_give(&st, v) == 7, "kept: the 7 records of stacks");
+	CHECK(ustack_view_damaged(v) == 1, "damaged: %lld", ustack_view_damaged(v));
+	CHECK(!ustack_view_requests(v, &nr) && nr == 0, "no requests before built");
+	CHECK(!ustack_view_build(v), "build: %s", strerror(errno));
+	q = ustack_view_requests(v, &nr);
+	CHECK(q && nr == 5, "5 requests: %zu", nr);
+	if (!q || nr != 5)
+		goto out;
+	/* in the join's order: 100 (stack came), 101 (lost), 103 twice,
+	 * 102 (never arrived, at the end) */
+	CHECK(q[0].request.pid == 100 && q[0].request.status == USTACK_COMPLETE &&
+	      q[0].cookie == &st.r[1] && q[0].stack == &st.r[2] && !q[0].event &&
+	      q[0].ts == st.r[1].ts && q[0].type == -1 &&
+	      (q[0].request.flags & USTACK_EV_UNSEEN), "complete, its records' refs");
+	CHECK(q[1].request.pid == 101 && q[1].request.status == USTACK_LOST &&
+	      q[1].cookie == &st.r[4] && !q[1].stack, "lost");
+	CHECK(q[2].cookie == &st.r[6] && q[3].cookie == &st.r[7] &&
+	      q[2].stack == &st.r[8] && q[3].stack == &st.r[8], "one user stack, two requests");
+	CHECK(q[4].request.pid == 102 && q[4].request.status == USTACK_NEVER_ARRIVED &&
+	      !q[4].stack, "never arrived");
+	CHECK(ustack_view_add_record(v, &(struct tep_record){ .data = e.b, .size = 16 },
+				     NULL) < 0 && errno == EBUSY, "no record after build");
+
+	/* the cookie record of an event not seen: its block, a link to
+	 * its user stack; the frames named through the host's function,
+	 * its message kept, not printed */
+	vprints = 0;
+	t = selected(v, &s, &st.r[1], links, 4, &n);
+	CHECK(!strncmp(t, "(event not seen) pid=100 cpu=1 cookie=0x11\ntime 0.000000\n <kernel stack>\n", 72) &&
+	      strstr(t, " <user stack>\n => /nonexistent/ustack-test-bin+0x1000 (0x555555555000)\n") &&
+	      n == 1 && links[0] == &st.r[2], "a cookie record: %d links, text:\n%s", n, t);
+	CHECK(strstr(t, "\nDamaged file: 1 records of the deferred stacks could not be read\n"
+		      "libustack: /nonexistent/ustack-test-bin: not found, frames in it stay unresolved\n") &&
+	      vprints == 0 && st.syms_calls == 1, "damage, then the message (%d printed, %d calls)",
+	      vprints, st.syms_calls);
+	/* the event found by the host */
+	CHECK(!ustack_view_set_event(v, 0, ID_ENTER, 5, 1, &st.r[0]) &&
+	      !(q[0].request.flags & USTACK_EV_UNSEEN) && q[0].event == &st.r[0] &&
+	      q[0].ts == 5, "set_event");
+	t = selected(v, &s, &st.r[0], links, 4, &n);
+	CHECK(!strncmp(t, "sys_enter_getppid pid=100 cpu=1 cookie=0x11\n", 44) &&
+	      n == 1 && links[0] == &st.r[2], "the event: %d links, text:\n%s", n, t);
+	t = selected(v, &s, &st.r[2], links, 4, &n);
+	CHECK(!strncmp(t, "This user stack completes:\nsys_enter_getppid pid=100", 52) &&
+	      n == 1 && links[0] == &st.r[0], "its user stack: links to the event");
+	/* a user stack of two requests: max of them listed */
+	t = selected(v, &s, &st.r[8], links, 4, &n);
+	CHECK(n == 2 && links[0] == &st.r[6] && links[1] == &st.r[7] &&
+	      strstr(strstr(t, "cookie=0x14") + 1, "cookie=0x14"), "two requests");
+	t = selected(v, &s, &st.r[8], links, 1, &n);
+	CHECK(n == 1 && !strstr(strstr(t, "cookie=0x14") + 1, "cookie=0x14"),
+	      "max 1: the first one");
+	t = selected(v, &s, &st.r[5], links, 4, &n);
+	CHECK(n == 0 && !strncmp(t, "This event did not ask for a deferred user stack\n", 49),
+	      "a record of no request");
+	/* the tree: all, a task, a range */
+	trace_seq_reset(&s);
+	CHECK(ustack_view_tree(v, &s, 0, ~0ULL, -1, 0) == 5 &&
+	      ustack_view_tree(v, &s, 0, ~0ULL, 103, 0) == 2 &&
+	      ustack_view_tree(v, &s, 0, 5, -1, 0) == 1, "tree counts");
+	n = s.len;
+	CHECK(ustack_view_tree(v, &s, 1000, ~0ULL, -1, 0) == 0 && s.len == (unsigned)n,
+	      "an empty range: nothing printed");
+	CHECK(st.out == 0 && st.syms_calls == 1, "every record read released (%d), syms made once",
+	      st.out);
+	/* a new load */
+	CHECK(!ustack_view_reset(v) && !ustack_view_requests(v, &nr) && nr == 0 &&
+	      ustack_view_damaged(v) == 0 && store_give(&st, v) == 7 &&
+	      !ustack_view_build(v) && ustack_view_requests(v, &nr) && nr == 5,
+	      "reset, the same again");
+	ustack_view_free(v);
+	/* no names when the host's function fails; called once */
+	st.syms_ret = -1;
+	st.syms_calls = 0;
+	v = ustack_view_alloc(e.tep, store_read, store_release, &st);
+	ustack_view_set_syms_func(v, store_syms);
+	store_give(&st, v);
+	ustack_view_build(v);
+	t = selected(v, &s, &st.r[1], links, 4, &n);
+	CHECK(strstr(t, " => 0x555555555000\n") && st.syms_calls == 1 &&
+	      selected(v, &s, &st.r[1], links, 4, &n) && st.syms_calls == 1,
+	      "the host's function failed: addresses");
+	ustack_view_free(v);
+	CHECK(!ustack_view_alloc(NULL, store_read, store_release, NULL) && errno == EINVAL &&
+	      !ustack_view_alloc(e.tep, NULL, store_release, NULL) && errno == EINVAL &&
+	      ustack_view_build(NULL) < 0 && errno == EINVAL &&
+	      ustack_view_print(NULL, &s, 0, 0) < 0 &&
+	      ustack_view_print_selected(NULL, &s, &st, links, 1, 0) < 0 &&
+	      ustack_view_tree(NULL, &s, 0, 1, -1, 0) < 0 &&
+	      ustack_view_damaged(NULL) < 0 && ustack_view_set_event(NULL, 0, 0, 0, 0, &st) < 0,
+	      "bad arguments");
+out:
+	trace_seq_destroy(&s);
+	env_close(&e);
+	end();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1819,5 +2050,6 @@ int main(int argc, char **argv)
 	test_event_parse(argv[1]);
 	test_index(argv[1]);
 	test_tree();
+	test_view(argv[1]);
 	return failures ? 1 : 0;
 }

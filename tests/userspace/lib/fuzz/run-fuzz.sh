@@ -37,8 +37,8 @@ PKGS="libtracefs libtraceevent libtracecmd libdw"
 CC="clang-14 -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE"
 for t in fuzz-tracedat fuzz-records; do
 	# shellcheck disable=SC2046,SC2086
-	$CC -I"$LIB/include" -I"$LIB/src" -I"$LIB/tool" $(pkg-config --cflags $PKGS) \
-		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c "$LIB"/tool/file.c \
+	$CC -I"$LIB/include" -I"$LIB/src" -I"$REPO/ustack" $(pkg-config --cflags $PKGS) \
+		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c "$REPO"/ustack/file.c \
 		$(pkg-config --libs $PKGS) -lelf -lstdc++ || { echo "build $t failed"; exit 1; }
 done
 

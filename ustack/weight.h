@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ustack --weight=latency: each event weighed by the time to its pair
- * (tool/weight.c).
+ * (weight.c).
  */
 #ifndef _USTACK_TOOL_WEIGHT_H
 #define _USTACK_TOOL_WEIGHT_H

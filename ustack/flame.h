@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ustack --flamegraph: the folded stacks drawn as a flame graph, an SVG
- * written directly (tool/flame.c).
+ * written directly (flame.c).
  */
 #ifndef _USTACK_TOOL_FLAME_H
 #define _USTACK_TOOL_FLAME_H

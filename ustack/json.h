@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ustack --json: one JSON object per event, a line each (tool/json.c;
+ * ustack --json: one JSON object per event, a line each (json.c;
  * the fields: ustack(1), JSON OUTPUT).
  */
 #ifndef _USTACK_TOOL_JSON_H
