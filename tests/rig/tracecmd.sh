@@ -169,10 +169,11 @@ nseries=$(forks "$useries" -q "$T/bid/right.dat") nbook=$(forks "$ubook" -q "$T/
 # Oracles: perf (its buildid-cache -l reads our archive; its buildid-cache
 # -a writes the cache ustack then reads), cmp, readelf -n.  The traces
 # names /gone/callchain, a path no machine has: without an archive its
-# frames are addresses.
+# frames are addresses.  Those reads get an empty HOME: the host's own
+# ~/.debug (perf's cache) may hold the test binary.
 need_pkgs linux-perf
 A=$T/arch
-mkdir -p "$A/rec" "$A/moved" "$A/bare" "$A/home" "$A/evil" "$A/nobid"
+mkdir -p "$A/rec" "$A/moved" "$A/bare" "$A/home" "$A/evil" "$A/nobid" "$A/nohome"
 mka() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
 	--binary "$T/bid/callchain" --count 2 --binname "$@"; }
 mka /gone/callchain --build-id "$bid" trigger "$A/rec/t.dat" &&
@@ -184,8 +185,8 @@ cp "$A/rec/t.dat" "$A/bare/t.dat"
 cp "$T/bid/callchain" "$A/rec/callchain"	# found beside the trace
 cp "$T/bid/callchain" "$A/evil/callchain"
 cp "$T/bid/callchain" "$A/nobid/callchain"
-"$useries" -q "$A/rec/t.dat" > "$A/named.out" 2>&1
-"$useries" -q "$A/bare/t.dat" > "$A/bare.out" 2>&1
+HOME=$A/nohome "$useries" -q "$A/rec/t.dat" > "$A/named.out" 2>&1
+HOME=$A/nohome "$useries" -q "$A/bare/t.dat" > "$A/bare.out" 2>&1
 "$useries" --archive "$A/rec/t.dat" > "$A/add.out" 2> "$A/add.err"; rc_add=$?
 "$useries" --archive "$A/rec/t.dat" > "$A/again.out" 2> "$A/again.err"; rc_again=$?
 # perf lists a cache entry whose file is still at its path with that build
@@ -204,10 +205,10 @@ fi
 # read elsewhere: the trace and its archive without the binary name every
 # frame as the binary did; the trace alone names none
 cp "$A/rec/t.dat" "$A/moved/" && cp -a "$A/rec/.debug" "$A/moved/"
-"$useries" -q "$A/moved/t.dat" > "$A/moved.out" 2>&1
+HOME=$A/nohome "$useries" -q "$A/moved/t.dat" > "$A/moved.out" 2>&1
 # the series' report reads it through the same lookup
-"$tc" report "$A/moved/t.dat" > "$A/moved.rep" 2>&1
-"$tc" report "$A/bare/t.dat" > "$A/bare.rep" 2>&1
+HOME=$A/nohome "$tc" report "$A/moved/t.dat" > "$A/moved.rep" 2>&1
+HOME=$A/nohome "$tc" report "$A/bare/t.dat" > "$A/bare.rep" 2>&1
 nn=$(grep -c '^  u work_inner+0x' "$A/named.out")
 if [ "$nn" -ge 2 ] && diff -q "$A/named.out" "$A/moved.out" > /dev/null &&
    ! grep -q '^  u work_inner' "$A/bare.out" && grep -q '^  u /gone/callchain+0x' "$A/bare.out" &&
