@@ -144,6 +144,16 @@ static struct sframe_file *sframe_file_vma(struct vm_area_struct *vma,
 	return sf;
 }
 
+/* The rule for @link_ip, an ELF vaddr of the object @sec describes */
+static int sframe_file_rule(const struct sframe_section *sec,
+			    unsigned long link_ip,
+			    struct unwind_user_frame *frame)
+{
+	if (link_ip < sec->text_start || link_ip >= sec->text_end)
+		return -ENOENT;
+	return sframe_section_find(sec, link_ip, frame);
+}
+
 /*
  * Keep @sf for @walk's next lookups in the mapping [@start, @end), its
  * addresses @bias below the file's ELF vaddrs; and its rows for the
@@ -202,9 +212,7 @@ static int sframe_file_walk_lookup(struct sframe_walk *walk, unsigned long ip,
 		return -ENOENT;
 	if (keep)
 		sframe_file_walk_keep(walk, sf, start, end, link_ip - ip, seq);
-	if (link_ip < sf->sec.text_start || link_ip >= sf->sec.text_end)
-		return -ENOENT;
-	return sframe_section_find(&sf->sec, link_ip, frame);
+	return sframe_file_rule(&sf->sec, link_ip, frame);
 }
 
 /**
@@ -214,10 +222,10 @@ static int sframe_file_walk_lookup(struct sframe_walk *walk, unsigned long ip,
  * @frame: where to put the rule
  *
  * Called for an address that no section of the mm describes
- * (sframe_walk_find(), sframe_find_slow()).  The first lookup of a walk, and one in
- * another mapping or after the mm's mappings changed, takes the VMA's lock
- * (or the mmap lock) for as long as it takes to find the file's section;
- * the others read only the section kept.  The section is in kernel
+ * (sframe_walk_find(), sframe_find_slow()).  The first lookup of a walk,
+ * and one in another mapping or after the mm's mappings changed, takes the
+ * VMA's lock (or the mmap lock) for as long as it takes to find the file's
+ * section; the others read only the section kept.  The section is in kernel
  * memory; a lookup may reschedule.  The rule is not kept in the mm's
  * table: the mapping may go at any time without the mm's sections
  * changing.
@@ -228,16 +236,11 @@ static int sframe_file_walk_lookup(struct sframe_walk *walk, unsigned long ip,
 int sframe_file_walk_find(struct sframe_walk *walk, unsigned long ip,
 			  struct unwind_user_frame *frame)
 {
-	const struct sframe_section *sec = walk->file;
-	unsigned long link_ip;
-
-	if (!sec || ip - walk->file_start >= walk->file_end - walk->file_start ||
+	if (!walk->file ||
+	    ip - walk->file_start >= walk->file_end - walk->file_start ||
 	    mmap_lock_speculate_retry(current->mm, walk->file_seq))
 		return sframe_file_walk_lookup(walk, ip, frame);
-	link_ip = ip + walk->file_bias;
-	if (link_ip < sec->text_start || link_ip >= sec->text_end)
-		return -ENOENT;
-	return sframe_section_find(sec, link_ip, frame);
+	return sframe_file_rule(walk->file, ip + walk->file_bias, frame);
 }
 
 /**
