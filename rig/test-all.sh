@@ -12,7 +12,9 @@
 # guest-b; --only guest runs both), guest-boot (the same kernel booted with deferred stacks asked
 # for on its command line, tests/guest/boot-params.sh), guest-boot-syscall
 # (booted with a stacktrace:defer trigger on a syscall event,
-# tests/guest/boot-syscall-trigger.sh), guest-unwind-fp and
+# tests/guest/boot-syscall-trigger.sh), guest-yama (booted with Yama's
+# ptrace_scope 3, which refuses attaching SFrame sections to files:
+# tests/guest/boot-yama.sh), guest-unwind-fp and
 # guest-unwind-sframe (booted with unwind_user=fp, =sframe:
 # tests/guest/t-96-unwind-user.sh), demo (rig/demo.sh --repeat 3: the
 # README's first command, three runs in one boot, each checked), sframe-gen (tests/userspace/
@@ -291,6 +293,11 @@ suite guest-boot guest_suite --out-name guest-boot-run "${kopt[@]}" --timeout 60
 suite guest-boot-syscall guest_suite --out-name guest-boot-syscall-run "${kopt[@]}" --timeout 600 \
 	--append "trace_event=syscalls:sys_enter_getppid trace_trigger=sys_enter_getppid.stacktrace:defer" \
 	--cmd "$REPO/tests/guest/boot-syscall-trigger.sh"
+# Yama's ptrace_scope 3 refuses attaching SFrame sections to files
+# (8-sframe-lsm); scope 3 cannot be lowered, so a boot of its own
+suite guest-yama guest_suite --out-name guest-yama-run "${kopt[@]}" --timeout 900 \
+	--append "sysctl.kernel.yama.ptrace_scope=3" \
+	--cmd "$REPO/tests/guest/boot-yama.sh"
 # The user unwinders limited on the command line (unwind_user=, 3-sframe
 # 10), a boot for each: frame pointers alone, SFrame alone
 for m in fp sframe; do

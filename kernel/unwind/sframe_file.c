@@ -38,6 +38,7 @@
 #include <linux/prctl.h>
 #include <linux/rculist.h>
 #include <linux/sched/coredump.h>
+#include <linux/security.h>
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -447,8 +448,9 @@ static int sframe_file_attach_new(struct file *file,
  * Documentation/userspace-api/sframe.rst describes the call.
  *
  * Return: the owner file descriptor; -EPERM without CAP_PERFMON (or
- * CAP_SYS_ADMIN) and CAP_SYS_PTRACE; -EINVAL for bad arguments, a file
- * whose build ID is not the one given, or an inconsistent section;
+ * CAP_SYS_ADMIN) and CAP_SYS_PTRACE, or when a security module refuses;
+ * -EINVAL for bad arguments, a file whose build ID is not the one given,
+ * or an inconsistent section;
  * -EBADF, -EEXIST, -ENOSPC, -EOPNOTSUPP, -EFAULT, -EINTR, -ENOMEM
  */
 int sframe_file_attach(const void __user *uattach, unsigned long usize)
@@ -468,6 +470,9 @@ int sframe_file_attach(const void __user *uattach, unsigned long usize)
 	CLASS(fd, obj)(a.object_fd);
 	if (fd_empty(obj))
 		return -EBADF;
+	ret = security_sframe_file_attach(fd_file(obj));
+	if (ret)
+		return ret;
 	if (a.owner_fd >= 0)
 		return sframe_file_attach_to(a.owner_fd, fd_file(obj), &a);
 	if (a.owner_fd != -1)

@@ -14,7 +14,7 @@
       "ok FD" (exit 0) or the errno's name (exit 1); with --hold, after
       "ok" it keeps the descriptor until killed.
 
-  sframefile.py check --trace FILE --pid PID --fifo PATH --want same|short
+  sframefile.py check --trace FILE --pid PID --fifo PATH --want same|short|cut
                       [--keep DIR]
       PID, already running and reading PATH on fd 0 (blocked in read()),
       is given a line: its next read() fires the caller's stacktrace:defer
@@ -22,7 +22,12 @@
       `eu-stack -p PID` (elfutils, CFI through ptrace) stops it, which
       delivers the deferred stack of that read; the two must be equal
       address by address (same), or the deferred one must miss a frame
-      of eu-stack's (short).  Exit 0 when that holds, else 1 and why.
+      of eu-stack's (short).  Where ptrace is refused (Yama's ptrace_scope
+      3), cut asks neither eu-stack nor /proc/PID/syscall (PID must be
+      single-threaded): the deferred stack of a read() must have at most
+      CUT_MAX frames (a stock program's stack cut at its first frame
+      pointer step; whole, python3's has about 20).  Exit 0 when that
+      holds, else 1 and why.
 """
 import argparse
 import ctypes
@@ -40,6 +45,7 @@ import tracecheck  # noqa: E402
 PR_ATTACH_SFRAME_FILE = 84
 PT_LOAD, PT_NOTE, PF_X = 1, 4, 1
 NT_GNU_BUILD_ID = 3
+CUT_MAX = 3
 
 
 class Attach(ctypes.Structure):
@@ -158,7 +164,45 @@ def stack_of(trace, cookie):
     return None
 
 
+def wait_cookie(a, tid, before):
+    """the cookie of tid's read() after a line given now, or None"""
+    with open(a.fifo, 'wb') as w:
+        w.write(b'x\n')
+    end = time.time() + 60
+    while time.time() < end:
+        got = cookies(a.trace, tid)
+        if len(got) > before:
+            return got[-1]
+        time.sleep(0.2)
+    return None
+
+
+def check_cut(a):
+    """No ptrace and no /proc/PID/syscall (both refused at Yama's scope
+    3): PID is single-threaded; a line makes its blocked read() return and
+    the next one ask; a second line makes that one return, which delivers
+    its stack."""
+    tid = a.pid
+    cookie = wait_cookie(a, tid, len(cookies(a.trace, tid)))
+    if cookie is None:
+        return 'no new read() of task %d traced' % tid
+    wait_cookie(a, tid, len(cookies(a.trace, tid)))
+    got, end = None, time.time() + 30
+    while got is None and time.time() < end:
+        got = stack_of(a.trace, cookie)
+        time.sleep(0.2)
+    if got is None:
+        return 'no deferred user stack for cookie %s of task %d' % (cookie, tid)
+    if len(got) > CUT_MAX:
+        return 'not cut: %d frames: %s' % (
+            len(got), ' '.join('0x%x' % f for f in got))
+    print('task %d: %d frames (cut)' % (tid, len(got)))
+    return None
+
+
 def check(a):
+    if a.want == 'cut':
+        return check_cut(a)
     tid = blocked_in_read(a.pid)
     if tid is None:
         return 'task %d is not blocked in read(0)' % a.pid
@@ -220,7 +264,7 @@ def main():
     p.add_argument('--trace', required=True)
     p.add_argument('--pid', type=int, required=True)
     p.add_argument('--fifo', required=True)
-    p.add_argument('--want', choices=('same', 'short'), required=True)
+    p.add_argument('--want', choices=('same', 'short', 'cut'), required=True)
     p.add_argument('--keep')
     a = ap.parse_args()
     if a.cmd == 'probe':
