@@ -164,6 +164,16 @@ def stack_of(trace, cookie):
     return None
 
 
+def wait_stack(trace, cookie, secs):
+    """stack_of(), polled for up to secs seconds"""
+    end = time.time() + secs
+    while True:
+        got = stack_of(trace, cookie)
+        if got is not None or time.time() >= end:
+            return got
+        time.sleep(0.2)
+
+
 def wait_cookie(a, tid, before):
     """the cookie of tid's read() after a line given now, or None"""
     with open(a.fifo, 'wb') as w:
@@ -187,10 +197,7 @@ def check_cut(a):
     if cookie is None:
         return 'no new read() of task %d traced' % tid
     wait_cookie(a, tid, len(cookies(a.trace, tid)))
-    got, end = None, time.time() + 30
-    while got is None and time.time() < end:
-        got = stack_of(a.trace, cookie)
-        time.sleep(0.2)
+    got = wait_stack(a.trace, cookie, 30)
     if got is None:
         return 'no deferred user stack for cookie %s of task %d' % (cookie, tid)
     if len(got) > CUT_MAX:
@@ -229,10 +236,7 @@ def check(a):
         return 'eu-stack has no stack for task %d' % tid
     want = [addr for addr, _ in eu[tid]]
     names = {addr: name for addr, name in eu[tid]}
-    got, end = None, time.time() + 10
-    while got is None and time.time() < end:
-        got = stack_of(a.trace, cookie)
-        time.sleep(0.2)
+    got = wait_stack(a.trace, cookie, 10)
     if got is None:
         return 'no deferred user stack for cookie %s of task %d' % (cookie, tid)
     if a.want == 'same':
