@@ -174,14 +174,16 @@ def wait_stack(trace, cookie, secs):
         time.sleep(0.2)
 
 
-def wait_cookie(a, tid, before):
-    """the cookie of tid's read() after a line given now, or None"""
+def wait_cookie(a, tid, ready=lambda: True):
+    """the cookie of tid's next read() once a line is given now and
+    ready() holds, or None after 60 s"""
+    before = len(cookies(a.trace, tid))
     with open(a.fifo, 'wb') as w:
         w.write(b'x\n')
     end = time.time() + 60
     while time.time() < end:
         got = cookies(a.trace, tid)
-        if len(got) > before:
+        if len(got) > before and ready():
             return got[-1]
         time.sleep(0.2)
     return None
@@ -193,10 +195,10 @@ def check_cut(a):
     the next one ask; a second line makes that one return, which delivers
     its stack."""
     tid = a.pid
-    cookie = wait_cookie(a, tid, len(cookies(a.trace, tid)))
+    cookie = wait_cookie(a, tid)
     if cookie is None:
         return 'no new read() of task %d traced' % tid
-    wait_cookie(a, tid, len(cookies(a.trace, tid)))
+    wait_cookie(a, tid)
     got = wait_stack(a.trace, cookie, 30)
     if got is None:
         return 'no deferred user stack for cookie %s of task %d' % (cookie, tid)
@@ -213,17 +215,8 @@ def check(a):
     tid = blocked_in_read(a.pid)
     if tid is None:
         return 'task %d is not blocked in read(0)' % a.pid
-    before = len(cookies(a.trace, tid))
-    with open(a.fifo, 'wb') as w:
-        w.write(b'x\n')
     # its next read: a new cookie, and blocked again
-    end = time.time() + 60
-    while time.time() < end:
-        got = cookies(a.trace, tid)
-        if len(got) > before and blocked_in_read(a.pid) == tid:
-            break
-        time.sleep(0.2)
-    else:
+    if wait_cookie(a, tid, lambda: blocked_in_read(a.pid) == tid) is None:
         return 'no new read() of task %d traced' % tid
     time.sleep(0.5)
     cookie = cookies(a.trace, tid)[-1]
