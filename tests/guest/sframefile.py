@@ -6,9 +6,11 @@
       Prints EFAULT on a kernel that has the call (as root), EINVAL on one
       that has not.
 
-  sframefile.py attach OBJ SECTION [--build-id HEX] [--size N] [--hold]
+  sframefile.py attach OBJ SECTION [--build-id HEX] [--size N] [--from ELF]
+                       [--hold]
       Attach SECTION (raw bytes, as `sframe-gen OBJ -o SECTION` writes
-      them: read at ELF vaddr 0; "own": OBJ's own .sframe, at its vaddr)
+      them: read at ELF vaddr 0; "own": OBJ's own .sframe, at its vaddr,
+      or with --from that of ELF, a copy of OBJ whose section differs)
       to OBJ, its text range, PT_LOAD and build ID read from OBJ's headers.  --build-id claims another build ID,
       --size passes only the first N bytes (a truncated section).  Prints
       "ok FD" (exit 0) or the errno's name (exit 1); with --hold, after
@@ -122,7 +124,7 @@ def attach(a):
         bid = bytes.fromhex(a.build_id)
     addr = 0
     if a.section == 'own':
-        sec, addr = own_sframe(a.obj)
+        sec, addr = own_sframe(getattr(a, 'from') or a.obj)
     else:
         with open(a.section, 'rb') as f:
             sec = f.read()
@@ -256,6 +258,7 @@ def main():
     p.add_argument('section')
     p.add_argument('--build-id')
     p.add_argument('--size', type=int)
+    p.add_argument('--from')
     p.add_argument('--hold', action='store_true')
     p = sub.add_parser('check')
     p.add_argument('--trace', required=True)

@@ -160,5 +160,51 @@ fi
 kill "$FEED"; wait "$FEED" 2>/dev/null
 cp "$SCRATCH/feed-new.out" "$TRACES/sframe-feed-new.out"
 
+# A process's own registration wins over a file's section.  The file
+# section here lies: sfwork-static's own rules with sf_lib_middle's CFA 8
+# bytes off (sframe-tool.py corrupt wrong-cfa), valid to the kernel.
+# sfwork-static has its own section (PT_GNU_SFRAME, registered at exec):
+# with the lie attached to its file, its getppid stacks keep the whole
+# chain by name (nm).  The twins show the lie would be followed: a copy
+# without the segment (no-segment: same bytes, same build ID, nothing
+# registered at exec) gets the whole chain from its file's true section
+# and loses it with the lie.
+CHAIN=sf_lib_leaf,sf_lib_middle,sf_lib_outer,sf_middle,sf_outer,main
+SC="python3 $REPO/tests/guest/sframecheck.py"
+TOOL="python3 $WL/sframe-tool.py"
+mkdir -p "$SCRATCH/twin"
+$TOOL corrupt "$WL"/sfwork-static wrong-cfa "$SCRATCH/lie" &&
+$TOOL corrupt "$WL"/sfwork-static no-segment "$SCRATCH/twin/sfwork-static" ||
+	echo "warning: sframe-tool.py could not write the lie or the twin" >&2
+# own NAME OBJ FROM WANT: attach OBJ's .sframe as FROM has it, run OBJ
+# (getppid 3, traced in instance NAME), check its stacks WANT (chain or
+# lost), detach
+own() {
+	local name=$1 obj=$2 from=$3 want=$4 hold F rc=1
+	$SF attach "$obj" own --from "$from" --hold > "$SCRATCH/$name.attach" 2>&1 &
+	hold=$!
+	pids+=("$hold")
+	if ! wait_for -t 30 grep -q '^ok' "$SCRATCH/$name.attach"; then
+		t_fail "attach to $obj: $(cat "$SCRATCH/$name.attach")"
+	elif mkinst "$name" &&
+	     trig "$name" syscalls/sys_enter_getppid 'stacktrace:defer if comm == "sfwork-static"'; then
+		SFWORK_MAPS=$TRACES/$name.maps "$obj" getppid 3 2> "$TRACES/$name.err"
+		F=$(save "$name" "$name")
+		check "$obj, $(basename "$from")'s rules attached: $want" \
+			$SC "$want" "$F" "$TRACES/$name.maps" sfwork-static $CHAIN --min 3 && rc=0
+	fi
+	kill "$hold"; wait "$hold" 2>/dev/null
+	return $rc
+}
+
+t_begin sframe-file-twin-true-section-followed
+own sfown1 "$SCRATCH/twin/sfwork-static" "$WL"/sfwork-static chain && t_pass
+
+t_begin sframe-file-twin-lie-followed
+own sfown2 "$SCRATCH/twin/sfwork-static" "$SCRATCH/lie" lost && t_pass
+
+t_begin sframe-file-own-registration-wins
+own sfown3 "$WL"/sfwork-static "$SCRATCH/lie" chain && t_pass
+
 save sfile sframe-file > /dev/null
 t_summary

@@ -29,7 +29,13 @@ magic says which (s390x's are big endian).
         fixed-ra      a fixed RA offset: 0 in amd64's, whose RA is at
                       CFA-8; amd64's -8 in one of an ABI that tracks the
                       RA in each FRE (s390x), which has none
-      the last two hit FUNC's FDE, sf_lib_middle unless --func says
+        wrong-cfa     FUNC's CFA offset 8 more in every FRE: rules the
+                      kernel cannot tell from right ones (it reads the
+                      RA from the wrong slot); not a corruption but a
+                      section that lies
+        no-segment    the PT_GNU_SFRAME program header made PT_NULL: exec
+                      registers nothing (the .sframe section stays)
+      fre-past-end, fre-unsorted and wrong-cfa hit FUNC's FDE, sf_lib_middle unless --func says
       (a name, looked up with --nm, default nm, in --syms, default
       FILE; or an address, 0x...).  In a version 3 section fre-past-end
       appends FUNC's attributes to the FRE sub-section, which must be
@@ -297,6 +303,21 @@ def cmd_corrupt(a):
             asz = 1 << (f['info'] & 0xf)
             data[fres[1][0]:fres[1][0] + asz] = (0).to_bytes(asz, s.bo)
             data[fres[0][0]:fres[0][0] + asz] = (1).to_bytes(asz, s.bo)
+    elif k == 'wrong-cfa':
+        f = func_fde(a, s)
+        asz = 1 << (f['info'] & 0xf)
+        for pos, _, info in s.fres(data, f):
+            at, osz = pos + asz + 1, 1 << ((info >> 5) & 3)
+            cfa = int.from_bytes(data[at:at + osz], s.bo, signed=True) + 8
+            data[at:at + osz] = cfa.to_bytes(osz, s.bo, signed=True)
+    elif k == 'no-segment':
+        phoff, = struct.unpack_from('<Q', data, 0x20)
+        phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
+        for i in range(phnum):
+            if struct.unpack_from('<I', data, phoff + i * phentsize)[0] == PT_GNU_SFRAME:
+                struct.pack_into('<I', data, phoff + i * phentsize, 0)
+        if has_segment(data):
+            fail('%s: PT_GNU_SFRAME still there' % a.file)
     else:
         fail('unknown kind ' + k)
     shutil.copy(a.file, a.out)
