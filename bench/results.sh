@@ -6,12 +6,12 @@
 # goal missed) after them.  Documents quote bench/results.md instead of
 # copying numbers.
 #
-#   bench/results.sh [--only "kernel sframe sframe-rows python-real report join"]
+#   bench/results.sh [--only "kernel sframe sframe-rows python-real startup report join"]
 #                    [--keep] [--kernel BZIMAGE] [--reuse RUNDIR "NAMES"]
 #   bench/results.sh --notes    (only the notes: bench/results-notes.md)
 #
-# Default: all six (kernel.sh, sframe.sh, sframe-rows.sh, python-real.sh: one TCG boot
-# each; report.sh records its traces in one boot the first time, then
+# Default: all seven (kernel.sh, sframe.sh, sframe-rows.sh, python-real.sh,
+# startup.sh: one TCG boot each; report.sh records its traces in one boot the first time, then
 # runs on the host; join.sh on the host).  Not by default: munmap
 # (bench/munmap.sh on the one image, its rows without a before column).  The image booted is a copy of
 # the rig's build of the tree's series (rig/copy-kernel.sh --build), or
@@ -34,7 +34,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 ensure_cache
 
-only="kernel sframe sframe-rows python-real report join" kernel= reuse_dir= reuse= keep=0
+only="kernel sframe sframe-rows python-real startup report join" kernel= reuse_dir= reuse= keep=0
 dest=${RESULTS_OUT:-$here/bench/results.md}
 # --notes: only put the current bench/results-notes.md in place of the
 # notes of an existing results file (the measurements stay as they were)
@@ -119,6 +119,8 @@ for b in $only; do
 		--quiet --out "$runs/sframe-rows" ;;
 	python-real) run_one python-real env BENCH_PERF="${BENCH_PERF:-}" "$here/bench/python-real.sh" \
 		--no-build --kernel "$kernel" --quiet --out "$runs/python-real" ;;
+	startup) run_one startup "$here/bench/startup.sh" --no-build --kernel "$kernel" --quiet \
+		--out "$runs/startup" ;;
 	report) run_one report "$here/bench/report.sh" --no-build --kernel "$kernel" ;;
 	join) run_one join "$here/bench/join.sh" ;;
 	munmap) run_one munmap "$here/bench/munmap.sh" --no-build --kernel "$kernel" --quiet \
@@ -130,7 +132,7 @@ done
 # what a guest benchmark printed is its output.log; the host ones, stdout
 body() { # NAME
 	case $1 in
-	kernel|sframe|sframe-rows|python-real) cat "$runs/$1/output.log" 2>/dev/null || echo "(no output.log: see $runs/$1)" ;;
+	kernel|sframe|sframe-rows|python-real|startup) cat "$runs/$1/output.log" 2>/dev/null || echo "(no output.log: see $runs/$1)" ;;
 	*) cat "$runs/$1.out" ;;
 	esac
 }

@@ -16,9 +16,6 @@ void sframe_free_mm(struct mm_struct *mm);
 bool sframe_mm_has_sections(struct mm_struct *mm);
 int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
 		       unsigned long text_start, unsigned long text_end);
-int sframe_add_section_lazy(unsigned long sframe_start,
-			    unsigned long sframe_end,
-			    unsigned long text_start, unsigned long text_end);
 int sframe_remove_section(unsigned long sframe_start);
 int sframe_find(unsigned long ip, struct unwind_user_frame *frame);
 void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
@@ -43,14 +40,6 @@ static inline int sframe_add_section(unsigned long sframe_start,
 				     unsigned long sframe_end,
 				     unsigned long text_start,
 				     unsigned long text_end)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int sframe_add_section_lazy(unsigned long sframe_start,
-					  unsigned long sframe_end,
-					  unsigned long text_start,
-					  unsigned long text_end)
 {
 	return -EOPNOTSUPP;
 }

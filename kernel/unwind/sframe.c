@@ -588,14 +588,14 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 			       unsigned int *budget);
 
 /*
- * Check every FDE once, when the section is added (at exec, at its first
- * lookup): the lookup's binary search is only right on a sorted table, and
- * an FDE pointing outside the section is better refused once than found
- * in the middle of an unwind.  With @rows, the rules of every FDE are
- * decoded into *@rows as it goes (sframe_rows_add_fde()): *@rows is NULL
- * when they are not, and is freed by the caller.  The FREs are checked as
- * they are used: one that cannot be decoded leaves its function to the
- * lookups that read the section.
+ * Check every FDE once, at the first lookup in the section: the lookup's
+ * binary search is only right on a sorted table, and an FDE pointing
+ * outside the section is better refused once than found in the middle of
+ * an unwind.  With @rows, the rules of every FDE are decoded into *@rows
+ * as it goes (sframe_rows_add_fde()): *@rows is NULL when they are not,
+ * and is freed by the caller.  The FREs are checked as they are used: one
+ * that cannot be decoded leaves its function to the lookups that read the
+ * section.
  */
 static int sframe_check_fdes(const struct sframe_section *sec,
 			     struct sframe_rows **rows)
@@ -707,10 +707,33 @@ void sframe_mm_unmapped(struct mm_struct *mm, unsigned long start,
 	mutex_unlock(&sm->lock);
 }
 
-static int __sframe_add_section(unsigned long sframe_start,
-				unsigned long sframe_end,
-				unsigned long text_start,
-				unsigned long text_end, bool check_fdes)
+/**
+ * sframe_add_section - register an .sframe section of the current mm
+ * @sframe_start: user address of the section
+ * @sframe_end: end of the section
+ * @text_start: start of the code it describes
+ * @text_end: end of that code
+ *
+ * Reads and checks the header from user memory, so the caller must be
+ * able to fault.  The FDE table is checked at the first lookup in the
+ * section, once: exec registers the sections of every SFrame binary, and
+ * a process that registers each object it loads registers tables of
+ * thousands of FDEs, which no unwinder may ever read.  A table found bad
+ * then drops the section, as a bad FRE does.
+ *
+ * The section must lie in readable mappings and the code in executable
+ * ones, with no hole: a section only describes what is mapped, and goes
+ * with its mapping.
+ *
+ * Return: 0; -EINVAL for a bad range, a range not so mapped, or an
+ * inconsistent header,
+ * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
+ * cannot be read, -EEXIST when either range overlaps that of a registered
+ * section,
+ * -ENOSPC past SFRAME_MAX_SECTIONS, -EINTR on a fatal signal, -ENOMEM
+ */
+int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
+		       unsigned long text_start, unsigned long text_end)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
@@ -727,12 +750,8 @@ static int __sframe_add_section(unsigned long sframe_start,
 	sec->sframe_end = sframe_end;
 	sec->text_start = text_start;
 	sec->text_end = text_end;
+	/* the FDE table is checked at the first lookup in the section */
 	ret = sframe_read_header(sec);
-	/* the rows are made at the first lookup, for a section unwound */
-	if (!ret && check_fdes) {
-		ret = sframe_check_fdes(sec, NULL);
-		sec->fdes_checked = !ret;
-	}
 	if (ret)
 		goto free;
 
@@ -774,57 +793,6 @@ free:
 	kvfree(sec->rows);
 	kfree(sec);
 	return ret;
-}
-
-/**
- * sframe_add_section - register an .sframe section of the current mm
- * @sframe_start: user address of the section
- * @sframe_end: end of the section
- * @text_start: start of the code it describes
- * @text_end: end of that code
- *
- * Reads and checks the header and the FDE table from user memory, so the
- * caller must be able to fault.
- *
- * The section must lie in readable mappings and the code in executable
- * ones, with no hole: a section only describes what is mapped, and goes
- * with its mapping.
- *
- * Return: 0; -EINVAL for a bad range, a range not so mapped, or an
- * inconsistent section,
- * -EOPNOTSUPP for an SFrame version or ABI not supported, -EFAULT when it
- * cannot be read, -EEXIST when either range overlaps that of a registered
- * section,
- * -ENOSPC past SFRAME_MAX_SECTIONS, -EINTR on a fatal signal, -ENOMEM
- */
-int sframe_add_section(unsigned long sframe_start, unsigned long sframe_end,
-		       unsigned long text_start, unsigned long text_end)
-{
-	return __sframe_add_section(sframe_start, sframe_end, text_start,
-				    text_end, true);
-}
-
-/**
- * sframe_add_section_lazy - register an .sframe section, check its FDEs later
- * @sframe_start: user address of the section
- * @sframe_end: end of the section
- * @text_start: start of the code it describes
- * @text_end: end of that code
- *
- * As sframe_add_section(), but the FDE table is checked at the first
- * lookup in the section instead of now: exec registers the sections of
- * every SFrame binary, and should not read a table of thousands of FDEs
- * that no unwinder may ever use.  A table found bad then drops the
- * section, as a bad FRE does.
- *
- * Return: as sframe_add_section()
- */
-int sframe_add_section_lazy(unsigned long sframe_start,
-			    unsigned long sframe_end,
-			    unsigned long text_start, unsigned long text_end)
-{
-	return __sframe_add_section(sframe_start, sframe_end, text_start,
-				    text_end, false);
 }
 
 /**
@@ -1579,10 +1547,10 @@ end:
 }
 
 /*
- * The first lookup in a section registered without its FDE table checked,
- * or the one that is to make its rows (@decode): check the table (again,
- * for a section registered by prctl()), decode the rows, and note it in
- * the registration that was read
+ * The first lookup in a section, or the one that is to make its rows
+ * (@decode): check the FDE table (again, when it was checked without
+ * making them), decode the rows, and note it in the registration that was
+ * read
  */
 static int sframe_check_once(struct sframe_mm *sm, struct sframe_section *sec,
 			     bool decode)

@@ -354,11 +354,13 @@ if s:
 
 # 8. malformed sections: refused at the prctl (bcwork sframe-try: exit 3,
 # after the chain has run) with
-# EINVAL (EOPNOTSUPP for a version not supported), or accepted and
-# dropped at the first unwind, with one message; the stack is then the
+# EINVAL (EOPNOTSUPP for a version not supported) when the header is bad,
+# or accepted and dropped at the first unwind, with one message, when an
+# FRE or the FDE table is (the prctl checks the header; the table waits
+# for the first lookup); the stack is then the
 # one without SFrame (nobackchain), ends cleanly, no kernel warning
 REFUSED = {'bad-version': 'Operation not supported'}
-DROPPED = {'fre-past-end'}
+DROPPED = {'fre-past-end', 'unsorted'}
 plain = stacks(got.get('nobackchain', []))
 plain = ret_names(nobc, plain[0]['frames']) if plain else None
 WARN = re.compile(r'WARNING:|BUG:|Oops|general protection|Call Trace')

@@ -124,7 +124,7 @@ TEST_F(sframe, exec_registered)
 	EXPECT_EQ(0, del(self->o.sf));
 	EXPECT_EQ(-1, del(self->o.sf));
 	EXPECT_EQ(ENOENT, errno);
-	/* registered again, after a check of the whole FDE table */
+	/* registered again: its FDE table is checked at the first lookup */
 	EXPECT_EQ(0, add(self->o.sf, self->o.sf_end, self->o.text, self->o.text_end));
 }
 
