@@ -376,7 +376,8 @@ int ustack_ahead_index_record(struct ustack_ahead *ahead,
 		return -1;	/* EBADMSG */
 	}
 	ring_note(&ahead->index_ring, record);
-	return ustack_join_add_record(ahead->index_join, record) < 0 ? -1 : 0;
+	return ustack_feed_record(ahead->index_join, NULL, NULL, record) < 0 ?
+	       -1 : 0;
 }
 
 /**
