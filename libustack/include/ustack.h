@@ -337,6 +337,9 @@ int ustack_syms_format_lines(struct ustack_syms *syms, int pid,
 int ustack_syms_format_kernel(struct ustack_syms *syms,
 			      unsigned long long addr, char *buf, size_t size);
 int ustack_syms_errors(struct ustack_syms *syms);
+/* ustack_event_print() keeps the text it prints and gives it again */
+int ustack_syms_set_print_cache(struct ustack_syms *syms, size_t max_stacks,
+				size_t max_bytes);
 
 /**
  * The maps of each frame's time.  A process that calls
@@ -467,6 +470,28 @@ int ustack_frame_print(struct trace_seq *s, struct ustack_syms *syms,
 		       unsigned long long addr, unsigned int flags);
 int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		       struct ustack_syms *syms, unsigned int flags);
+
+/* ---- a look-ahead for a host printing in time order (ustack_ahead(3)) ---- */
+
+/* the next record of the host's second handle: 1 and *record, 0 at the
+ * end, -1 to stop there (a damaged record) */
+typedef int (*ustack_ahead_read_func)(void *data, struct tep_record **record);
+typedef void (*ustack_ahead_release_func)(void *data,
+					  struct tep_record *record);
+
+struct ustack_ahead;
+
+struct ustack_ahead *ustack_ahead_alloc(struct tep_handle *tep, int nr_cpus,
+					unsigned long long window,
+					ustack_ahead_read_func read,
+					ustack_ahead_release_func release,
+					void *data);
+void ustack_ahead_free(struct ustack_ahead *ahead);
+int ustack_ahead_index_record(struct ustack_ahead *ahead,
+			      struct tep_record *record);
+int ustack_ahead_index_flush(struct ustack_ahead *ahead);
+int ustack_ahead_get(struct ustack_ahead *ahead, struct tep_record *record,
+		     const struct ustack_event **ev);
 
 /* ---- requests kept for a viewer (ustack_index(3)) ---- */
 

@@ -160,6 +160,36 @@ static void put_user_head(struct trace_seq *s, const struct ustack_event *ev)
 	trace_seq_putc(s, '\n');
 }
 
+/* The block of ustack_event_print() */
+static void event_text(struct trace_seq *s, const struct ustack_event *ev,
+		       struct ustack_syms *syms, unsigned int flags)
+{
+	unsigned int raw = flags & USTACK_PRINT_RAW;
+	bool list = flags & USTACK_PRINT_LIST;
+	bool heads = !list && !(flags & USTACK_PRINT_FRAMES);
+	char buf[FRAME_TEXT_MAX];
+	int i;
+
+	if (heads && ev->nr_kernel)
+		trace_seq_puts(s, " <kernel stack>\n");
+	for (i = 0; i < ev->nr_kernel; i++) {
+		frame_text(buf, sizeof(buf), syms, ev->tep, 0, ev->kernel[i],
+			   USTACK_PRINT_KERNEL | raw |
+			   (list ? USTACK_PRINT_CHECK : USTACK_PRINT_ADDR));
+		trace_seq_printf(s, "%s%s\n", list ? "  k " : " => ", buf);
+	}
+	if (!list && ev->status == USTACK_NO_COOKIE)
+		return;
+	if (heads)
+		put_user_head(s, ev);
+	for (i = 0; i < ev->nr_user; i++) {
+		frame_text(buf, sizeof(buf), syms, ev->tep, ev->tgid,
+			   ev->user[i], raw | (list ? USTACK_PRINT_CHECK |
+			   (flags & USTACK_PRINT_LINES) : USTACK_PRINT_LINES));
+		put_lines(s, list ? "  u " : " => ", buf);
+	}
+}
+
 /**
  * ustack_event_print - print the stacks of a joined event
  * @s: where the text goes
@@ -181,18 +211,18 @@ static void put_user_head(struct trace_seq *s, const struct ustack_event *ev)
  * return addresses marked; with USTACK_PRINT_LINES too, a "  u" line
  * for each function inlined at a user frame and its source line, as
  * report shows them.  The user frames are named in the maps of the
- * event's time, ev->ts (ustack_syms_set_time(), which this sets).
+ * event's time, ev->ts (ustack_syms_set_time(), which this sets).  A
+ * stack printed before with @syms may come from its kept text
+ * (ustack_syms_set_print_cache()).
  *
  * Returns 0, or -1 with errno set (EINVAL, ENOMEM).
  */
 int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 		       struct ustack_syms *syms, unsigned int flags)
 {
-	unsigned int raw = flags & USTACK_PRINT_RAW;
-	bool list = flags & USTACK_PRINT_LIST;
-	bool heads = !list && !(flags & USTACK_PRINT_FRAMES);
-	char buf[FRAME_TEXT_MAX];
-	int i;
+	struct ustack_text_key key;
+	const char *text;
+	unsigned int start;
 
 	if (!s || !ev || (flags & ~PRINT_EVENT_FLAGS)) {
 		errno = EINVAL;
@@ -201,23 +231,17 @@ int ustack_event_print(struct trace_seq *s, const struct ustack_event *ev,
 	/* the user frames in the maps of the event's time */
 	if (syms)
 		ustack_syms_set_time(syms, ev->ts);
-	if (heads && ev->nr_kernel)
-		trace_seq_puts(s, " <kernel stack>\n");
-	for (i = 0; i < ev->nr_kernel; i++) {
-		frame_text(buf, sizeof(buf), syms, ev->tep, 0, ev->kernel[i],
-			   USTACK_PRINT_KERNEL | raw |
-			   (list ? USTACK_PRINT_CHECK : USTACK_PRINT_ADDR));
-		trace_seq_printf(s, "%s%s\n", list ? "  k " : " => ", buf);
-	}
-	if (!list && ev->status == USTACK_NO_COOKIE)
+	/* printed before (ustack_syms_set_print_cache()) */
+	text = ustack_syms_text_find(syms, ev, flags, &key);
+	if (text) {
+		trace_seq_puts(s, text);
 		return seq_status(s);
-	if (heads)
-		put_user_head(s, ev);
-	for (i = 0; i < ev->nr_user; i++) {
-		frame_text(buf, sizeof(buf), syms, ev->tep, ev->tgid,
-			   ev->user[i], raw | (list ? USTACK_PRINT_CHECK |
-			   (flags & USTACK_PRINT_LINES) : USTACK_PRINT_LINES));
-		put_lines(s, list ? "  u " : " => ", buf);
 	}
-	return seq_status(s);
+	start = s->len;
+	event_text(s, ev, syms, flags);
+	if (seq_status(s))
+		return -1;
+	ustack_syms_text_keep(syms, ev, flags, &key, s->buffer + start,
+			      s->len - start);
+	return 0;
 }

@@ -24,6 +24,7 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -99,6 +100,43 @@ struct pid_execs {
 	unsigned long long	*ts;		/* sorted */
 };
 
+/*
+ * The printed text of the stacks seen last (ustack_event_print()): the
+ * same stack prints the same text, and naming frames and formatting them
+ * (a few thousand instructions a frame) is most of a reader's time when
+ * events repeat their call paths.  Keyed with all that the text is
+ * printed from: the printer's flags and kernel names (its tep), the
+ * task, its frames, status, depth and unwinder, and, for the event's
+ * time, the maps of the process then, which the number of their changes
+ * after that time tells (ustack_syms_maps_changes(): its execs, and the
+ * objects it loaded and unloaded).  Emptied when full, and whenever what
+ * names frames changes (cache_clear()).
+ */
+#define TEXT_BUCKETS	4096	/* a power of two */
+
+struct print_text {
+	struct print_text	*next;
+	unsigned long long	hash;
+	char			*text;
+	/* the key */
+	struct tep_handle	*tep;
+	unsigned int		flags;
+	enum ustack_status	status;
+	unsigned int		depth;
+	unsigned int		unwinder;
+	int			tgid;
+	int			changes;	/* to tgid's maps after the event */
+	int			nr_kernel;
+	int			nr_user;
+	unsigned long long	frames[];
+};
+
+struct print_cache {
+	struct print_text	*tab[TEXT_BUCKETS];
+	size_t			nr, bytes;
+	size_t			max_nr, max_bytes;
+};
+
 struct ustack_syms {
 	struct tep_handle	*tep;
 	bool			own_tep;
@@ -135,6 +173,7 @@ struct ustack_syms {
 	bool			vdso_said;	/* "no build ID" warned */
 	bool			maps_live;	/* read from /proc: the files
 						 * named are those mapped */
+	struct print_cache	*texts;		/* ustack_syms_set_print_cache() */
 };
 
 static void cached_reset(struct cached *c)
@@ -145,10 +184,27 @@ static void cached_reset(struct cached *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static void texts_clear(struct print_cache *c)
+{
+	struct print_text *t;
+	size_t i;
+
+	for (i = 0; c && i < TEXT_BUCKETS; i++) {
+		while ((t = c->tab[i])) {
+			c->tab[i] = t->next;
+			free(t->text);
+			free(t);
+		}
+	}
+	if (c)
+		c->nr = c->bytes = 0;
+}
+
 static void cache_clear(struct ustack_syms *syms)
 {
 	int i;
 
+	texts_clear(syms->texts);
 	if (!syms->cache)
 		return;
 	for (i = 0; i < CACHE_SLOTS; i++)
@@ -240,6 +296,7 @@ void ustack_syms_free(struct ustack_syms *syms)
 	}
 	cache_clear(syms);
 	free(syms->cache);
+	free(syms->texts);
 	ustack_loads_free(syms->loads);
 	for (i = 0; i < syms->nr_execs; i++)
 		free(syms->execs[i].ts);
@@ -554,6 +611,7 @@ __hidden void *ustack_syms_exec_events(struct ustack_syms *syms)
 __hidden int ustack_syms_add_sys_exec(struct ustack_syms *syms, int pid,
 				      unsigned long long ts)
 {
+	texts_clear(syms->texts);
 	return execs_add(&syms->sys_execs, &syms->nr_sys_execs, pid,
 				ts);
 }
@@ -581,6 +639,7 @@ int ustack_syms_add_exec(struct ustack_syms *syms, int pid,
 		errno = EINVAL;
 		return -1;
 	}
+	texts_clear(syms->texts);	/* a frame's image may change */
 	return execs_add(&syms->execs, &syms->nr_execs, pid, ts);
 }
 
@@ -650,6 +709,152 @@ int ustack_syms_maps_changes(struct ustack_syms *syms, int pid,
 	if (loads < 0)
 		return -1;
 	return execs + loads;
+}
+
+/**
+ * ustack_syms_set_print_cache - keep the text of the stacks printed
+ * @syms: the symbols
+ * @max_stacks: how many stacks' texts to keep at most; 0: none
+ * @max_bytes: how much text to keep at most; 0: none
+ *
+ * ustack_event_print() with @syms then keeps the text it prints, and
+ * gives a stack printed before (the same frames, task, status, flags
+ * and kernel names, and the same maps at the event's time: no exec,
+ * load or unload of the process between the two events) its kept text
+ * instead of naming its frames again.  The texts go when either limit
+ * is reached, and when the sources of names change (maps, search
+ * directories, kernel names).  Off by default.
+ *
+ * Returns 0, or -1 with errno set (EINVAL for a NULL @syms, ENOMEM).
+ */
+int ustack_syms_set_print_cache(struct ustack_syms *syms, size_t max_stacks,
+				size_t max_bytes)
+{
+	if (!syms) {
+		errno = EINVAL;
+		return -1;
+	}
+	texts_clear(syms->texts);
+	if (!max_stacks || !max_bytes) {
+		free(syms->texts);
+		syms->texts = NULL;
+		return 0;
+	}
+	if (!syms->texts) {
+		syms->texts = calloc(1, sizeof(*syms->texts));
+		if (!syms->texts)
+			return -1;
+	}
+	syms->texts->max_nr = max_stacks;
+	syms->texts->max_bytes = max_bytes;
+	return 0;
+}
+
+static unsigned long long text_hash(const struct ustack_event *ev,
+				    unsigned int flags, int changes)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	int i;
+
+	h = (h ^ ((unsigned long long)(unsigned int)changes << 32 |
+		  (unsigned int)ev->tgid)) * 0x100000001b3ULL;
+	h = (h ^ ((unsigned long long)ev->status << 32 | ev->depth)) *
+		0x100000001b3ULL;
+	h = (h ^ ((unsigned long long)ev->unwinder << 32 |
+		  (unsigned int)ev->nr_kernel)) * 0x100000001b3ULL;
+	h = (h ^ ((unsigned long long)flags << 32 | (unsigned int)ev->nr_user)) *
+		0x100000001b3ULL;
+	h = (h ^ (unsigned long long)(uintptr_t)ev->tep) * 0x100000001b3ULL;
+	for (i = 0; i < ev->nr_kernel; i++)
+		h = (h ^ ev->kernel[i]) * 0x100000001b3ULL;
+	for (i = 0; i < ev->nr_user; i++)
+		h = (h ^ ev->user[i]) * 0x100000001b3ULL;
+	return h ^ h >> 29;
+}
+
+static bool text_same(const struct print_text *t, unsigned long long hash,
+		      const struct ustack_event *ev, unsigned int flags,
+		      int changes)
+{
+	return t->hash == hash && t->tgid == ev->tgid &&
+	       t->changes == changes && t->tep == ev->tep &&
+	       t->flags == flags && t->status == ev->status &&
+	       t->depth == ev->depth && t->unwinder == ev->unwinder &&
+	       t->nr_kernel == ev->nr_kernel && t->nr_user == ev->nr_user &&
+	       !memcmp(t->frames, ev->kernel,
+		       ev->nr_kernel * sizeof(t->frames[0])) &&
+	       !memcmp(t->frames + ev->nr_kernel, ev->user,
+		       ev->nr_user * sizeof(t->frames[0]));
+}
+
+/*
+ * The kept text of @ev printed with @flags (print.c), or NULL; @key is
+ * set for ustack_syms_text_keep() (key->changes < 0: not to be kept)
+ */
+const char *ustack_syms_text_find(struct ustack_syms *syms,
+				  const struct ustack_event *ev,
+				  unsigned int flags,
+				  struct ustack_text_key *key)
+{
+	struct print_text *t;
+
+	key->changes = -1;
+	if (!syms || !syms->texts ||
+	    (ev->nr_kernel && !ev->kernel) || (ev->nr_user && !ev->user))
+		return NULL;
+	/* < 0 (no memory): printed, not kept */
+	key->changes = ustack_syms_maps_changes(syms, ev->tgid, ev->ts);
+	if (key->changes < 0)
+		return NULL;
+	key->hash = text_hash(ev, flags, key->changes);
+	for (t = syms->texts->tab[key->hash & (TEXT_BUCKETS - 1)]; t;
+	     t = t->next)
+		if (text_same(t, key->hash, ev, flags, key->changes))
+			return t->text;
+	return NULL;
+}
+
+/* Keep the text printed for @ev; nothing when memory is short */
+void ustack_syms_text_keep(struct ustack_syms *syms,
+			   const struct ustack_event *ev, unsigned int flags,
+			   const struct ustack_text_key *key,
+			   const char *text, size_t len)
+{
+	int nr = ev->nr_kernel + ev->nr_user;
+	struct print_cache *c = syms ? syms->texts : NULL;
+	struct print_text *t;
+
+	if (!c || key->changes < 0)
+		return;
+	if (c->nr >= c->max_nr || c->bytes + len > c->max_bytes)
+		texts_clear(c);
+	t = malloc(sizeof(*t) + nr * sizeof(t->frames[0]));
+	if (!t)
+		return;
+	t->text = strndup(text, len);
+	if (!t->text) {
+		free(t);
+		return;
+	}
+	t->hash = key->hash;
+	t->tep = ev->tep;
+	t->flags = flags;
+	t->status = ev->status;
+	t->depth = ev->depth;
+	t->unwinder = ev->unwinder;
+	t->tgid = ev->tgid;
+	t->changes = key->changes;
+	t->nr_kernel = ev->nr_kernel;
+	t->nr_user = ev->nr_user;
+	if (ev->nr_kernel)
+		memcpy(t->frames, ev->kernel, ev->nr_kernel * sizeof(t->frames[0]));
+	if (ev->nr_user)
+		memcpy(t->frames + ev->nr_kernel, ev->user,
+		       ev->nr_user * sizeof(t->frames[0]));
+	t->next = c->tab[key->hash & (TEXT_BUCKETS - 1)];
+	c->tab[key->hash & (TEXT_BUCKETS - 1)] = t;
+	c->nr++;
+	c->bytes += len;
 }
 
 /**
@@ -726,6 +931,7 @@ int ustack_syms_set_tep(struct ustack_syms *syms, struct tep_handle *tep)
 		tep_free(syms->tep);
 	syms->own_tep = false;
 	syms->tep = tep;
+	cache_clear(syms);
 	return 0;
 }
 
@@ -786,6 +992,7 @@ int ustack_syms_load_kallsyms(struct ustack_syms *syms, const char *path)
 	}
 	ret = tep_parse_kallsyms(syms->tep, buf);
 	free(buf);
+	cache_clear(syms);
 	return ret < 0 ? -1 : 0;
 }
 

@@ -54,6 +54,21 @@ __hidden int ustack_tracer_frames(struct ustack_syms *syms,
 				  const unsigned long long *kernel, int nr,
 				  int arch, bool cached);
 
+/* The print cache of ustack_syms_set_print_cache() (syms.c, print.c) */
+struct ustack_text_key {
+	unsigned long long	hash;
+	int			changes;	/* < 0: not kept */
+};
+__hidden const char *ustack_syms_text_find(struct ustack_syms *syms,
+					   const struct ustack_event *ev,
+					   unsigned int flags,
+					   struct ustack_text_key *key);
+__hidden void ustack_syms_text_keep(struct ustack_syms *syms,
+				    const struct ustack_event *ev,
+				    unsigned int flags,
+				    const struct ustack_text_key *key,
+				    const char *text, size_t len);
+
 /* A join with no event formats: fed through ustack_join_feed() only. */
 __hidden struct ustack_join *ustack_join_alloc_raw(ustack_join_cb cb,
 						    void *data);

@@ -252,7 +252,7 @@ fi
 # with trace-cmd 0020, 2 for a trace with kernel_stack records (each one
 # opened the look-ahead: nodefer/*.dat, kstack.dat).  A trace with stack
 # records is opened twice, the look-ahead's first pass building the index
-# too (stuck-threads.dat: 3 before trace-cmd 0013 took the index in), and
+# too (stuck-threads.dat: 3 when the index opened the file again), and
 # a kernel_stack record followed by a cookie (the stacktrace option with
 # a stacktrace:defer trigger) opens the look-ahead in time for its event.
 mkdir -p "$T/opens"
@@ -308,7 +308,7 @@ fi
 # ustack name every frame before the exec in the old image's maps; with
 # its maps not saved, they mark it [before exec] (before: named, or
 # offsets, in the new image); with the same addresses in both images
-# report's text cache still tells them apart; trace-cmd 3.1.6 and stock
+# report's text cache (libustack's print cache) still tells them apart; trace-cmd 3.1.6 and stock
 # 3.4 still read the file (they see the last maps).
 mkdir -p "$T/exec"
 mkx() { python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$REPO/tests/userspace/lib/data/formats" \
@@ -936,7 +936,7 @@ done
 
 # The report path fuzzed in-process (the library's trace.dat harness,
 # tests/userspace/lib/fuzz/fuzz-tracedat.c, built -DFUZZ_REPORT; libFuzzer,
-# ASan+UBSan): the series' trace-read-ustack.c with libustack's join,
+# ASan+UBSan): the series' trace-read-ustack.c with libustack's look-ahead, join,
 # symbols, printer, page check and the execs, against the series'
 # libtracecmd.a (whose saved maps report hands libustack), the
 # look-ahead limited to 256 records so that the index runs; seeds from
@@ -964,7 +964,7 @@ if command -v clang-14 > /dev/null; then
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libtraceevent libtracefs) \
 		-include "$REPO/trace-cmd/compat/tc-compat.h" -o "$T/fz/fuzz-report" \
 		"$REPO/tests/userspace/lib/fuzz/fuzz-tracedat.c" "$W/tracecmd/trace-read-ustack.c" \
-		"$REPO"/libustack/src/{join,syms,util,print,record,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
+		"$REPO"/libustack/src/{ahead,join,syms,util,print,record,execs,loads,perfmap}.c "$W/lib/trace-cmd/libtracecmd.a" \
 		"$D/compat/libtccompat.a" \
 		$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs libtraceevent libtracefs) \
 		-ldw -lelf -lzstd -lz -lstdc++ -Wl,-rpath,"$prefix/lib" > "$T/fz/build.log" 2>&1; then

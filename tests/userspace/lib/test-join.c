@@ -1747,6 +1747,242 @@ static void test_index(const char *dir)
 	end();
 }
 
+/* ---- ustack_ahead(3): a trace in an array, read ahead by offset ---- */
+
+#define AHEAD_RECS	400
+
+struct ahead_trace {
+	struct {
+		unsigned char	data[80];
+		int		size, cpu;
+		unsigned long long ts, offset;
+	}			r[AHEAD_RECS];
+	int			n, next, out;
+	int			stop_at;	/* read says -1 there; 0: never */
+	unsigned long long	off[2];		/* next offset per CPU */
+};
+
+static int at_push(struct ahead_trace *t, int size, const unsigned char *b,
+		   int cpu)
+{
+	int i = t->n++;
+
+	memcpy(t->r[i].data, b, size);
+	t->r[i].size = size;
+	t->r[i].cpu = cpu;
+	t->r[i].ts = 1000 + i;
+	t->r[i].offset = t->off[cpu] += 0x100;
+	return i;
+}
+
+static struct tep_record at_record(struct ahead_trace *t, int i)
+{
+	return (struct tep_record){ .ts = t->r[i].ts, .offset = t->r[i].offset,
+				    .cpu = t->r[i].cpu, .size = t->r[i].size,
+				    .record_size = t->r[i].size,
+				    .data = t->r[i].data };
+}
+
+static int at_read(void *data, struct tep_record **record)
+{
+	struct ahead_trace *t = data;
+
+	if (t->stop_at && t->next == t->stop_at)
+		return -1;
+	if (t->next == t->n)
+		return 0;
+	*record = malloc(sizeof(**record));
+	if (!*record)
+		return -1;
+	**record = at_record(t, t->next++);
+	t->out++;
+	return 1;
+}
+
+static void at_release(void *data, struct tep_record *record)
+{
+	((struct ahead_trace *)data)->out--;
+	free(record);
+}
+
+/*
+ * A: pid 100 asks on CPU 1, its user stack on CPU 0 after 2 records.
+ * N: pid 200, no cookie.  C: a cookie record of pid 300 whose event is
+ * not in the trace.  S: pid 400 asks, then 150 events of pid 500 on CPU
+ * 0, then S's user stack (the task stayed in the kernel).
+ */
+static void at_fill(struct ahead_trace *t, unsigned char *b, int *a, int *n,
+		    int *c, int *st)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	*a = at_push(t, rec_event(b, 100), b, 1);
+	at_push(t, rec_cookie(b, 100, 0x10, 0, kgood, 3), b, 1);
+	*n = at_push(t, rec_event(b, 200), b, 0);
+	at_push(t, rec_ustack(b, 100, 0x10, 96, 0, 4, ugood, 4), b, 0);
+	*c = at_push(t, rec_cookie(b, 300, 0x30, 0, kgood, 2), b, 1);
+	at_push(t, rec_ustack(b, 300, 0x30, 300, 0, 2, ugood, 2), b, 1);
+	*st = at_push(t, rec_event(b, 400), b, 1);
+	at_push(t, rec_cookie(b, 400, 0x40, 0, kgood, 1), b, 1);
+	for (i = 0; i < 150; i++)
+		at_push(t, rec_event(b, 500), b, 0);
+	at_push(t, rec_ustack(b, 400, 0x40, 400, 0, 3, ugood, 3), b, 0);
+}
+
+static void test_ahead(const char *dir)
+{
+	const struct ustack_event *ev, *ev2;
+	struct ahead_trace *t = calloc(1, sizeof(*t));
+	struct ustack_ahead *ah;
+	struct tep_record r;
+	struct rec_env e;
+	int a, n, c, st, i, ret;
+
+	begin("ustack_ahead: each event's stacks read ahead, a window, the index");
+	if (!t || env_open(&e, dir)) {
+		free(t);
+		end();
+		return;
+	}
+	/* without the index: S is given up on after the window */
+	at_fill(t, e.b, &a, &n, &c, &st);
+	ah = ustack_ahead_alloc(e.tep, 2, 64, at_read, at_release, t);
+	CHECK(ah, "alloc: %s", strerror(errno));
+	if (!ah)
+		goto out;
+	r = at_record(t, a);
+	ret = ustack_ahead_get(ah, &r, &ev);
+	CHECK(ret == 1 && ev->status == USTACK_COMPLETE && ev->pid == 100 &&
+	      ev->tgid == 96 && ev->nr_kernel == 3 && ev->kernel[2] == kgood[2] &&
+	      ev->nr_user == 4 && ev->user[3] == ugood[3] && !ev->record &&
+	      !(ev->flags & USTACK_EV_UNSEEN), "A: %d", ret);
+	CHECK(t->next <= 4, "A read ahead only to its user stack: %d", t->next);
+	ret = ustack_ahead_get(ah, &r, &ev2);
+	CHECK(ret == 1 && ev2 == ev, "A asked again: the same stacks");
+	r = at_record(t, n);
+	CHECK(!ustack_ahead_get(ah, &r, &ev) && !ev, "N: no stacks");
+	r = at_record(t, c);
+	ret = ustack_ahead_get(ah, &r, &ev);
+	CHECK(ret == 1 && (ev->flags & USTACK_EV_UNSEEN) && ev->pid == 300 &&
+	      ev->nr_user == 2, "C: the request at its cookie record: %d", ret);
+	r = at_record(t, st);
+	CHECK(!ustack_ahead_get(ah, &r, &ev), "S: given up on, no index");
+	CHECK(t->next < t->n, "S: the look-ahead stopped at the window (%d of %d)",
+	      t->next, t->n);
+	CHECK(t->out == 0, "every record given back: %d out", t->out);
+	ustack_ahead_free(ah);
+
+	/* with the index of a first pass: S gets its stacks */
+	at_fill(t, e.b, &a, &n, &c, &st);
+	ah = ustack_ahead_alloc(e.tep, 2, 64, at_read, at_release, t);
+	CHECK(ah, "alloc: %s", strerror(errno));
+	if (!ah)
+		goto out;
+	for (i = 0; i < t->n; i++) {
+		r = at_record(t, i);
+		CHECK(!ustack_ahead_index_record(ah, &r), "index %d", i);
+	}
+	CHECK(!ustack_ahead_index_flush(ah), "flush");
+	r = at_record(t, 0);
+	CHECK(ustack_ahead_index_record(ah, &r) < 0 && errno == EINVAL,
+	      "no index record after the flush");
+	r = at_record(t, st);
+	ret = ustack_ahead_get(ah, &r, &ev);
+	CHECK(ret == 1 && ev->status == USTACK_COMPLETE && ev->pid == 400 &&
+	      ev->nr_user == 3, "S from the index: %d", ret);
+	ustack_ahead_free(ah);
+
+	/* the end settles what waits; a damaged record does not */
+	for (i = 0; i < 2; i++) {
+		at_fill(t, e.b, &a, &n, &c, &st);
+		t->n = st + 2;		/* S's user stack never comes */
+		t->stop_at = i ? st + 2 : 0;
+		ah = ustack_ahead_alloc(e.tep, 2, 64, at_read, at_release, t);
+		if (!ah)
+			break;
+		r = at_record(t, st);
+		ret = ustack_ahead_get(ah, &r, &ev);
+		if (i)
+			CHECK(ret == 0, "at a damaged record: unsettled (%d)", ret);
+		else
+			CHECK(ret == 1 && ev->status == USTACK_NEVER_ARRIVED,
+			      "at the end: never arrived (%d)", ret);
+		ustack_ahead_free(ah);
+	}
+	CHECK(!ustack_ahead_alloc(e.tep, 2, 1, at_read, at_release, t) &&
+	      errno == EINVAL && !ustack_ahead_alloc(NULL, 2, 64, at_read,
+						      at_release, t) &&
+	      ustack_ahead_get(NULL, &r, &ev) < 0 && errno == EINVAL &&
+	      ustack_ahead_index_record(NULL, &r) < 0 &&
+	      ustack_ahead_index_flush(NULL) < 0, "bad arguments");
+	ustack_ahead_free(NULL);
+out:
+	env_close(&e);
+	free(t);
+	end();
+}
+
+/*
+ * ustack_syms_set_print_cache(): a stack printed again comes from its
+ * text, but only with the same key: the kernel names (tep) and the maps
+ * at the event's time (an exec between two events of one task)
+ */
+static void test_print_cache(const char *dir)
+{
+	static char kallsyms[] = "ffffffff81000000 T kfunc\nffffffff81001000 T kend\n";
+	const unsigned long long k[1] = { 0xffffffff81000010ULL };
+	const unsigned long long u[1] = { 0x555555555100ULL };
+	struct ustack_event ev = { .status = USTACK_COMPLETE, .tgid = 96,
+				   .nr_kernel = 1, .kernel = k,
+				   .nr_user = 1, .user = u, .depth = 1 };
+	struct tep_handle *named = NULL, *plain = NULL;
+	struct ustack_syms *syms = ustack_syms_alloc();
+	char *text[4] = { 0 };
+	struct trace_seq s;
+	struct rec_env e;
+	int i;
+
+	begin("ustack_syms_set_print_cache: kept text, keyed with the tep and the maps' changes");
+	if (!syms || env_open(&e, dir)) {
+		ustack_syms_free(syms);
+		end();
+		return;
+	}
+	named = e.tep;
+	plain = tep_alloc();
+	CHECK(plain && !tep_parse_kallsyms(named, kallsyms), "kallsyms");
+	CHECK(!ustack_syms_set_print_cache(syms, 16, 1 << 20) &&
+	      !ustack_syms_add_map(syms, 96, 0x555555554000ULL,
+				   0x555555556000ULL, 0, "/nonexistent/prog") &&
+	      !ustack_syms_add_exec(syms, 96, 50), "set up");
+	/* 0, 1: named kernel frames at time 100, twice; 2: another tep;
+	 * 3: the same frames at time 10, before the exec */
+	for (i = 0; i < 4; i++) {
+		ev.tep = i == 2 ? plain : named;
+		ev.ts = i == 3 ? 10 : 100;
+		trace_seq_init(&s);
+		CHECK(!ustack_event_print(&s, &ev, syms, 0), "print %d", i);
+		trace_seq_terminate(&s);
+		text[i] = strdup(s.buffer);
+		trace_seq_destroy(&s);
+	}
+	CHECK(text[0] && strstr(text[0], "kfunc+0x10") &&
+	      strstr(text[0], "/nonexistent/prog"), "named: %s", text[0]);
+	CHECK(text[1] && text[0] && !strcmp(text[0], text[1]), "again: %s", text[1]);
+	CHECK(text[2] && !strstr(text[2], "kfunc"), "another tep: %s", text[2]);
+	CHECK(text[3] && strstr(text[3], USTACK_BEFORE_EXEC_TEXT),
+	      "before the exec: %s", text[3]);
+	CHECK(ustack_syms_set_print_cache(NULL, 1, 1) < 0 && errno == EINVAL &&
+	      !ustack_syms_set_print_cache(syms, 0, 0), "off, bad arguments");
+	for (i = 0; i < 4; i++)
+		free(text[i]);
+	tep_free(plain);
+	ustack_syms_free(syms);
+	env_close(&e);
+	end();
+}
+
 static void test_tree(void)
 {
 	struct ustack_tree_frame a[] = {
@@ -2049,6 +2285,8 @@ int main(int argc, char **argv)
 	test_find_event(argv[1]);
 	test_event_parse(argv[1]);
 	test_index(argv[1]);
+	test_ahead(argv[1]);
+	test_print_cache(argv[1]);
 	test_tree();
 	test_view(argv[1]);
 	return failures ? 1 : 0;
