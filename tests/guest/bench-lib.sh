@@ -23,3 +23,11 @@ bench_lost() {
 # median: of the numbers on stdin (words); "-" for none
 median() { tr ' ' '\n' | grep -x '[0-9][0-9]*' | sort -n |
 	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+
+# bench_refuse KEY CHECK: unless CHECK is "ok", add it to why[KEY] (the
+# caller's associative array) and set failed=1: KEY gives no row
+bench_refuse() {
+	[ "$2" = ok ] && return 0
+	why[$1]=${why[$1]:-}${why[$1]:+,}$2
+	failed=1
+}

@@ -127,10 +127,7 @@ for r in $(seq 1 $ROUNDS); do
 		read -r i ev by ok tab < <(one $m)
 		ins[$m]+="$i " evs[$m]=$ev bys[$m]=$by
 		[ -n "$tab" ] && tabs[$m]=$tab
-		if [ "$ok" != ok ]; then
-			why[$m]=${why[$m]:-}${why[$m]:+,}$ok
-			failed=1
-		fi
+		bench_refuse $m "$ok"
 	done
 done
 reset_tracing >/dev/null

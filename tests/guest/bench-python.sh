@@ -94,10 +94,7 @@ for r in $(seq 1 $ROUNDS); do
 				k=$prog.$dp
 				if [ $t = 0 ]; then base[$k]+="$i "; else traced[$k]+="$i "; fi
 				[ $t = 1 ] && frames[$k]=$fr unws[$k]=$unw
-				if [ "$ok" != ok ]; then
-					why[$k]=${why[$k]:-}${why[$k]:+,}$ok
-					failed=1
-				fi
+				bench_refuse $k "$ok"
 			done
 		done
 	done

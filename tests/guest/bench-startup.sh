@@ -101,10 +101,7 @@ for r in $(seq 1 $ROUNDS); do
 	for m in $MODES; do
 		read -r i ok < <(one $m)
 		got[$m]+="$i "
-		if [ "$ok" != ok ]; then
-			why[$m]=${why[$m]:-}${why[$m]:+,}$ok
-			failed=1
-		fi
+		bench_refuse $m "$ok"
 	done
 done
 reset_tracing >/dev/null
