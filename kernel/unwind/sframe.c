@@ -591,11 +591,11 @@ static int sframe_rows_add_fde(const struct sframe_section *sec,
 /*
  * Check every FDE: the lookup's binary search is only right on a sorted
  * table, and an FDE pointing outside the section is better refused once
- * than found in the middle of an unwind.  With @rows, the rules of every
- * FDE are decoded into *@rows as it goes (sframe_rows_add_fde()): *@rows
- * is NULL when they are not, and is freed by the caller.  The FREs are
- * checked as they are used: one that cannot be decoded leaves its
- * function to the lookups that read the section.
+ * than found in the middle of an unwind.  The rules of every FDE are
+ * decoded into *@rows as it goes (sframe_rows_add_fde()): *@rows is NULL
+ * when they are not (too many, or no memory), and is freed by the
+ * caller.  The FREs are checked as they are used: one that cannot be
+ * decoded leaves its function to the lookups that read the section.
  */
 static int sframe_check_fdes(const struct sframe_section *sec,
 			     struct sframe_rows **rows)
@@ -606,9 +606,8 @@ static int sframe_check_fdes(const struct sframe_section *sec,
 	struct sframe_fde fde;
 	int ret;
 
-	tmp = rows ? sframe_rows_alloc(sec, &max) : NULL;
-	if (rows)
-		*rows = NULL;
+	tmp = sframe_rows_alloc(sec, &max);
+	*rows = NULL;
 	budget = max;
 	for (i = 0; i < sec->num_fdes; i++) {
 		ret = sframe_read_fde(sec, i, &fde);
