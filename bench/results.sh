@@ -6,11 +6,12 @@
 # goal missed) after them.  Documents quote bench/results.md instead of
 # copying numbers.
 #
-#   bench/results.sh [--only "kernel sframe sframe-rows python-real startup report join"]
+#   bench/results.sh [--only "kernel floor sframe sframe-rows python-real cxx-real startup report join"]
 #                    [--keep] [--kernel BZIMAGE] [--reuse RUNDIR "NAMES"]
 #   bench/results.sh --notes    (only the notes: bench/results-notes.md)
 #
-# Default: all seven (kernel.sh, sframe.sh, sframe-rows.sh, python-real.sh,
+# Default: all nine (kernel.sh, floor.sh, sframe.sh, sframe-rows.sh, python-real.sh,
+# cxx-real (python-real.sh with BENCH_WORKLOAD=cc1plus: g++ compiling),
 # startup.sh: one TCG boot each; report.sh records its traces in one boot the first time, then
 # runs on the host; join.sh on the host).  Not by default: munmap
 # (bench/munmap.sh on the one image, its rows without a before column).  The image booted is a copy of
@@ -34,7 +35,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
 ensure_cache
 
-only="kernel sframe sframe-rows python-real startup report join" kernel= reuse_dir= reuse= keep=0
+only="kernel floor sframe sframe-rows python-real cxx-real startup report join" kernel= reuse_dir= reuse= keep=0
 dest=${RESULTS_OUT:-$here/bench/results.md}
 # --notes: only put the current bench/results-notes.md in place of the
 # notes of an existing results file (the measurements stay as they were)
@@ -119,6 +120,11 @@ for b in $only; do
 		--quiet --out "$runs/sframe-rows" ;;
 	python-real) run_one python-real env BENCH_PERF="${BENCH_PERF:-}" "$here/bench/python-real.sh" \
 		--no-build --kernel "$kernel" --quiet --out "$runs/python-real" ;;
+	cxx-real) run_one cxx-real env BENCH_WORKLOAD=cc1plus BENCH_PERF="${BENCH_PERF:-}" \
+		"$here/bench/python-real.sh" --no-build --kernel "$kernel" --quiet \
+		--out "$runs/cxx-real" ;;
+	floor) run_one floor env BENCH_PERF="${BENCH_PERF:-}" PROF_MAP="${PROF_MAP:-}" \
+		"$here/bench/floor.sh" --no-build --kernel "$kernel" --quiet ;;
 	startup) run_one startup "$here/bench/startup.sh" --no-build --kernel "$kernel" --quiet \
 		--out "$runs/startup" ;;
 	report) run_one report "$here/bench/report.sh" --no-build --kernel "$kernel" ;;
@@ -132,7 +138,7 @@ done
 # what a guest benchmark printed is its output.log; the host ones, stdout
 body() { # NAME
 	case $1 in
-	kernel|sframe|sframe-rows|python-real|startup) cat "$runs/$1/output.log" 2>/dev/null || echo "(no output.log: see $runs/$1)" ;;
+	kernel|sframe|sframe-rows|python-real|cxx-real|startup) cat "$runs/$1/output.log" 2>/dev/null || echo "(no output.log: see $runs/$1)" ;;
 	*) cat "$runs/$1.out" ;;
 	esac
 }

@@ -18,9 +18,17 @@
 #   defer           stacktrace:defer on each
 #   defer-first     (4 events only; not in the default set) stacktrace:defer
 #                   on raw_syscalls:sys_enter, stacktrace on the others
+#   udefer          the instance option userstacktrace_defer (what
+#                   `trace-cmd record -T` sets): the user stack alone, no
+#                   kernel stack
 #   perf-none       perf record -c 1 on the same tracepoints, no callchain
 #   perf-fp         --call-graph fp
 #   perf-fpdefer    --call-graph fp,defer
+#   perf-ufpdefer   --call-graph fp,defer --user-callchains: the user
+#                   stack alone, beside udefer (the same work: perf takes
+#                   no kernel stack for syscalls:* events, whose registers
+#                   are the user's, and does for raw_syscalls:*, while
+#                   stacktrace:defer takes one for every event)
 #   perf-dwarf      --call-graph dwarf
 #
 # Per row: frames (the user stack, counted from what the run recorded:
@@ -29,7 +37,7 @@
 # innermost frame is bench_deep), insn/entry (instructions per kernel
 # entry above `off`, median of BENCH_ROUNDS rounds), insn/event (that /
 # events), x-st (per event, to ftrace stacktrace), x-perf (per event, to
-# perf fp,defer), stack/entry (above the same events without stacks:
+# perf fp,defer; udefer's to perf-ufpdefer), stack/entry (above the same events without stacks:
 # none or perf-none), B/entry and B/event (bytes of the ring buffer or of
 # perf.data's sample and deferred callchain records, from two runs of
 # different loop lengths: (bytes(N) - bytes(N/4)) / (N - N/4), so what
@@ -78,9 +86,9 @@ MMAP_DWARF=${BENCH_PERF_MMAP_DWARF:-128M}
 TOOL="python3 $REPO/bench/benchtool.py"
 BIN=$WL/callchain
 FUNC=bench_deep
-MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer"}
+MODES=${BENCH_MODES:-"off none stacktrace userstacktrace defer udefer"}
 if [ -n "$PERF" ] && [ -z "${BENCH_MODES:-}" ]; then
-	MODES+=" perf-none perf-fp perf-fpdefer perf-dwarf"
+	MODES+=" perf-none perf-fp perf-fpdefer perf-ufpdefer perf-dwarf"
 fi
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 ICLOG=${BENCH_INSN_LOG:-${FTD_RESULTS:-/results}/insn-count.log}
@@ -130,6 +138,7 @@ run_ftrace() { # MODE K LOOP DEPTH
 	# the filter first, then the events: only the workload is traced
 	echo $pid > $d/set_event_pid
 	[ $m = userstacktrace ] && echo 1 > $d/options/userstacktrace
+	[ $m = udefer ] && echo 1 > $d/options/userstacktrace_defer
 	if [ $m != off ]; then
 		for e in $(events $k); do
 			case $m in
@@ -139,6 +148,7 @@ run_ftrace() { # MODE K LOOP DEPTH
 			defer-first)
 				t=stacktrace
 				[ $e = raw_syscalls/sys_enter ] && t=stacktrace:defer ;;
+			udefer) t= ;;
 			esac
 			[ -n "$t" ] && echo $t > $d/events/$e/trigger
 			echo 1 > $d/events/$e/enable
@@ -176,6 +186,7 @@ run_perf() { # MODE K LOOP DEPTH
 	case $m in
 	perf-fp) cg=(--call-graph fp) ;;
 	perf-fpdefer) cg=(--call-graph fp,defer) ;;
+	perf-ufpdefer) cg=(--call-graph fp,defer --user-callchains) ;;
 	perf-dwarf) cg=(--call-graph dwarf) mm=$MMAP_DWARF ;;
 	esac
 	for e in $(events $k); do ev+=(-e ${e/\//:}); done
@@ -263,8 +274,8 @@ if [ "$BYTES" = 1 ]; then
 				# (defer), one per event (in place, perf)
 				want=0
 				case $m in
-				defer) want=$(short $m) ;;
-				userstacktrace|perf-fp|perf-fpdefer|perf-dwarf)
+				defer|udefer) want=$(short $m) ;;
+				userstacktrace|perf-fp|perf-fpdefer|perf-ufpdefer|perf-dwarf)
 					want=$(( $(short $m) * k )) ;;
 				esac
 				got=$(sed -n 's/^stacks=\([0-9]*\) .*/\1/p' $TMP/depth)
@@ -327,13 +338,13 @@ for dp in $DEPTHS; do
 				printf '%-14s REFUSED: %s\n' $m "${why[$key]}"
 				continue
 			fi
-			b=none
-			case $m in perf-*) b=perf-none ;; esac
+			b=none pm=perf-fpdefer
+			case $m in perf-*) b=perf-none ;; udefer) pm=perf-ufpdefer ;; esac
 			line=$(awk -v m=$m -v k=$k -v c=${pentry[$key]} -v off=$off \
 				-v n=$(loop $m) -v sn=$(short $m) -v b=${bytes[$key]:-0} \
 				-v sb=${sbytes[$key]:--} -v base=${pentry[$dp.$k.$b]:--} \
 				-v bn=$(loop $b) -v st=${pentry[$dp.$k.stacktrace]:--} \
-				-v pf=${pentry[$dp.$k.perf-fpdefer]:--} -v stn=$N -v pfn=$NP \
+				-v pf=${pentry[$dp.$k.$pm]:--} -v stn=$N -v pfn=$NP \
 				-v fr=$(fnum $key) '
 				function per(x, len) { return x / len - off / stn }
 				BEGIN {
@@ -392,6 +403,16 @@ if [ $insn = 1 ] && [ -n "$PERF" ]; then
 			fr=$(fnum $key.defer)
 			goal "defer/perf fp,defer insn per event, $fr frames, $k events" \
 				"$(rat "${pe[$key.defer]:-}" "${pe[$key.perf-fpdefer]:-}")" "<=" 0.75
+		done
+	done
+	# the same work on both sides: the user stack alone (perf takes no
+	# kernel stack for the syscalls:* events of the 4-event set)
+	for dp in $DEPTHS; do
+		for k in $KS; do
+			key=$dp.$k
+			r=$(rat "${pe[$key.udefer]:-}" "${pe[$key.perf-ufpdefer]:-}")
+			[ "$r" = - ] && continue
+			echo "  (like for like, the user stack alone: udefer/perf fp,defer --user-callchains insn per event, $(fnum $key.udefer) frames, $k events: $r)"
 		done
 	done
 	set -- $DEPTHS
