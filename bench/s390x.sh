@@ -7,14 +7,18 @@
 # s390x marker, brcl 0), at user stacks of 3 and 40 frames, without and
 # with stacktrace:defer (tests/s390x/bench-guest.sh).  One vCPU.
 #
-#   bench/s390x.sh [--kernel BZIMAGE]      N=2000 REPS=3 by default
+#   bench/s390x.sh [--kernel BZIMAGE]      N=2000 REPS=3 BUF_KB=8192 (the
+#                                          guest buffer) by default
 #
 # Prints per frames, back chain and SFrame side by side: the median
 # instructions per getppid() without and with the trigger, their
 # difference (the cost of the trigger, the cookie record with the kernel
 # stack, the walk and the user stack record), and the frames the records
 # carry (the same code: SFrame goes on past __libc_start_call_main, where
-# the back chain ends, to _start).  Results also in $CACHE/bench/s390x/.
+# the back chain ends, to _start).  A run with the trigger that recorded
+# fewer stacks than calls, lost events (overrun, dropped) or was walked
+# by another unwinder than its row's (unwinder= of the records) is
+# REFUSED, and the command exits 1.  Results also in $CACHE/bench/s390x/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
@@ -36,7 +40,7 @@ make -s -C "$here/sframe-gen" OUT="$out/sframe-gen" all >> "$out/sframe-gen.log"
 "$out/sframe-gen/sframe-gen" "$out/guest/bcwork-nobc" -o "$out/guest/bcwork-nobc.sframe"
 install -m 0755 "$here/tests/s390x/bench-guest.sh" "$out/guest/"
 "$here/rig/run-guest.sh" --arch s390x --kernel "$kernel" --smp 1 --add "$out/guest" \
-	--cmd "N=$N REPS=$REPS sh ./bench-guest.sh" --out "$out/run" --quiet --timeout 1200 \
+	--cmd "N=$N REPS=$REPS BUF_KB=${BUF_KB:-8192} sh ./bench-guest.sh" --out "$out/run" --quiet --timeout 1200 \
 	--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log" > /dev/null ||
 	die "the bench boot failed (see $out/run)"
 python3 - "$out/run/output.log" "$out/insn-count.log" "$N" <<'PY' | tee "$out/result.txt"
@@ -74,6 +78,27 @@ for frames in sorted({f for _, f, _ in by}, key=int):
             off, on, on - off, ','.join(map(str, sorted(nr.get((unw, frames), [])))),
             ','.join(sorted(unwinder.get((unw, frames), [])))))
     print('%-14s | %-40s | %-40s' % ('%s frames' % frames, cols[0], cols[1]))
+# every run with the trigger must have recorded a stack per call, lost
+# nothing, and been walked by the unwinder its row names alone
+refused = []
+for l in open(sys.argv[1]):
+    m = re.match(r'=== stacks (\S+) (\d+) (\d+) overrun=(\d+) dropped=(\d+) unwinders=(\S*)', l)
+    if not l.startswith('=== stacks '):
+        continue
+    if not m:
+        refused.append('unreadable: %s' % l.strip())
+        continue
+    unw, frames, stacks, ov, dr = m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5))
+    names = sorted(set(filter(None, m.group(6).split(','))))
+    if stacks < n:
+        refused.append('%s %s frames: %d stacks of %d calls' % (unw, frames, stacks, n))
+    if ov or dr:
+        refused.append('%s %s frames: overrun %d, dropped %d' % (unw, frames, ov, dr))
+    if names != [unw]:
+        refused.append('%s %s frames: unwinders %s' % (unw, frames, ','.join(names) or 'none'))
 print('user stacks recorded per defer run: %s' %
-      sorted({' '.join(l.split()[2:4]) for l in open(sys.argv[1]) if l.startswith('=== stacks ')}))
+      sorted({' '.join(l.split()[2:5]) for l in open(sys.argv[1]) if l.startswith('=== stacks ')}))
+for r in refused:
+    print('REFUSED: %s' % r)
+sys.exit(1 if refused else 0)
 PY

@@ -10,7 +10,7 @@
 N=${N:-2000} REPS=${REPS:-3}
 T=/sys/kernel/tracing
 E=$T/events/syscalls/sys_enter_getppid
-echo 8192 > $T/buffer_size_kb
+echo ${BUF_KB:-8192} > $T/buffer_size_kb
 for unw in backchain sframe; do
 	if [ $unw = backchain ]; then
 		comm=bcwork-bc prog="./bcwork-bc"
@@ -30,7 +30,13 @@ for unw in backchain sframe; do
 				echo 0 > $T/tracing_on
 				if [ $mode = defer ]; then
 					echo '!stacktrace:defer' > $E/trigger
-					echo "=== stacks $unw $(grep -c ' user_stack_deferred: ' $T/trace)"
+					# what bench/s390x.sh checks before it keeps the run
+					echo "=== stacks $unw $frames $(grep -c ' user_stack_deferred: ' $T/trace)" \
+						"$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { o += $2 }
+							/^dropped events:/ { d += $3 }
+							END { printf "overrun=%d dropped=%d", o, d }')" \
+						"unwinders=$(grep ' user_stack_deferred: ' $T/trace |
+							sed -n 's/.* unwinder=\([^ ]*\).*/\1/p' | sort -u | tr '\n' ',')"
 					grep -m1 ' user_stack_deferred: ' $T/trace | sed "s/^/=== sample $unw $frames /"
 				fi
 				r=$((r + 1))
