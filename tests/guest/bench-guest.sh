@@ -41,7 +41,11 @@
 # none or perf-none), B/entry and B/event (bytes of the ring buffer or of
 # perf.data's sample and deferred callchain records, from two runs of
 # different loop lengths: (bytes(N) - bytes(N/4)) / (N - N/4), so what
-# the process does outside the loop cancels).
+# the process does outside the loop cancels; ftrace's are its records and
+# their time extends, read from the pages of trace_pipe_raw by
+# bench/rbpages.py), pad/entry (ftrace's page padding, apart from
+# B/entry: the room an event that did not fit left at a page's end; the
+# pages' split per run in rbpages.log).
 #
 # A run that lost data gives no row: ftrace overrun, commit overrun or
 # dropped events, perf lost samples (LOST or LOST_SAMPLES records) or
@@ -176,8 +180,27 @@ run_ftrace() { # MODE K LOOP DEPTH
 		   keep $TMP/trace $m $k $depth ;;
 		esac
 	fi
+	# the records apart from the pages' padding (bench/rbpages.py):
+	# stats' bytes count both
+	rm -f $TMP/raw.*
+	for c in $d/per_cpu/cpu*; do
+		dd if=$c/trace_pipe_raw of=$TMP/raw.${c##*cpu} bs=4096 \
+			iflag=nonblock status=none 2>/dev/null || true
+	done
+	rb=$(python3 $REPO/bench/rbpages.py $TMP/raw.*) || lost=rbpages-unreadable
+	pad=$(sed -n 's/.*padding=\([0-9]*\).*/\1/p' <<< "$rb")
+	echo "rbpages $m $k $n $depth: stats=$by $rb" >> ${FTD_RESULTS:-/tmp}/rbpages.log
+	# every byte the stats count must be in the pages read (a page
+	# missed is 4 KiB); up to 1% more is let through: udefer's pages
+	# held 4 to 312 bytes more than its stats said in 3 of 10 runs
+	# (2026-11-30, not explained)
+	[ "$(awk -v s="$by" '{ for (i = 1; i <= NF; i++) { split($i, f, "=")
+		if (f[1] != "pages") t += f[2] } }
+		END { print (t >= s && t - s <= s / 100) ? "ok" : "no" }' <<< "$rb")" = ok ] ||
+		lost=rbpages-short-of-stats
+	[ -n "$pad" ] && by=$((by - pad))
 	[ $insn = 1 ] && ns=$i
-	echo "${ns:--} $by $lost"
+	echo "${ns:--} $by $lost ${pad:-0}"
 }
 
 run_perf() { # MODE K LOOP DEPTH
@@ -223,7 +246,7 @@ run_perf() { # MODE K LOOP DEPTH
 		esac
 	fi
 	[ $insn = 1 ] && ns=$i
-	echo "${ns:--} ${bytes:-0} $lost"
+	echo "${ns:--} ${bytes:-0} $lost 0"
 }
 
 run() { # MODE K LOOP DEPTH
@@ -253,7 +276,7 @@ if [ -n "$PERF" ]; then
 	echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || true
 fi
 
-declare -A cost bytes sbytes frames why
+declare -A cost bytes sbytes pads spad frames why
 failed=0
 note_lost() { # KEY REASON
 	why[$1]=${why[$1]:-}${why[$1]:+,}$2
@@ -266,8 +289,8 @@ if [ "$BYTES" = 1 ]; then
 		for k in $KS; do
 			for m in $(modes_of $k); do
 				key=$dp.$k.$m
-				read -r c b lost < <(DEPTHFILE=$TMP/depth run $m $k $(short $m) $dp)
-				sbytes[$key]=$b
+				read -r c b lost p < <(DEPTHFILE=$TMP/depth run $m $k $(short $m) $dp)
+				sbytes[$key]=$b spad[$key]=$p
 				frames[$key]=$(cat $TMP/depth)
 				[ "$lost" = - ] || note_lost $key "$lost(short-run)"
 				# every stack asked for is there: one per entry
@@ -288,16 +311,16 @@ fi
 for r in $(seq 1 $ROUNDS); do
 	for dp in $DEPTHS; do
 		if [[ " $MODES " = *" off "* ]]; then
-			read -r c b lost < <(run off 1 $N $dp)
+			read -r c b lost p < <(run off 1 $N $dp)
 			cost[$dp.off]+="$c "
 			[ "$lost" = - ] || note_lost $dp.off "$lost"
 		fi
 		for k in $KS; do
 			for m in $(modes_of $k); do
 				key=$dp.$k.$m
-				read -r c b lost < <(run $m $k $(loop $m) $dp)
+				read -r c b lost p < <(run $m $k $(loop $m) $dp)
 				cost[$key]+="$c "
-				bytes[$key]=$b
+				bytes[$key]=$b pads[$key]=$p
 				[ "$lost" = - ] || note_lost $key "$lost"
 			done
 		done
@@ -326,8 +349,8 @@ for dp in $DEPTHS; do
 	echo "== callchain bench N $dp: off (loop alone) $(awk -v o=$off -v n=$N 'BEGIN { if (o == "-") print "-"; else printf "%.1f", o / n }') $unit/syscall${why[$dp.off]:+ REFUSED: ${why[$dp.off]}}"
 	for k in $KS; do
 		echo "-- $k asking event(s) per kernel entry: $(events $k | sed 's/\//:/g')"
-		printf '%-14s %6s %11s %10s %6s %6s %11s %8s %7s\n' mode frames \
-			$unit/entry $unit/event x-st x-perf stack/entry B/entry B/event
+		printf '%-14s %6s %11s %10s %6s %6s %11s %8s %7s %9s\n' mode frames \
+			$unit/entry $unit/event x-st x-perf stack/entry B/entry B/event pad/entry
 		for m in $(modes_of $k); do
 			key=$dp.$k.$m
 			pentry[$key]=$(echo ${cost[$key]:-} | median)
@@ -343,6 +366,7 @@ for dp in $DEPTHS; do
 			line=$(awk -v m=$m -v k=$k -v c=${pentry[$key]} -v off=$off \
 				-v n=$(loop $m) -v sn=$(short $m) -v b=${bytes[$key]:-0} \
 				-v sb=${sbytes[$key]:--} -v base=${pentry[$dp.$k.$b]:--} \
+				-v pd=${pads[$key]:-0} -v spd=${spad[$key]:--} \
 				-v bn=$(loop $b) -v st=${pentry[$dp.$k.stacktrace]:--} \
 				-v pf=${pentry[$dp.$k.$pm]:--} -v stn=$N -v pfn=$NP \
 				-v fr=$(fnum $key) '
@@ -355,8 +379,9 @@ for dp in $DEPTHS; do
 					sk = (base != "-") ? sprintf("%.1f", c / n - base / bn) : "-"
 					if (sb != "-" && n > sn) { be = (b - sb) / (n - sn); bev = be / k }
 					else { be = "-"; bev = "-" }
-					printf "%-14s %6s %11.1f %10.1f %6s %6s %11s %8s %7s\n", m, fr, e, ev, xst, xp, sk,
-						(be == "-") ? "-" : sprintf("%.1f", be), (bev == "-") ? "-" : sprintf("%.1f", bev)
+					pdx = (spd != "-" && n > sn) ? sprintf("%.1f", (pd - spd) / (n - sn)) : "-"
+					printf "%-14s %6s %11.1f %10.1f %6s %6s %11s %8s %7s %9s\n", m, fr, e, ev, xst, xp, sk,
+						(be == "-") ? "-" : sprintf("%.1f", be), (bev == "-") ? "-" : sprintf("%.1f", bev), pdx
 				}')
 			echo "$line"
 			set -- $line
