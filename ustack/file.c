@@ -6,8 +6,8 @@
  * buffer instance of the file is its own stream with its own join; the
  * records of a stream are merged across CPUs in time order by
  * libtracecmd.  Not part of libustack, which reads no file and needs no
- * libtracecmd (Documentation/decisions.md, "No package cycle"); the two
- * plugins build it in beside libustack.a.
+ * libtracecmd (Documentation/decisions.md, "No package cycle"); the
+ * KernelShark plugin builds it in beside libustack.a.
  */
 #include <errno.h>
 #include <libgen.h>

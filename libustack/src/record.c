@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The two records of deferred user stacks, decoded for readers that show
- * them one by one (the plugins' rows), with the bounds checks of the
- * join's own decoding (unwind-record.h); and the check that a record read
- * from a file lies inside its ring-buffer page.
+ * them one by one (the KernelShark plugin's rows), with the bounds checks
+ * of the join's own decoding (unwind-record.h); and the check that a
+ * record read from a file lies inside its ring-buffer page.
  */
 #include <errno.h>
 #include <string.h>
