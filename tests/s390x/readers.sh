@@ -62,13 +62,19 @@ kernel_names() {
 	     on { on = 0; print k }' "$1" | sort -u
 }
 
-# 1. stock trace-cmd reads the big-endian file.  Not its frames: the
-# print formats' __print_array() comes out byte-swapped from bookworm's
+# 1. stock trace-cmd reads the big-endian file.  Not its user frames:
+# the print format's __print_array() comes out byte-swapped from bookworm's
 # libtraceevent 1.7 on a big-endian file (0x10001b6 as 13114763594174562304)
 trace-cmd report "$dat" > "$w/stock" 2>&1
 check "stock-report-reads-it (3 events, 3 user stacks flags=0x10 depth=8)" \
 	bash -c "test \$(grep -c 'sys_enter_getppid:' '$w/stock') = 3 &&
 		 test \$(grep -c -E 'user_stack_deferred: .* flags=0x10 depth=8( |\$)' '$w/stock') = 3"
+# and, without the plugin, names the kernel frames of each cookie record
+# (the kernel's caller[] with %ps; a fixture from a kernel before it had a
+# __print_array of numbers that came out byte-swapped, in decimal)
+check "stock-report-kernel-frames-named (no decimal frames)" \
+	bash -c "test \$(grep -c 'user_stack_cookie: .*kernel=trace_syscall_enter,__do_syscall,system_call' '$w/stock') = 3 &&
+		 ! grep -q -E 'user_stack_cookie: .*kernel=.*[0-9]{12}' '$w/stock'"
 
 # 2. our plugin in stock trace-cmd report: each record on its own, user
 # frames as addresses (the kernel's text's, in order), kernel frames named
