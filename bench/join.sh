@@ -36,6 +36,8 @@ mkdir -p "$B"
 
 "$LIB/deps.sh" >&2
 make -s -C "$LIB" OUT="$B/lib" all >&2
+# the trace.dat reader is the tool's layer (ustack/file.c), not the library's
+make -s -C "$REPO/ustack" OUT="$B/lib" file >&2
 gcc -O1 -g -fno-omit-frame-pointer -fPIE -pie -o "$B/callchain" "$REPO/tests/workload/callchain.c"
 
 F=${BENCH_FILE:-$B/large-$N.dat}
@@ -53,6 +55,7 @@ cat >"$B/join-bench.c" <<'EOF'
 #include <time.h>
 #include <trace-cmd.h>
 #include "ustack.h"
+#include "ustack-file.h"
 
 struct rec { struct tep_record r; };
 static struct rec *recs;
@@ -169,8 +172,9 @@ int main(int argc, char **argv)
 EOF
 PKGS="libtracefs libtraceevent libtracecmd libdw"
 # shellcheck disable=SC2046
-gcc -O2 -I"$LIB/include" $(pkg-config --cflags $PKGS) -o "$B/join-bench" \
-	"$B/join-bench.c" "$B/lib/libustack.a" $(pkg-config --libs $PKGS) -lelf -lstdc++
+gcc -O2 -I"$LIB/include" -I"$REPO/ustack" $(pkg-config --cflags $PKGS) -o "$B/join-bench" \
+	"$B/join-bench.c" "$B/lib/libustack-file.a" "$B/lib/libustack.a" \
+	$(pkg-config --libs $PKGS) -lelf -lstdc++
 
 need_time() { [ -x /usr/bin/time ] || { echo "join.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }; }
 need_time
