@@ -39,9 +39,14 @@ done
 make -s -C "$here/sframe-gen" OUT="$out/sframe-gen" all >> "$out/sframe-gen.log" 2>&1
 "$out/sframe-gen/sframe-gen" "$out/guest/bcwork-nobc" -o "$out/guest/bcwork-nobc.sframe"
 install -m 0755 "$here/tests/s390x/bench-guest.sh" "$out/guest/"
+# BENCH_PROF=1: the plugin's profile of each count too ($out/prof.log,
+# mapped to functions with the guest's /proc/kallsyms, which the guest
+# prints; bench/profile.sh's reading for x86)
+popt=
+[ "${BENCH_PROF:-0}" = 1 ] && popt=",prof=$out/prof.log"
 "$here/rig/run-guest.sh" --arch s390x --kernel "$kernel" --smp 1 --add "$out/guest" \
 	--cmd "N=$N REPS=$REPS BUF_KB=${BUF_KB:-8192} sh ./bench-guest.sh" --out "$out/run" --quiet --timeout 1200 \
-	--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log" > /dev/null ||
+	--qemu-arg -plugin --qemu-arg "$so,out=$out/insn-count.log$popt" > /dev/null ||
 	die "the bench boot failed (see $out/run)"
 python3 - "$out/run/output.log" "$out/insn-count.log" "$N" <<'PY' | tee "$out/result.txt"
 import re, statistics, sys

@@ -11,6 +11,8 @@ N=${N:-2000} REPS=${REPS:-3}
 T=/sys/kernel/tracing
 E=$T/events/syscalls/sys_enter_getppid
 echo ${BUF_KB:-8192} > $T/buffer_size_kb
+# the kernel's text symbols, for a profile of the counts (BENCH_PROF=1)
+grep ' [tT] ' /proc/kallsyms | sed 's/^/=== ksym /' 
 for unw in backchain sframe; do
 	if [ $unw = backchain ]; then
 		comm=bcwork-bc prog="./bcwork-bc"
