@@ -107,3 +107,42 @@ for r in refused:
     print('REFUSED: %s' % r)
 sys.exit(1 if refused else 0)
 PY
+[ "${BENCH_PROF:-0}" = 1 ] || exit 0
+# where a frame goes: per function, the slope from 3 to 40 frames of the
+# runs with the trigger, less the runs without, per call
+python3 - "$out/run/output.log" "$out/prof.log" "$N" <<'PY' | tee "$out/profile.txt"
+import bisect, re, sys
+out, prof, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+runs = [l.split()[2:5] for l in open(out) if l.startswith('=== run ')]
+syms = sorted((int(l.split()[2], 16), l.split()[4]) for l in open(out)
+              if l.startswith('=== ksym '))
+addrs = [a for a, _ in syms]
+
+def sym(pc):
+    i = bisect.bisect_right(addrs, pc) - 1
+    return syms[i][1] if i >= 0 and pc - addrs[i] < 0x100000 else '[user]'
+
+profiles, cur, cid = [], None, None
+for l in open(prof):
+    if l.startswith('prof seq='):
+        cur, cid = {}, re.search(r'id=(\d+)', l).group(1)
+    elif l.startswith('prof tb='):
+        tb, ins = l.split()[1:3]
+        s = sym(int(tb[3:], 16))
+        cur[s] = cur.get(s, 0) + int(ins[6:])
+    elif l.startswith('prof end') and cid == '63':
+        profiles.append(cur)
+if len(profiles) != len(runs):
+    sys.exit('bench/s390x.sh: %d profiles, %d runs' % (len(profiles), len(runs)))
+by = {tuple(r): p for r, p in zip(runs, profiles)}
+for unw in ('backchain', 'sframe'):
+    lo, hi = by[(unw, 'defer', '3')], by[(unw, 'defer', '40')]
+    olo, ohi = by[(unw, 'off', '3')], by[(unw, 'off', '40')]
+    per = {s: ((hi.get(s, 0) - ohi.get(s, 0)) - (lo.get(s, 0) - olo.get(s, 0))) / 37 / n
+           for s in set(lo) | set(hi) | set(olo) | set(ohi)}
+    print('%s: %.1f instructions a frame (3 to 40 frames), by function:' % (unw, sum(per.values())))
+    for s, v in sorted(per.items(), key=lambda kv: -abs(kv[1])):
+        if abs(v) < 0.5:
+            break
+        print('  %8.1f  %s' % (v, s))
+PY
