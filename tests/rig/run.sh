@@ -115,6 +115,9 @@ if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && [ "${BASH_REMATCH[2]}
 else
 	fail benchtool-selftest "$(grep FAIL "$T/benchtool.out" | head -3 | tr '\n' ' ')$line"
 fi
+# bench/rbpages.py: ring-buffer pages split into records and padding
+out=$(python3 "$REPO/bench/rbpages.py" selftest 2>&1)
+[ "$out" = "rbpages selftest: ok" ] && pass rbpages-selftest || fail rbpages-selftest "$out"
 
 "$HERE/tracecmd.sh" > "$T/tracecmd.out" 2>&1
 grep -vE '^[0-9]+ passed, [0-9]+ failed' "$T/tracecmd.out"
