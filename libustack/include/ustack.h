@@ -386,6 +386,75 @@ typedef int (*ustack_archive_func)(void *data, const char *name,
 int ustack_syms_archive(struct ustack_syms *syms, const char *dir,
 			ustack_archive_func func, void *data);
 
+/* ---- the load lines (ustack_syms(3)) ---- */
+
+/*
+ * The lines that say which objects a process loaded or closed, written
+ * to trace_marker (ftrace:print events), read by ustack_syms_add_record():
+ * an ABI between their writers (the SFrame registrar of trace-cmd record
+ * -T, sframe-gen/preload/maps.c; trace-cmd record without a command,
+ * its series' patch 0019; tests/userspace/lib/mktrace.py, which reads
+ * these definitions from this file) and their readers, which may be of
+ * different ages (a trace read by a later libustack).  Written by these
+ * definitions only:
+ *
+ *   ustack_map: open v=1 pid=TGID tid=TID base=0xBIAS build_id=HEX|- \
+ *       segs=START-END@PGOFF[,...] path=PATH
+ *   ustack_map: close v=1 pid=TGID tid=TID base=0xBIAS
+ *
+ * an object a process loaded (dlopen()) or is about to unload, at the
+ * time of its event; and, at the start of a recording without a command,
+ * for each process already running, a synth line before its maps are
+ * read, then a mapped line (an open line's fields) for each object mapped
+ * there, which was there since the process's start or last exec:
+ *
+ *   ustack_map: synth v=1 pid=TGID tid=TID
+ *   ustack_map: mapped v=1 pid=TGID tid=TID base=0xBIAS build_id=HEX|- \
+ *       segs=START-END@PGOFF[,...] path=PATH
+ *
+ * v      USTACK_MAP_VERSION.  A reader takes the versions it knows and
+ *        leaves the others (saying so once).  New fields may go before
+ *        segs= in the same version (readers find fields by name); a
+ *        change of what a field means is a new version.
+ * pid    the process (its tgid), whose frames the object names.
+ * tid    the thread that wrote the line (the registrar's thread in the
+ *        process, or trace-cmd record's): the record's own pid
+ *        (common_pid, which the kernel sets) must be it, or the line is
+ *        not believed.
+ * base   the load bias (link map's l_addr): what a close names.
+ * build_id  the file's, in hex, or USTACK_MAP_NO_BUILD_ID.
+ * segs   the pages of each PT_LOAD segment and where it starts in the
+ *        file, as /proc/PID/maps shows them; at most USTACK_MAP_SEGS.
+ * path   the file, absolute; last, to the end of the line.
+ *
+ * A writer prints a line with the printf() formats below, one write(2)
+ * a line: an open or mapped line is USTACK_MAP_OPEN_FMT (or
+ * USTACK_MAP_MAPPED_FMT), the build ID, USTACK_MAP_SEGS_KEY, each
+ * segment in USTACK_MAP_SEG_FMT (joined by ","), USTACK_MAP_PATH_KEY,
+ * the path and "\n".  The addresses are unsigned long long.
+ */
+#define USTACK_MAP_PREFIX	"ustack_map: "
+#define USTACK_MAP_OPEN		USTACK_MAP_PREFIX "open "
+#define USTACK_MAP_CLOSE	USTACK_MAP_PREFIX "close "
+#define USTACK_MAP_SYNTH	USTACK_MAP_PREFIX "synth "
+#define USTACK_MAP_MAPPED	USTACK_MAP_PREFIX "mapped "
+#define USTACK_MAP_VERSION	1
+#define USTACK_MAP_SEGS		16
+
+/* version, tgid, tid (int), base (unsigned long long) */
+#define USTACK_MAP_OPEN_FMT	USTACK_MAP_OPEN "v=%d pid=%d tid=%d base=0x%llx build_id="
+#define USTACK_MAP_MAPPED_FMT	USTACK_MAP_MAPPED "v=%d pid=%d tid=%d base=0x%llx build_id="
+#define USTACK_MAP_CLOSE_FMT	USTACK_MAP_CLOSE "v=%d pid=%d tid=%d base=0x%llx\n"
+/* version, tgid, tid (int) */
+#define USTACK_MAP_SYNTH_FMT	USTACK_MAP_SYNTH "v=%d pid=%d tid=%d\n"
+/* the build ID of a file that has none */
+#define USTACK_MAP_NO_BUILD_ID	"-"
+/* after the build ID: the segments (start, end, file offset), then the path */
+#define USTACK_MAP_SEGS_KEY	" segs="
+#define USTACK_MAP_SEG_SEP	","
+#define USTACK_MAP_SEG_FMT	"%llx-%llx@%llx"
+#define USTACK_MAP_PATH_KEY	" path="
+
 /* ---- records (ustack_record(3)) ---- */
 
 /*

@@ -10,7 +10,7 @@
  * (sframe-gen/preload/maps.c) writes when trace-cmd record -T runs a
  * command with it, and those trace-cmd record writes when it starts
  * without a command, for each process already running (a "synth" line,
- * then a "mapped" line per object), as ustack-map-line.h defines them.
+ * then a "mapped" line per object), as ustack.h defines them (USTACK_MAP_*).
  *
  * A "mapped" object was there before its line, since the process's start
  * or its last exec: it holds for every earlier time of the same image,
@@ -280,7 +280,8 @@ static int add_open(struct ustack_loads *loads, unsigned long long ts,
 	}
 	l.file = strndup(path, strcspn(path, "\n"));
 	if (field(line, "build_id", &s, &e) && e > s && e < path &&
-	    !(e - s == 1 && *s == '-'))
+	    ((size_t)(e - s) != strlen(USTACK_MAP_NO_BUILD_ID) ||
+	     strncmp(s, USTACK_MAP_NO_BUILD_ID, e - s)))
 		l.build_id = strndup(s, e - s);
 	return load_append(loads, pid_get(loads, pid, true), pid, &l);
 }

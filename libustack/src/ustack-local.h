@@ -84,9 +84,8 @@ __hidden int ustack_syms_add_sys_exec(struct ustack_syms *syms, int pid,
  * Objects mapped and unmapped during a recording (loads.c): the
  * registrar's trace_marker lines and those trace-cmd record writes at the
  * start for the processes already running (synth, then mapped), as
- * ustack-map-line.h defines them, kept per process with their times.
+ * ustack.h defines them (USTACK_MAP_*), kept per process with their times.
  */
-#include "ustack-map-line.h"
 #define USTACK_LOAD_SEGS	USTACK_MAP_SEGS
 struct ustack_seg {
 	unsigned long long	start;

@@ -9,7 +9,7 @@
  * line there for each object loaded after start (the objects loaded with
  * the program are in its maps, and stay until exit), as an audit module
  * only (LD_PRELOAD sees no dlopen()).  The lines are an ABI between this
- * writer and libustack, its reader: libustack/src/ustack-map-line.h
+ * writer and libustack, its reader: libustack's ustack.h (USTACK_MAP_*)
  * defines them (a version, the process and the writing thread, the load
  * bias, the build ID, the segments, the path).
  *
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "maps.h"
-#include "ustack-map-line.h"
+#include <ustack.h>
 
 #define SFREG_MARKER_LINE	4096	/* trace_marker takes about this much */
 
@@ -64,7 +64,8 @@ int sfreg_maps_wanted(void)
 }
 
 /* Append to @buf (@len used of @size); false once it does not fit */
-static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+static int __attribute__((format(printf, 4, 5)))
+put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -101,21 +102,21 @@ void sfreg_maps_open(const char *path, uintptr_t base,
 		goto out;
 	ok = put(line, sizeof(line), &len, USTACK_MAP_OPEN_FMT,
 		 USTACK_MAP_VERSION, (int)getpid(), (int)gettid(),
-		 (unsigned long)base);
+		 (unsigned long long)base);
 	for (b = 0; ok && b < build_id_len; b++)
 		ok = put(line, sizeof(line), &len, "%02x", build_id[b]);
 	if (ok && !build_id_len)
-		ok = put(line, sizeof(line), &len, "-");
+		ok = put(line, sizeof(line), &len, USTACK_MAP_NO_BUILD_ID);
 	for (i = 0; ok && i < nr && i < USTACK_MAP_SEGS; i++) {
 		uintptr_t start = (base + loads[i].vaddr) & ~(page - 1);
 		uintptr_t end = (base + loads[i].vaddr + loads[i].memsz +
 				 page - 1) & ~(page - 1);
 
 		ok = put(line, sizeof(line), &len, "%s",
-			 i ? "," : USTACK_MAP_SEGS_KEY) &&
+			 i ? USTACK_MAP_SEG_SEP : USTACK_MAP_SEGS_KEY) &&
 		     put(line, sizeof(line), &len, USTACK_MAP_SEG_FMT,
-			 (unsigned long)start, (unsigned long)end,
-			 (unsigned long)(loads[i].offset & ~(page - 1)));
+			 (unsigned long long)start, (unsigned long long)end,
+			 (unsigned long long)(loads[i].offset & ~(page - 1)));
 	}
 	if (ok)
 		ok = put(line, sizeof(line), &len, USTACK_MAP_PATH_KEY "%s\n",
@@ -157,7 +158,7 @@ void sfreg_maps_close(uintptr_t base)
 	if (marker() >= 0 &&
 	    put(line, sizeof(line), &len, USTACK_MAP_CLOSE_FMT,
 		USTACK_MAP_VERSION, (int)getpid(), (int)gettid(),
-		(unsigned long)base))
+		(unsigned long long)base))
 		emit(line, len);
 	errno = saved;
 }

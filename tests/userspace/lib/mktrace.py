@@ -95,14 +95,55 @@ def _record_flags():
 _FLAGS = _record_flags()
 
 
-# the registrar's trace_marker lines (the dlopen scenario): their version,
-# as libustack/src/ustack-map-line.h defines it
-def _map_line_version():
+# the registrar's trace_marker lines (the dlopen scenario), as libustack's
+# ustack.h defines them (USTACK_MAP_*): read from it, so that a change of
+# the format there changes these lines too.  Each macro is string
+# literals and macros, concatenated (or a number); a printf() format
+# becomes Python's (no length modifiers).
+def _map_line_defs():
     h = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                     "..", "..", "..", "libustack", "src", "ustack-map-line.h")
+                     "..", "..", "..", "libustack", "include", "ustack.h")
     with open(h) as f:
-        return int(re.search(r"#define USTACK_MAP_VERSION\s+(\d+)",
-                             f.read()).group(1))
+        raw = dict(re.findall(r"^#define (USTACK_MAP_\w+)[ \t]+(.*?)[ \t]*$",
+                              f.read(), re.M))
+
+    def value(name):
+        v = raw[name]
+        if re.fullmatch(r"\d+", v):
+            return int(v)
+        out = ""
+        for lit, mac in re.findall(r'"((?:[^"\\]|\\.)*)"|(\w+)', v):
+            if mac:
+                out += value(mac)
+            else:
+                out += lit.encode().decode("unicode_escape")
+        return out
+    d = {k: value(k) for k in raw}
+    for k in d:
+        if k.endswith("_FMT"):
+            d[k] = re.sub(r"%(?:hh|h|ll|l|z)([dux])", r"%\1", d[k])
+    return d
+
+
+MAP = _map_line_defs()
+
+
+def map_open_line(pid, tid, base, segs, path, build_id=None):
+    # an open line (without its newline): segs, (start, end, pgoff)
+    return (MAP["USTACK_MAP_OPEN_FMT"] %
+            (MAP["USTACK_MAP_VERSION"], pid, tid, base) +
+            (build_id or MAP["USTACK_MAP_NO_BUILD_ID"]) +
+            MAP["USTACK_MAP_SEGS_KEY"] +
+            MAP["USTACK_MAP_SEG_SEP"].join(MAP["USTACK_MAP_SEG_FMT"] % s
+                                           for s in segs) +
+            MAP["USTACK_MAP_PATH_KEY"] + path)
+
+
+def map_close_line(pid, tid, base):
+    return (MAP["USTACK_MAP_CLOSE_FMT"] %
+            (MAP["USTACK_MAP_VERSION"], pid, tid, base)).rstrip("\n")
+
+
 NO_USER_STACK = _FLAGS["USTACK_COOKIE_NO_USER_STACK"]   # user_stack_cookie
 TRUNCATED = _FLAGS["USTACK_STACK_TRUNCATED"]            # user_stack_deferred
 LATE = _FLAGS["USTACK_STACK_LATE"]
@@ -752,8 +793,8 @@ def binary_scenario(a, fmts):
         lib_a, lib_b = a.dl_libs.split(",")
         funcs = dyn_funcs(lib_a)
         base = 0x7ffff7fb0000
-        segs = ",".join("%x-%x@%x" % (s0, s1, off) for s0, s1, _, off in
-                        maps_lines(lib_a, lib_a, base))
+        segs = [(s0, s1, off) for s0, s1, _, off in
+                maps_lines(lib_a, lib_a, base)]
         fr = [base + funcs["dl%s_%s" % ("a", fn)][0] +
               funcs["dl%s_%s" % ("a", fn)][1] // 2
               for fn in ("inner", "middle", "work")]
@@ -766,18 +807,15 @@ def binary_scenario(a, fmts):
                   (text + "\n").encode() + b"\0")
         n = 0
         for lib in (lib_a, lib_b):
-            mark(ts, "ustack_map: open v=%d pid=%d tid=%d base=0x%x "
-                 "build_id=- segs=%s path=%s" % (_map_line_version(), pid,
-                                                 pid, base, segs,
-                                                 os.path.abspath(lib)))
+            mark(ts, map_open_line(pid, pid, base, segs,
+                                   os.path.abspath(lib)))
             ts += 10000
             for i in range(a.count):
                 n += 1
                 sc.entry(w, pid, pid, n << 16, ts, i % 2, 1 - i % 2, True)
                 ts += 10000
             if lib == lib_a:
-                mark(ts, "ustack_map: close v=%d pid=%d tid=%d base=0x%x" %
-                     (_map_line_version(), pid, pid, base))
+                mark(ts, map_close_line(pid, pid, base))
                 ts += 10000
         sc.kthread(w, ts, 0)
         lines = sc.lines + maps_lines(lib_b, os.path.abspath(lib_b), base)

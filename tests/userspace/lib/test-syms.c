@@ -765,7 +765,7 @@ static void test_loads(const char *dir)
 		      ustack_loads_add_line(loads, 10, 1, "hello") == 0,
 		      "lines that do not parse are left");
 		/*
-		 * the line's ABI (ustack-map-line.h): a version this reader
+		 * the line's ABI (ustack.h's USTACK_MAP_*): a version this reader
 		 * knows, and written by the thread it names (the record's pid)
 		 */
 		CHECK(ustack_loads_add_line(loads, 10, 1, "ustack_map: open pid=1 base=0x10 build_id=- segs=1000-2000@0 path=/x") == 0 &&

@@ -170,7 +170,7 @@ for mode in keep close; do
 		echo "open base=$bb build_id=$(build_id "$W/dl/libdlwork-b.so") path=$W/dl/libdlwork-b.so"
 		[ $mode = close ] && echo "close base=$bb"
 	} > "$W/dl/want.$mode"
-	# the line's ABI (libustack/src/ustack-map-line.h): version 1, the
+	# the line's ABI (libustack's ustack.h, USTACK_MAP_*): version 1, the
 	# process and the thread that wrote it (dlwork has one thread)
 	pid=$(awk '$1 == "pid" { print $2 }' "$W/dl/out.$mode")
 	sed -E "s/^ustack_map: (open|close) v=1 pid=$pid tid=$pid /\\1 /; s/ segs=[^ ]*//" "$W/dl/marker.$mode" > "$W/dl/got.$mode"
