@@ -23,7 +23,7 @@
       the same for the output of `perf script -F comm,event,ip,sym`:
       the user frames of each sample (addresses below the kernel's; the
       "(inlined)" lines of perf's inline expansion are not frames)
-  benchtool.py chain TRACE BINARY SKIP [cold]
+  benchtool.py chain TRACE BINARY SKIP [cold|fresh=S]
       the user stacks of a tracefs `trace` dump whose innermost frame is a
       chain function of BINARY (sfchain: sfc_fn_*), after its first SKIP
       such stacks (a warm-up round): stacks=N frames=F unwinder=U:N,...
@@ -35,7 +35,9 @@
       kernel/unwind/user.c looks them up; a lookup inside an FDE of
       BINARY's .sframe can be kept, any other finds no rule (no section,
       or no FDE) and is counted apart.  With cold, every rule is forgotten
-      before each stack (sfchain cold).  Counted on the N stacks:
+      before each stack (sfchain cold); with fresh=S, before every S-th
+      stack from the first (sfchain procs: S stacks per fresh process, a
+      table of its own each).  Counted on the N stacks:
       lookups=L hits=H hit_rate=H/L distinct=D (addresses looked up
       inside FDEs) norule=R (lookups outside them) fdes=F (in BINARY's
       .sframe)
@@ -280,7 +282,8 @@ def fde_ranges(binary):
 
 
 def chain(lines, binary, skip, cold, syms=None, covered=None):
-    """the line `benchtool.py chain` prints"""
+    """the line `benchtool.py chain` prints; cold: True (forget before
+    every stack) or the number of stacks between forgets"""
     syms = syms or Symbols(binary)
     covered = covered or fde_ranges(binary)
     unw = []
@@ -291,7 +294,7 @@ def chain(lines, binary, skip, cold, syms=None, covered=None):
     hits = misses = norule = 0
     distinct = set()
     for n, (s, _) in enumerate(mine):
-        if cold:
+        if cold and n % int(cold) == 0:
             table.forget()
         h, m, r, ips = table.stack(s)
         if n >= skip:
@@ -433,6 +436,10 @@ def selftest():
     check('chain cold', chain(tr, None, 1, True, S(), cov),
           'stacks=2 frames=2 unwinder=sframe:2 lookups=4 hits=0 '
           'hit_rate=0.0000 distinct=2 norule=0')
+    # fresh=2: forgotten before stacks 0 and 2 (a process of two stacks each)
+    check('chain fresh', chain(tr, None, 0, 2, S(), cov),
+          'stacks=3 frames=2 unwinder=sframe:3 lookups=6 hits=2 '
+          'hit_rate=0.3333 distinct=2 norule=0')
     tr2 = ['  py-1 [0] 1.0: user_stack_deferred: cookie=1 frames={0x1010,0x1021} unwinder=sframe',
            '  sh-2 [0] 1.1: user_stack_deferred: cookie=2 frames={0x5010} unwinder=fp',
            '  py-1 [0] 1.2: user_stack_deferred: cookie=3 frames={0x1010,0x1021,0x3000} unwinder=sframe']
@@ -449,11 +456,16 @@ def main(argv):
     try:
         if len(argv) == 3 and argv[1] == 'perfdata':
             print(perfdata_line(perfdata(argv[2])))
-        elif argv[1:2] == ['chain'] and len(argv) in (5, 6) and \
-                argv[5:] in ([], ['cold']):
+        elif argv[1:2] == ['chain'] and len(argv) in (5, 6):
             with open(argv[2], errors='replace') as f:
                 lines = f.read().splitlines()
-            print(chain(lines, argv[3], int(argv[4]), argv[5:] == ['cold']))
+            opt = argv[5] if len(argv) == 6 else ''
+            cold = True if opt == 'cold' else (
+                int(opt[6:]) if opt.startswith('fresh=') and
+                opt[6:].isdigit() and int(opt[6:]) > 0 else None)
+            if opt and cold is None:
+                sys.exit('benchtool.py chain: not cold or fresh=S: %s' % opt)
+            print(chain(lines, argv[3], int(argv[4]), cold))
         elif len(argv) == 4 and argv[1] == 'table':
             with open(argv[2], errors='replace') as f:
                 lines = f.read().splitlines()

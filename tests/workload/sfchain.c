@@ -25,6 +25,10 @@
  *   lookup.  The section is not registered at the walk, so a process
  *   without sections (LD_PRELOAD=libsframe-unreg.so) walks by frame
  *   pointers alone.  Exits 1 when a registration fails.
+ *
+ * Built with -DSFC_MORE (sfchain-more-small, sfchain-more-big), it has the
+ * modes nofde, once, procs and threads too (sfchain-more.c); without it,
+ * as sfchain-small and sfchain-big, the code is what it always was.
  */
 #include <link.h>
 #include <stdio.h>
@@ -84,6 +88,11 @@ int main(int argc, char **argv)
 	long n, depth, k;
 	int cold;
 
+#ifdef SFC_MORE
+	/* sfchain-more-small and -big: the other modes (sfchain-more.c) */
+	if (argc > 1 && strcmp(argv[1], "bench"))
+		return sfc_more(argc, argv);
+#endif
 	if (argc < 5 || argc > 6 || strcmp(argv[1], "bench") ||
 	    (argc == 6 && strcmp(argv[5], "cold"))) {
 		fprintf(stderr, "usage: %s bench N DEPTH K [cold]\n", argv[0]);

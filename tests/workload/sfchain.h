@@ -13,6 +13,9 @@ extern sfc_fn_t const sfc_tab[];
 extern const long sfc_nr;
 extern volatile long sfc_sink;
 
+/* sfchain-more.c: the modes other than bench (-DSFC_MORE) */
+int sfc_more(int argc, char **argv);
+
 /* getppid() from the calling function itself: no libc leaf on top */
 static inline __attribute__((always_inline)) long sfc_getppid(void)
 {
