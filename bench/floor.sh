@@ -62,37 +62,14 @@ if [ -z "${PROF_MAP:-}" ]; then
 		die "$img is not the rig's build: give its System.map as PROF_MAP"
 fi
 [ -f "$map" ] || die "no System.map at $map"
-python3 - "$log_file" "$map" "$N" "$modes" <<'EOF'
-import bisect, re, sys
+python3 - "$log_file" "$map" "$N" "$modes" "$here/bench" <<'EOF'
+import re, sys
 
 log, mapf, n, modes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
 depths, frames = (0, 34), 34
-addrs, names = [], []
-for line in open(mapf):
-	a, t, name = line.split()[:3]
-	if t in 'tTwW':
-		addrs.append(int(a, 16))
-		names.append(name)
-order = sorted(range(len(addrs)), key=addrs.__getitem__)
-addrs = [addrs[i] for i in order]
-names = [names[i] for i in order]
-
-def sym(pc):
-	if pc < 1 << 63:
-		return '[user]'
-	i = bisect.bisect_right(addrs, pc) - 1
-	return names[i] if i >= 0 else '[?]'
-
-profiles, cur = [], None
-for line in open(log):
-	if line.startswith('prof seq='):
-		cur = {}
-	elif line.startswith('prof tb='):
-		tb, insns = line.split()[1:3]
-		s = sym(int(tb[3:], 16))
-		cur[s] = cur.get(s, 0) + int(insns[6:])
-	elif line.startswith('prof end'):
-		profiles.append(cur)
+sys.path.insert(0, sys.argv[5])
+import profmap
+profiles = profmap.profiles(log, profmap.system_map(mapf))
 want = len(depths) * len(modes)
 if len(profiles) < want:
 	sys.exit('floor.sh: %d counts in the profile, want %d (%s at depths 0 and 34)'

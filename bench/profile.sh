@@ -47,38 +47,15 @@ else
 fi
 [ -s "$log_file" ] || die "no profile in $log_file"
 [ -f "$map" ] || die "no System.map at $map"
-python3 - "$log_file" "$map" "$N" "$modes" "${PROF_TOP:-25}" "$events" "$diffs" <<'EOF'
-import bisect, sys
+python3 - "$log_file" "$map" "$N" "$modes" "${PROF_TOP:-25}" "$events" "$diffs" "$here/bench" <<'EOF'
+import sys
 
 log, mapf, n, modes, top = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
 	sys.argv[4].split(), int(sys.argv[5])
 events, diffs = int(sys.argv[6]), [d.split(':') for d in sys.argv[7].split()]
-addrs, names = [], []
-for line in open(mapf):
-	a, t, name = line.split()[:3]
-	if t in 'tTwW':
-		addrs.append(int(a, 16))
-		names.append(name)
-order = sorted(range(len(addrs)), key=addrs.__getitem__)
-addrs = [addrs[i] for i in order]
-names = [names[i] for i in order]
-
-def sym(pc):
-	if pc < 1 << 63:
-		return '[user]'
-	i = bisect.bisect_right(addrs, pc) - 1
-	return names[i] if i >= 0 else '[?]'
-
-profiles, cur = [], None
-for line in open(log):
-	if line.startswith('prof seq='):
-		cur = {}
-	elif line.startswith('prof tb='):
-		tb, insns = line.split()[1:3]
-		s = sym(int(tb[3:], 16))
-		cur[s] = cur.get(s, 0) + int(insns[6:])
-	elif line.startswith('prof end'):
-		profiles.append(cur)
+sys.path.insert(0, sys.argv[8])
+import profmap
+profiles = profmap.profiles(log, profmap.system_map(mapf))
 if len(profiles) < len(modes):
 	sys.exit('profile.sh: %d counts in the profile, want one per mode (%s)'
 		 % (len(profiles), ' '.join(modes)))

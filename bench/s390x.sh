@@ -110,28 +110,16 @@ PY
 [ "${BENCH_PROF:-0}" = 1 ] || exit 0
 # where a frame goes: per function, the slope from 3 to 40 frames of the
 # runs with the trigger, less the runs without, per call
-python3 - "$out/run/output.log" "$out/prof.log" "$N" <<'PY' | tee "$out/profile.txt"
-import bisect, re, sys
+python3 - "$out/run/output.log" "$out/prof.log" "$N" "$here/bench" <<'PY' | tee "$out/profile.txt"
+import sys
 out, prof, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+import profmap
 runs = [l.split()[2:5] for l in open(out) if l.startswith('=== run ')]
-syms = sorted((int(l.split()[2], 16), l.split()[4]) for l in open(out)
-              if l.startswith('=== ksym '))
-addrs = [a for a, _ in syms]
-
-def sym(pc):
-    i = bisect.bisect_right(addrs, pc) - 1
-    return syms[i][1] if i >= 0 and pc - addrs[i] < 0x100000 else '[user]'
-
-profiles, cur, cid = [], None, None
-for l in open(prof):
-    if l.startswith('prof seq='):
-        cur, cid = {}, re.search(r'id=(\d+)', l).group(1)
-    elif l.startswith('prof tb='):
-        tb, ins = l.split()[1:3]
-        s = sym(int(tb[3:], 16))
-        cur[s] = cur.get(s, 0) + int(ins[6:])
-    elif l.startswith('prof end') and cid == '63':
-        profiles.append(cur)
+# the guest's kallsyms; s390x's kernel text is one block, user space elsewhere
+sym = profmap.Symbols([(int(l.split()[2], 16), l.split()[4]) for l in open(out)
+                       if l.startswith('=== ksym ')], max_size=0x100000)
+profiles = profmap.profiles(prof, sym, ids={'63'})
 if len(profiles) != len(runs):
     sys.exit('bench/s390x.sh: %d profiles, %d runs' % (len(profiles), len(runs)))
 by = {tuple(r): p for r, p in zip(runs, profiles)}
