@@ -27,6 +27,7 @@
 # Installs its Debian packages when missing.
 set -eu
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$REPO/bench/lib.sh"
 LIB=$REPO/libustack
 TL=$REPO/tests/userspace/lib
 PLUG=$REPO/trace-cmd/plugins
@@ -186,8 +187,7 @@ cpu() {
 	local s=() n='' x l label=$1 o=$B/cmd.out _r
 	shift
 	for _r in $(seq 1 "$ROUNDS"); do
-		x=$(/usr/bin/time -f 'TIME %U %S %x' "$@" 2>&1 >"$o" | grep '^TIME ' | tail -1)
-		read -r _ u sy rc <<< "$x"
+		read -r u sy _ rc < <(bench_time "$o" "$@")
 		[ "${rc:-}" = 0 ] || { echo "REFUSED $label exited ${rc:-?}"; return; }
 		l=$(wc -l < "$o")
 		[ -z "$n" ] || [ "$n" = "$l" ] || { echo "REFUSED $label printed $n then $l lines"; return; }

@@ -33,6 +33,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/rig/common.sh"
+. "$here/bench/lib.sh"
 ensure_cache
 need_pkgs time
 
@@ -74,12 +75,12 @@ one() {
 	local pdir=/nonexistent bin=$stock r
 	[ "$1" = plugin ] && pdir=$plugins
 	[ "$1" = merged ] && bin=$tc
-	# a report that fails is a row to refuse, not the end of this script
-	r=$(TRACEEVENT_PLUGIN_DIR=$pdir /usr/bin/time -f 'TIME %U %S %M %x' \
-		"$bin" report -i "$2" 2>&1 >"$3" | grep '^TIME ' | tail -1) || true
+	# a report that fails (an exit status, or a signal: signal-N) is a
+	# row to refuse, not the end of this script
+	r=$(TRACEEVENT_PLUGIN_DIR=$pdir bench_time "$3" "$bin" report -i "$2")
 	set -- $r
-	[ "${2:-}" ] || { echo "- - no-time-line"; return; }
-	echo "$(awk -v u=$2 -v s=$3 'BEGIN { printf "%.2f", u + s }') $4 $5"
+	[ "$1" != - ] || { echo "- - no-time-line"; return; }
+	echo "$(awk -v u=$1 -v s=$2 'BEGIN { printf "%.2f", u + s }') $3 $4"
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # the getppid events a report printed (stock: the oracle)
