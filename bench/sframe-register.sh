@@ -25,15 +25,24 @@ reg=$here/sframe-gen/build/libsframe-register.so
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 python3 - "$reg" "$cache" "$n" <<'EOF'
-import os, statistics, subprocess, sys, time
+import os, resource, statistics, subprocess, sys, time
 reg, cache, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 progs = {'ls': ['/bin/ls', '/usr'],
          'python3': ['/usr/bin/python3', '-c', 'pass']}
 
-def run(cmd, env):
+cpu_ms = {}
+
+def run(cmd, env, mode=None):
+    """wall ms of one run; its CPU ms (user + system) kept per mode"""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-    return (time.perf_counter() - t) * 1e3
+    wall = (time.perf_counter() - t) * 1e3
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if mode:
+        cpu_ms.setdefault(mode, []).append(
+            (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1e3)
+    return wall
 
 base = {k: v for k, v in os.environ.items()
         if k not in ('LD_AUDIT', 'LD_PRELOAD')}
@@ -57,7 +66,7 @@ for name, cmd in progs.items():
     times = {m: [] for m in modes}
     for i in range(n):
         for m, env in modes.items():
-            times[m].append(run(cmd, env))
+            times[m].append(run(cmd, env, (name, m)))
     times['LD_AUDIT, cold (no cache)'] = cold
     ref = statistics.median(times['none'])
     for m, t in times.items():
@@ -66,6 +75,17 @@ for name, cmd in progs.items():
             name, m, min(t), med, max(t), med - ref))
 print('(ms per fork+exec+exit; %d runs, cold %d; excess = median - median of none)'
       % (n, min(n, 20)))
+# CPU time of the same runs: less moved by a busy machine than the wall
+# time (a waiting process is not counted), still by its caches
+print()
+print('%-8s %-22s %8s %8s %9s' % ('program', 'mode', 'cpu min', 'median', 'excess'))
+for name in progs:
+    ref = statistics.median(cpu_ms[(name, 'none')])
+    for (p, m), t in cpu_ms.items():
+        if p == name:
+            print('%-8s %-22s %8.3f %8.3f %+9.3f' % (name, m, min(t),
+                  statistics.median(t), statistics.median(t) - ref))
+print('(CPU ms, user + system, of the process and its children, per run)')
 
 # Instructions of the program's process (valgrind's callgrind counts them
 # exactly; page faults and system calls are not in them), warm cache
