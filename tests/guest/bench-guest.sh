@@ -66,6 +66,13 @@
 # that the workload's CPU runs between the markers.  Without the log the
 # cost is ns (wall time under TCG: a 2x swing with the host's load).
 #
+# ftrace and perf do not run the same N by default: every cost is per
+# event above the same loop's own (off), but perf's ring buffer must hold
+# its whole run to lose nothing, and perf dwarf's 8.5 KB a sample at 4
+# events and N=10000 would need 340 MB of it in a 2 GB guest (issue 37
+# asks for the same N: BENCH_PERF_N=$BENCH_N does it, not yet in
+# results.md).
+#
 # Environment: BENCH_N (ftrace loop, default 10000), BENCH_PERF_N (perf
 # loop, default 1000), BENCH_ROUNDS (default 3), BENCH_DEPTHS (default
 # "0 34"; BENCH_DEPTH=D for one), BENCH_EVENTS (default "1 4"),
