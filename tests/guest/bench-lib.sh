@@ -1,5 +1,5 @@
 # Helpers shared by the in-guest SFrame benchmarks (bench-sframe.sh,
-# bench-python.sh).  Source after lib.sh; they need CPU and ICLOG.
+# bench-sframe-rows.sh, bench-python.sh and others).  Source after lib.sh; they need CPU and ICLOG.
 
 # bench_insns FROM ID: the instructions the TCG plugin counted on CPU for
 # marker ID, from line FROM + 1 of ICLOG on; "-" when it has none
@@ -10,6 +10,15 @@ bench_insns() {
 	"insn-count vcpu=$CPU id=$2 insns="*) echo "${i##*insns=}" ;;
 	*) echo - ;;
 	esac
+}
+
+# bench_insns_sum FROM ID COUNT: the sum of the COUNT counts of marker ID
+# from line FROM + 1 of ICLOG on, on any vCPU; "-" unless there are COUNT,
+# all matched (printf: mawk prints a sum past 2^31 as 5.18e+09)
+bench_insns_sum() {
+	tail -n +$(($1 + 1)) "$ICLOG" | awk -v id="id=$2" -v want=$3 '
+		$1 == "insn-count" && $3 == id { n++; if ($4 ~ /^insns=/) s += substr($4, 7); else bad = 1 }
+		END { if (n == want && !bad) printf "%.0f\n", s; else print "-" }'
 }
 
 # bench_lost INSTANCE_DIR: events the instance's ring buffers lost

@@ -148,15 +148,6 @@ done
 
 preload() { case $1 in sframe*) echo $WL/libsframe-preload.so ;; fp) echo $WL/libsframe-unreg.so ;; esac; }
 
-# bench_insns_sum FROM ID COUNT: the sum of the COUNT counts of marker ID
-# from line FROM + 1 of ICLOG on, on any vCPU; "-" unless there are COUNT,
-# all matched (printf: mawk prints a sum past 2^31 as 5.18e+09)
-bench_insns_sum() {
-	tail -n +$(($1 + 1)) "$ICLOG" | awk -v id="id=$2" -v want=$3 '
-		$1 == "insn-count" && $3 == id { n++; if ($4 ~ /^insns=/) s += substr($4, 7); else bad = 1 }
-		END { if (n == want && !bad) printf "%.0f\n", s; else print "-" }'
-}
-
 # What the rows other than cold and rotate change in one() (unset for
 # those two, which run as they always did):
 #   NS     the stacks a traced run must have after the warm-up (N)
