@@ -123,7 +123,7 @@ key=$( {
 } | sha256sum | cut -c1-16)
 
 # The SFrame registrar that the series' record -T runs a command with
-# (trace-cmd patch 0009), and the feeder it runs without one (0022):
+# (trace-cmd patch 0009), and the feeder it runs without one (0020):
 # $P/lib/sframe, with the generator beside them.
 # Installed on every run, not part of the key: it is this checkout's.
 install_sframe_register() {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# trace-cmd record as the SFrame feeder (trace-cmd patch 0022, kernel
+# trace-cmd record as the SFrame feeder (trace-cmd patch 0020, kernel
 # series 6-sframe-file): stock Debian python3 and bash, started before the
 # recording and blocked in read() of a FIFO; `trace-cmd record -T -e
 # syscalls:sys_enter_read -P ...` (no command) runs sframe-feed -a -w

@@ -1,11 +1,12 @@
 #!/bin/bash
 # The parts of the series' `record -T` each turned off by its own switch
-# (issue 38, trace-cmd patch 0021), each against -T alone as the control:
-# --no-proc-map (no maps saved, so no ptrace: the user frames are
-# addresses), --no-exec-stops (the maps at exit only: no maps of trace-cmd's
-# child before the exec, the frames before it marked), --no-load-maps (no
-# registrar lines in the trace), and --user (the command cannot write
-# trace_marker: one line says the loads are not recorded).  Without
+# (issue 38), each against -T alone as the control: --no-proc-map
+# (trace-cmd patch 0001: no maps saved, so no ptrace: the user frames are
+# addresses), --no-exec-stops (0014: the maps at exit only: no maps of
+# trace-cmd's child before the exec, the frames before it marked),
+# --no-load-maps (0018: no registrar lines in the trace), and --user
+# (0018: the command cannot write trace_marker: one line says the loads
+# are not recorded).  Without
 # FTD_TRACECMD every test here fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/defer.sh"

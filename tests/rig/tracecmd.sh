@@ -249,8 +249,9 @@ fi
 # nodefer/ recordings, with ftrace:kernel_stack records) is opened by the
 # series' report as often as by stock 3.4 (once), and printed the same.
 # Before: 3 opens (a look-ahead handle and a pass for the execs); then,
-# with trace-cmd 0020, 2 for a trace with kernel_stack records (each one
-# opened the look-ahead: nodefer/*.dat, kstack.dat).  A trace with stack
+# with a first version of trace-cmd 0002's lazy look-ahead, 2 for a trace
+# with kernel_stack records (each one opened the look-ahead:
+# nodefer/*.dat, kstack.dat).  A trace with stack
 # records is opened twice, the look-ahead's first pass building the index
 # too (stuck-threads.dat: 3 when the index opened the file again), and
 # a kernel_stack record followed by a cookie (the stacktrace option with
@@ -286,8 +287,8 @@ fi
 # Stack records of formats libustack does not know (mktrace.py
 # badformat: fields renamed): report says it cannot read ahead, shows
 # them as records and exits 0.  Before: SIGFPE (status 136) at the first
-# event after the look-ahead failed (trace-cmd 0020 asked the failed
-# look-ahead for stacks).
+# event after the look-ahead failed (a first version of trace-cmd 0002's
+# lazy look-ahead asked the failed one for stacks).
 if mkop badformat "$T/opens/badformat.dat"; then
 	"$tc" report "$T/opens/badformat.dat" > "$T/opens/bf.out" 2> "$T/opens/bf.err"
 	rc=$?
