@@ -51,6 +51,18 @@ count() {
 "$LIB/deps.sh" || { fail "installing packages"; finish; }
 rm -rf "$B"
 mkdir -p "$B" "$B/fake-tracefs" "$B/sym"
+# The tool's trace.dat reader (ustack/file.c) needs the series'
+# libtracecmd: rig/build-tracecmd.sh's prefix (cached), by pkg-config,
+# and at run time by rpath (not bookworm's of the same soname): the
+# tool's Makefile adds one, LD_RUN_PATH gives the suite's test programs
+# theirs (ld takes it where a link names no -rpath)
+if ! tc=$("$REPO/rig/build-tracecmd.sh" 2>"$B/tracecmd.log"); then
+	tail -20 "$B/tracecmd.log"
+	fail "rig/build-tracecmd.sh: the series' libtracecmd"
+	finish
+fi
+TC_PREFIX=$(cd "$(dirname "$tc")/.." && pwd)
+export PKG_CONFIG_PATH=$TC_PREFIX/lib/pkgconfig LD_RUN_PATH=$TC_PREFIX/lib
 if ! make -s -C "$LIB" OUT="$B/lib" all >"$B/make.log" 2>&1; then
 	cat "$B/make.log"
 	fail "make libustack"
@@ -497,6 +509,27 @@ if [ -n "$needed" ] && ! grep -q libtracecmd <<<"$needed" && [ -z "$undef" ] &&
 	pass "no cycle: libustack needs $needed(no libtracecmd; the ustack tool does)"
 else
 	fail "no cycle: libustack.so needs $needed; libustack.a uses ${undef:-nothing of libtracecmd}"
+fi
+# Issue 38: no copy of libtracecmd's private struct layout in the repo's
+# C sources (file.c takes the series' public API), and no fork()ed
+# probe child in the reader that the KernelShark plugin links
+copies=$(git -C "$REPO" grep -l -F 'struct tracecmd_proc_addr_map {' -- '*.c' '*.h' '*.cpp' '*.hpp' 2>&1)
+if [ -z "$copies" ]; then
+	pass "no C source copies libtracecmd's private struct tracecmd_proc_addr_map"
+else
+	fail "libtracecmd's private struct tracecmd_proc_addr_map copied in: $(echo $copies)"
+fi
+make -s -C "$LIB" OUT="$B/lib" file >"$B/file.log" 2>&1
+forks=$(nm --undefined-only "$B/lib/libustack-file.a" 2>&1 | awk '$2 ~ /^(fork|vfork|clone|_Fork)$/ { print $2 }')
+if [ -f "$B/lib/libustack-file.a" ] && [ -z "$forks" ]; then
+	pass "libustack-file.a (the KernelShark plugin's reader) imports no fork"
+else
+	fail "libustack-file.a imports ${forks:-?} (a probe child), or was not built"
+fi
+if ldd "$USTACK" | grep -q "libtracecmd.so.1 => $TC_PREFIX/lib/libtracecmd.so.1 "; then
+	pass "the ustack tool loads the series' libtracecmd ($TC_PREFIX/lib), by rpath"
+else
+	fail "the ustack tool loads libtracecmd.so.1 $(ldd "$USTACK" | grep -o 'libtracecmd.so.1 => [^ ]*')"
 fi
 
 # ---- bad input: message, non-zero exit, no crash ----
