@@ -41,9 +41,10 @@ struct ustack_file {
  *
  * Opened in this process, with no child: the KernelShark plugin runs
  * this inside a threaded Qt program, where a fork() would copy every
- * thread's locks.  The series' libtracecmd, which file.c requires,
- * fails the open of a damaged file rather than crash (its ASan build
- * reads every damaged copy of the test suite).
+ * thread's locks (and KernelShark has opened the file itself first).
+ * Some damaged files still crash libtracecmd or libtraceevent while
+ * they are opened: the ustack tool opens a file in a child first
+ * (ustack.c).
  *
  * Returns the file (ustack_file_close() closes it), or NULL with errno
  * set: ENOTSUP for a trace of the pre-release kernel series, EINVAL for a

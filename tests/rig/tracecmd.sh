@@ -27,8 +27,8 @@
 #    records before the damage, never a crash (the ASan build of the
 #    series, rig/build-tracecmd.sh --asan);
 #  - libustack's ustack built against the series' libtracecmd reads
-#    the saved build IDs (a wrong build is marked) and opens a file
-#    without a probe in a child; against bookworm's libtracecmd its build
+#    the saved build IDs (a wrong build is marked), its reader with no
+#    probe child (the tool's own one); against bookworm's libtracecmd its build
 #    stops with one message (the library alone builds);
 #  - `list -o` gives the stock list (when tracefs is readable);
 #  - each patch of trace-cmd/patches/series applies, in order, to a copy
@@ -130,7 +130,7 @@ done | grep -E "$stubs" | sort -u)
 
 # libustack's ustack against the series' libtracecmd ($prefix/bin/ustack,
 # rig/build-tracecmd.sh): the saved maps through the public API of patch
-# 0007, so build IDs are checked, and no probe of the file in a child.
+# 0007, so build IDs are checked.
 # The traces are mktrace.py's, with the build ID trace-cmd record -T
 # (patch 0005) saves after the binary's maps.  The tool needs that API
 # (issue 38: no copy of libtracecmd's private layout): against
@@ -167,9 +167,14 @@ else
 fi
 forks() { strace -f -qq -e trace=clone,clone3,fork,vfork -o "$T/strace" "$@" > /dev/null 2>&1
 	grep -c -E '^[0-9]+ +(clone|clone3|fork|vfork)\(' "$T/strace"; }
+# the reader the KernelShark plugin links (libustack-file.a, built with
+# the series beside $prefix) makes no child; the tool opens a file in one
+# child first (damaged files still crash the libraries' open)
 nseries=$(forks "$useries" -q "$T/bid/right.dat")
-[ "$nseries" = 0 ] && pass tracecmd-ustack-no-probe ||
-	fail tracecmd-ustack-no-probe "processes made: $nseries (a probe child made 1)"
+rfork=$(nm --undefined-only "$(dirname "$prefix")/ext/libustack-file.a" 2>&1 | awk '$2 ~ /^(fork|vfork|clone)$/')
+[ "$nseries" = 1 ] && [ -z "$rfork" ] && [ -f "$(dirname "$prefix")/ext/libustack-file.a" ] &&
+	pass tracecmd-ustack-reader-no-probe ||
+	fail tracecmd-ustack-reader-no-probe "the tool made $nseries processes (1: its probe); libustack-file.a imports: ${rfork:-nothing, or is missing}"
 
 # Archives (issue 39 item 5): ustack --archive copies the binaries a
 # trace's frames are in, by the build ID the maps saved, in the layout of
