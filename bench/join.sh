@@ -36,6 +36,11 @@ N=${1:-100000}
 mkdir -p "$B"
 
 "$LIB/deps.sh" >&2
+# the tool's trace.dat reader needs the series' libtracecmd
+# (ustack/Makefile): rig/build-tracecmd.sh's prefix, by pkg-config, and
+# by rpath for the programs linked here
+P=$(dirname "$(dirname "$("$REPO/rig/build-tracecmd.sh")")")
+export PKG_CONFIG_PATH=$P/lib/pkgconfig LD_RUN_PATH=$P/lib
 make -s -C "$LIB" OUT="$B/lib" all >&2
 # the trace.dat reader is the tool's layer (ustack/file.c), not the library's
 make -s -C "$REPO/ustack" OUT="$B/lib" file >&2

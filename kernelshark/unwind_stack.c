@@ -81,7 +81,7 @@ static int add_syms(void *data, struct ustack_syms *syms)
 	char *path = strdup(ctx->stream->file);
 	int err;
 
-	ctx->file = ustack_file_open_probed(ctx->stream->file);
+	ctx->file = ustack_file_open(ctx->stream->file);
 	err = !ctx->file || !path ||
 	      (dir && *dir && ustack_syms_add_search_dir(syms, dir)) ||
 	      ustack_syms_add_trace_dir(syms, dirname(path)) ||

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Install the Debian packages that libustack, its tool (libtracecmd-dev:
-# the library itself needs none), its tests and its benchmark need, when
-# they are missing.  Run as root (or with sudo).
+# Install the Debian packages that libustack, its tool, its tests and its
+# benchmark need, when they are missing (libtracecmd-dev: the man pages'
+# examples; the library needs none, the tool the series' libtracecmd,
+# which rig/build-tracecmd.sh builds).  Run as root (or with sudo).
 set -e
 PKGS="gcc make pkg-config binutils libtracefs-dev libtraceevent-dev
 libtracecmd-dev libdw-dev libelf-dev g++ trace-cmd valgrind clang

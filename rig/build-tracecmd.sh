@@ -39,9 +39,12 @@
 #             libtracecmd and libustack's part), into
 #             $CACHE/tracecmd/asan/prefix: for damaged-file tests
 # With the series, libustack's ustack tool is built against the
-# series' libtracecmd too ($P/bin/ustack): it reads the saved build IDs
-# through the public API of patch 0007, where bookworm's libtracecmd
-# 3.1.6 gives neither.
+# series' libtracecmd too ($P/bin/ustack): its trace.dat reader
+# (ustack/file.c, also the KernelShark plugin's) needs the public API of
+# patches 0007, 0012 and 0016, and ustack/Makefile stops on any other
+# libtracecmd.  Every build of the tool or of libustack-file.a takes
+# this prefix: PKG_CONFIG_PATH=$P/lib/pkgconfig (kernelshark/build-ks24.sh
+# builds KernelShark against it too).
 # trace-cmd's unit tests (utest, `make test`, CUnit) are built too, as
 # $D/work/trace-cmd/utest/trace-utest next to the tree's trace-cmd (where
 # they look for it); they record, so they run in the guest
@@ -257,9 +260,8 @@ run "trace-cmd 3.4: utest" "${tc_make[@]}" test
 [ -x "$bin" ] || die "the build left no $bin"
 
 # 5. the ustack tool (ustack/; its trace.dat reader, file.c) against this
-# libtracecmd: with the series' public API for the saved maps (patch
-# 0007) it reads the build IDs and needs none of its tracecmd-compat.h.
-# $P/bin/ustack.
+# libtracecmd, the one it requires (the saved maps' public API, patches
+# 0007, 0012, 0016): $P/bin/ustack.
 if [ $stock = 0 ]; then
 	rm -rf "$D/ext"
 	run "libustack and ustack against this libtracecmd" \

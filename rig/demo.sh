@@ -44,10 +44,11 @@ ensure_cache
 need_pkgs make gcc gcc-multilib libc6-dev liburing-dev binutils python3 trace-cmd \
 	pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libdw-dev libelf-dev
 make -s -C "$REPO/tests/workload"
-# the reader side: the libustack tool
-make -s -C "$REPO/libustack" >&2
 # trace-cmd 3.4 with our series (record -T records the user stacks)
 tc=$("$here/build-tracecmd.sh")
+# the reader side: the libustack tool, on the series' libtracecmd (its
+# trace.dat reader needs that API)
+PKG_CONFIG_PATH=$(dirname "$(dirname "$tc")")/lib/pkgconfig make -s -C "$REPO/libustack" >&2
 out=$CACHE/demo
 # Run 1 writes to /results (shown below); runs 2..N to /results/run-N
 guest="FTD_TRACECMD=$(printf %q "$tc") $REPO/tests/guest/demo-guest.sh"

@@ -128,8 +128,10 @@ bu246_pid=$!
 # the SFrame generator and registrar: the guest's stock-program tests (t-98)
 { "$REPO/sframe-gen/deps.sh" && make -s -C "$REPO/sframe-gen"; } >&2 ||
 	die "cannot build sframe-gen"
-# the guest suite runs the ustack tool live (t-25)
-{ "$REPO/libustack/deps.sh" && make -s -C "$REPO/libustack"; } >&2 ||
+# the library now; the ustack tool, which the guest suite runs live
+# (t-25), after rig/build-tracecmd.sh below: its trace.dat reader needs
+# the series' libtracecmd
+{ "$REPO/libustack/deps.sh" && make -s -C "$REPO/libustack" lib; } >&2 ||
 	die "cannot build libustack"
 # Our x86-64 kernel, from the start in the background: the suites before
 # the guest boots (the kernel's fetch and checkpatch, the rig's tests)
@@ -156,6 +158,9 @@ if want guest-b || [ "$only" = guest-vanilla ] || [ "$only" = s390x-readers ]; t
 	tracecmd_bin=$("$REPO/rig/build-tracecmd.sh") || log "cannot build trace-cmd: the guest tests that need it fail"
 	"$REPO/rig/build-tracecmd.sh" --stock > /dev/null || log "cannot build stock trace-cmd: t-95 fails"
 	{ make -s -C "$REPO/trace-cmd/plugins" deps && make -s -C "$REPO/trace-cmd/plugins"; } >&2 || log "cannot build the libtraceevent plugin: the guest tests that need it fail"
+	[ -n "$tracecmd_bin" ] &&
+		PKG_CONFIG_PATH=$(dirname "$(dirname "$tracecmd_bin")")/lib/pkgconfig \
+		make -s -C "$REPO/libustack" >&2 || log "cannot build the ustack tool: t-25 fails"
 fi
 # The guest suites boot our kernel, built here once; the s390x kernel is
 # built meanwhile, in the background: the guest runs TCG on one host

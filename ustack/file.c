@@ -7,22 +7,22 @@
  * records of a stream are merged across CPUs in time order by
  * libtracecmd.  Not part of libustack, which reads no file and needs no
  * libtracecmd (Documentation/decisions.md, "No package cycle"); the
- * KernelShark plugin builds it in beside libustack.a.
+ * KernelShark plugin builds it in beside libustack.a.  It needs the
+ * series' libtracecmd (trace-cmd/patches), whose public API gives the
+ * saved process maps (0007), those saved before an exec (0012) and where
+ * each mapping starts in its file (0016): ustack/Makefile stops on any
+ * other, so no private layout of libtracecmd is copied here.
  */
 #include <errno.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <trace-cmd.h>
 
 #include "ustack-local.h"
 #include "ustack-file.h"
-#include "tracecmd-compat.h"
 #include "unwind-record.h"
 
 struct ustack_file {
@@ -35,68 +35,16 @@ struct ustack_file {
 	bool			used;
 };
 
-#ifdef USTACK_PROBE_OPEN
-/*
- * libtracecmd 3.1.6 (tracecmd-compat.h): a file is first opened in a
- * child process, with its buffer instances (whose opening had the same
- * problem): if that fails or crashes, the file is reported as unreadable
- * and this process never touches it.
- */
-static int probe_open(const char *path)
-{
-	struct tracecmd_input *h;
-	int status, i, n;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return 0;	/* cannot probe: try for real */
-	if (!pid) {
-		/* die quietly: no crash handler of the parent's */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-		if (!h)
-			_exit(1);
-		n = tracecmd_buffer_instances(h);
-		for (i = 0; i < n; i++) {
-			struct tracecmd_input *b;
-
-			b = tracecmd_buffer_instance_handle(h, i);
-			if (!b)
-				_exit(1);
-			tracecmd_close(b);
-		}
-		tracecmd_close(h);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	return -1;
-}
-#else
-static int probe_open(const char *path)
-{
-	(void)path;
-	return 0;
-}
-#endif
-
 /**
  * ustack_file_open - open a trace.dat file to join its events
  * @path: the file that trace-cmd record wrote
  *
- * Built against libtracecmd 3.1.6, the file is first opened by a child
- * process, so that a damaged file that crashes that libtracecmd only
- * fails the call.
+ * Opened in this process, with no child: the KernelShark plugin runs
+ * this inside a threaded Qt program, where a fork() would copy every
+ * thread's locks (and KernelShark has opened the file itself first).
+ * Some damaged files still crash libtracecmd or libtraceevent while
+ * they are opened: the ustack tool opens a file in a child first
+ * (ustack.c).
  *
  * Returns the file (ustack_file_close() closes it), or NULL with errno
  * set: ENOTSUP for a trace of the pre-release kernel series, EINVAL for a
@@ -105,6 +53,7 @@ static int probe_open(const char *path)
  */
 struct ustack_file *ustack_file_open(const char *path)
 {
+	struct ustack_file *file;
 	struct stat st;
 	int err;
 
@@ -123,25 +72,6 @@ struct ustack_file *ustack_file_open(const char *path)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (probe_open(path) < 0) {
-		ustack_err("%s: not a readable trace.dat file (corrupt or truncated?)",
-			   path);
-		errno = EINVAL;
-		return NULL;
-	}
-	return ustack_file_open_probed(path);
-}
-
-/*
- * Open a file that a child process has opened already without crashing
- * (or whose headers are known to be intact, as in the fuzz target, which
- * damages ring-buffer pages only): no probe.
- */
-struct ustack_file *ustack_file_open_probed(const char *path)
-{
-	struct ustack_file *file;
-	int err;
-
 	file = calloc(1, sizeof(*file));
 	if (!file)
 		return NULL;
@@ -516,15 +446,15 @@ static int tracecmd_execs_map(void *data, int pid, int execs,
  * @handle: the libtracecmd handle of the file (trace-cmd report's own)
  *
  * Takes the process maps that trace-cmd record --proc-map (or -T) saved
- * in the file, with their build IDs when recorded and the libtracecmd
- * reads them, through ustack_syms_set_map_func(): the mapping that holds
- * an address, and the start of its file's lowest mapping.  Where the
- * file saved the maps a process had before an exec (trace-cmd record -T
- * with the series) and libtracecmd reads them, a frame from before an
- * exec is looked up in those (see ustack_syms_add_exec(); the execs come
- * from ustack_syms_load_execs()) through ustack_syms_set_image_map_func().  @handle must stay open while @syms is
- * used.  ustack_syms_set_file() does this and more for a file of
- * ustack_file_open().
+ * in the file, with their build IDs when recorded, through
+ * ustack_syms_set_map_func(): the mapping that holds an address, and the
+ * start of its file's lowest mapping.  Where the file saved the maps a
+ * process had before an exec (trace-cmd record -T with the series), a
+ * frame from before an exec is looked up in those (see
+ * ustack_syms_add_exec(); the execs come from ustack_syms_load_execs())
+ * through ustack_syms_set_image_map_func().  @handle must stay open
+ * while @syms is used.  ustack_syms_set_file() does this and more for a
+ * file of ustack_file_open().
  *
  * Returns 0, or -1 with errno EINVAL for a NULL argument.
  */
@@ -607,7 +537,6 @@ int ustack_syms_load_execs(struct ustack_syms *syms, const char *path)
 		errno = EINVAL;
 		return -1;
 	}
-	/* only what the file's headers allow: ustack_file_open() probes */
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!top) {
 		errno = EINVAL;

@@ -16,8 +16,6 @@ struct tracecmd_input;
 struct ustack_file;
 
 struct ustack_file *ustack_file_open(const char *path);
-/* without the probe in a child process (the fuzz target) */
-struct ustack_file *ustack_file_open_probed(const char *path);
 void ustack_file_close(struct ustack_file *file);
 struct tep_handle *ustack_file_tep(struct ustack_file *file);
 struct tracecmd_input *ustack_file_handle(struct ustack_file *file);

@@ -114,8 +114,12 @@ fi
 # 4. ustack, built here, so that the suite does not rely on an earlier
 # one's build: the user frames and the kernel frames (s390x kernel text
 # lies at 0x3ffe..., where x86-64 has user space: the trace's own
-# architecture says which rules hold)
-make -s -C "$REPO/libustack" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
+# architecture says which rules hold).  Its trace.dat reader needs the
+# series' libtracecmd: $FTD_TRACECMD's prefix, else rig/build-tracecmd.sh's
+tc=${FTD_TRACECMD:-}
+[ -x "$tc" ] || tc=$("$REPO/rig/build-tracecmd.sh" 2> "$w/tracecmd.log") || cat "$w/tracecmd.log"
+PKG_CONFIG_PATH=$(dirname "$(dirname "$tc")")/lib/pkgconfig \
+	make -s -C "$REPO/libustack" > "$w/ustack-make.log" 2>&1 || cat "$w/ustack-make.log"
 "$REPO/libustack/build/ustack" --tracer-frames "$dat" > "$w/ustack" 2> "$w/ustack.err"
 urc=$?
 cat "$w/ustack.err" >> "$w/ustack"

@@ -20,7 +20,11 @@
 #    each function's count that of the events whose folded stacks
 #    (ustack --folded) hold it, computed here; the tree ustack --tree
 #    prints for that range and task;
-#  - bookworm's KernelShark 2.2 (no hooks): make says so and stops.
+#  - bookworm's KernelShark 2.2 (no hooks): make says so and stops;
+#  - KernelShark and the plugin run on the series' libtracecmd and
+#    libtraceevent (rig/build-tracecmd.sh's prefix); the plugin and its
+#    trace.dat reader (libustack-file.a) make no child: no fork
+#    imported (issue 38).
 # A screenshot of each run is kept in the artifact directory
 # ($KS_ARTIFACTS, default out/kernelshark-tests; rig/test-all.sh puts it
 # under $CACHE/test-all/kernelshark/) and its path printed.
@@ -68,9 +72,40 @@ eval "$(grep -E '^KS_[A-Z_]+=' "$WORK/ks24.env" 2>/dev/null)"
 [ -f "${KS_SO:-}" ] && [ -f "${KS_GUI_TEST_SO:-}" ] || finish
 check "the libtraceevent plugin builds (KernelShark runs with it, as users do)" \
 	make -C "$REPO/trace-cmd/plugins" -s
-check "ustack (libustack) builds, to compare with" \
-	make -s -C "$REPO/libustack" OUT="$WORK/lib" all
+# the series' libtracecmd, which build-ks24.sh built KernelShark against
+# (cached), for the ustack tool too
+TC_PREFIX=
+tc=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tracecmd.log") &&
+	TC_PREFIX=$(cd "$(dirname "$tc")/.." && pwd)
+check "ustack (libustack) builds, to compare with (the series' libtracecmd)" \
+	env PKG_CONFIG_PATH="$TC_PREFIX/lib/pkgconfig" make -s -C "$REPO/libustack" OUT="$WORK/lib" all
 USTACK=$WORK/lib/ustack
+
+# Issue 38: KernelShark and the plugin on the series' libtracecmd and
+# libtraceevent, whose public API the plugin's reader uses, loaded from
+# its prefix by rpath (bookworm's have the same sonames); no fork()ed
+# probe child in a library that runs inside KernelShark, a threaded Qt
+# program (tests/userspace/lib/run.sh checks that no C source copies
+# libtracecmd 3.1.6's private layout)
+loads_prefix() { # loads_prefix ELF: libtracecmd.so.1, libtraceevent.so.1 from $TC_PREFIX/lib
+	[ -n "$TC_PREFIX" ] && ldd "$1" >"$WORK/ldd.out" 2>&1 &&
+	grep -E "libtrace(cmd|event)" "$WORK/ldd.out" &&
+	grep -q "libtracecmd.so.1 => $TC_PREFIX/lib/libtracecmd.so.1 " "$WORK/ldd.out" &&
+	grep -q "libtraceevent.so.1 => $TC_PREFIX/lib/libtraceevent.so.1 " "$WORK/ldd.out"
+}
+check "kernelshark loads the series' libtracecmd and libtraceevent (${TC_PREFIX:-no prefix}/lib)" \
+	loads_prefix "$KS_BIN"
+check "the plugin loads the series' libtracecmd and libtraceevent (${TC_PREFIX:-no prefix}/lib)" \
+	loads_prefix "$KS_SO"
+no_fork() { # no_fork FILE...: none imports fork, vfork or clone
+	local f u
+	for f in "$@"; do
+		u=$(nm --undefined-only "$f" | awk '$2 ~ /^(fork|vfork|clone|_Fork)(@|$)/ { print $2 }') &&
+		echo "$f: ${u:-no fork}" && [ -z "$u" ] || return 1
+	done
+}
+check "the plugin, its test builds and libustack-file.a import no fork (no probe child)" \
+	no_fork "$KS_SO" "$KS_GUI_TEST_SO" "$KS_TEST_SO" "$(dirname "$KS_SO")/build/libustack-file.a"
 
 # bookworm's KernelShark 2.2 has no hooks: the plugin is not built for it
 check "KernelShark 2.2 (bookworm): make stops and says the hooks are missing" \

@@ -51,6 +51,18 @@ count() {
 "$LIB/deps.sh" || { fail "installing packages"; finish; }
 rm -rf "$B"
 mkdir -p "$B" "$B/fake-tracefs" "$B/sym"
+# The tool's trace.dat reader (ustack/file.c) needs the series'
+# libtracecmd: rig/build-tracecmd.sh's prefix (cached), by pkg-config,
+# and at run time by rpath (not bookworm's of the same soname): the
+# tool's Makefile adds one, LD_RUN_PATH gives the suite's test programs
+# theirs (ld takes it where a link names no -rpath)
+if ! tc=$("$REPO/rig/build-tracecmd.sh" 2>"$B/tracecmd.log"); then
+	tail -20 "$B/tracecmd.log"
+	fail "rig/build-tracecmd.sh: the series' libtracecmd"
+	finish
+fi
+TC_PREFIX=$(cd "$(dirname "$tc")/.." && pwd)
+export PKG_CONFIG_PATH=$TC_PREFIX/lib/pkgconfig LD_RUN_PATH=$TC_PREFIX/lib
 if ! make -s -C "$LIB" OUT="$B/lib" all >"$B/make.log" 2>&1; then
 	cat "$B/make.log"
 	fail "make libustack"
@@ -460,12 +472,12 @@ fi
 
 # an exec in the middle (issue 20 item 10): the frames before it are not
 # named in the new image's maps (mapped 0x3000 lower, as ASLR does), but
-# marked, with one note; those after it named.  This tool reads maps
-# through bookworm's libtracecmd, which sees only the last image's (the
-# series' ustack names both: tests/rig/tracecmd.sh).  By
+# marked, with one note; those after it named.  Only the last image's
+# maps saved (--no-old-maps: the series' libtracecmd reads those saved
+# before an exec, which name both, tests/rig/tracecmd.sh).  By
 # sched_process_exec (record -T), or by sys_exit_execve (older traces).
 for ev in sched_process_exec sys_exit_execve; do
-	$MK exec "$T/exec-$ev.dat" --binary "$W/callchain" --count 3 --exec-event $ev ||
+	$MK exec "$T/exec-$ev.dat" --binary "$W/callchain" --count 3 --exec-event $ev --no-old-maps ||
 		fail "mktrace.py exec"
 	if run_tool exec-$ev 0 "$T/exec-$ev.dat" &&
 	   [ "$(grep -c '^  u 0x5555[0-9a-f]* \[before exec\]$' "$B/exec-$ev.out")" = 24 ] &&
@@ -497,6 +509,27 @@ if [ -n "$needed" ] && ! grep -q libtracecmd <<<"$needed" && [ -z "$undef" ] &&
 	pass "no cycle: libustack needs $needed(no libtracecmd; the ustack tool does)"
 else
 	fail "no cycle: libustack.so needs $needed; libustack.a uses ${undef:-nothing of libtracecmd}"
+fi
+# Issue 38: no copy of libtracecmd's private struct layout in the repo's
+# C sources (file.c takes the series' public API), and no fork()ed
+# probe child in the reader that the KernelShark plugin links
+copies=$(git -C "$REPO" grep -l -F 'struct tracecmd_proc_addr_map {' -- '*.c' '*.h' '*.cpp' '*.hpp' 2>&1)
+if [ -z "$copies" ]; then
+	pass "no C source copies libtracecmd's private struct tracecmd_proc_addr_map"
+else
+	fail "libtracecmd's private struct tracecmd_proc_addr_map copied in: $(echo $copies)"
+fi
+make -s -C "$LIB" OUT="$B/lib" file >"$B/file.log" 2>&1
+forks=$(nm --undefined-only "$B/lib/libustack-file.a" 2>&1 | awk '$2 ~ /^(fork|vfork|clone|_Fork)$/ { print $2 }')
+if [ -f "$B/lib/libustack-file.a" ] && [ -z "$forks" ]; then
+	pass "libustack-file.a (the KernelShark plugin's reader) imports no fork"
+else
+	fail "libustack-file.a imports ${forks:-?} (a probe child), or was not built"
+fi
+if ldd "$USTACK" | grep -q "libtracecmd.so.1 => $TC_PREFIX/lib/libtracecmd.so.1 "; then
+	pass "the ustack tool loads the series' libtracecmd ($TC_PREFIX/lib), by rpath"
+else
+	fail "the ustack tool loads libtracecmd.so.1 $(ldd "$USTACK" | grep -o 'libtracecmd.so.1 => [^ ]*')"
 fi
 
 # ---- bad input: message, non-zero exit, no crash ----

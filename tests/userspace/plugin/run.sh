@@ -347,8 +347,14 @@ done
 # the plugin's C part (its test build) to the stream, loads the entries,
 # runs the second pass and prints what the dock shows for each entry: the
 # stack block libustack prints.  The C part is built against bookworm's
-# libkshark 2.2 here; the whole plugin needs KernelShark with the hooks
-# of kernelshark/patches (tests/userspace/kernelshark/run.sh).
+# libkshark 2.2 here, and, as its trace.dat reader (ustack/file.c) and
+# the ustack tool below need, the series' libtracecmd (rig/build-
+# tracecmd.sh's prefix: PKG_CONFIG_PATH, and rpath); the whole plugin
+# needs KernelShark with the hooks of kernelshark/patches
+# (tests/userspace/kernelshark/run.sh).
+TCR=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tc-build.log") || TCR=
+TC_PKG=$(dirname "$(dirname "${TCR:-/none/bin/trace-cmd}")")/lib/pkgconfig
+export TCR
 KS="$KSDIR/kshark_stack $KSDIR/test/plugin-unwind_stack.so"
 ks_run() { # ks_run FILE [EVENT]: output in $WORK/ks.out
 	$KS "$@" >"$WORK/ks.out" 2>"$WORK/ks.err"
@@ -356,7 +362,7 @@ ks_run() { # ks_run FILE [EVENT]: output in $WORK/ks.out
 export KS KSDIR
 export -f ks_run
 check "KernelShark plugin's C part (test build) and kshark_stack build (libkshark 2.2)" \
-	make -C "$KSDIR" -s clean test
+	env PKG_CONFIG_PATH="$TC_PKG" make -C "$KSDIR" -s clean test
 check "KernelShark plugin's C part: libustack's join linked in, none of it exported" \
 	sh -c "nm '$KSDIR/test/plugin-unwind_stack.so' | grep -q ' t ustack_join_add_record\$' &&
 	       ! nm -D --defined-only '$KSDIR/test/plugin-unwind_stack.so' | grep -q ' ustack_'"
@@ -443,7 +449,7 @@ readers_agree() { # readers_agree FILE
 }
 export -f readers_agree
 check "ustack (libustack) builds, for the comparison of readers" \
-	make -s -C "$REPO/libustack" OUT="$WORK/lib" all
+	env PKG_CONFIG_PATH="$TC_PKG" make -s -C "$REPO/libustack" OUT="$WORK/lib" all
 for f in "${fixtures[@]}"; do
 	check "every reader (ustack, KernelShark) sees the same requests in $(basename "$f")" \
 		readers_agree "$f"
@@ -488,8 +494,6 @@ check "a rebuilt binary, no build ID: every reader the same names" \
 # frames named through libustack's symbols: the same requests, the
 # same names, as the tool (readers.py --named).  The binaries sit next to
 # the fixtures, where both look by default.
-TCR=$("$REPO/rig/build-tracecmd.sh" 2>"$WORK/tc-build.log") || TCR=
-export TCR
 tcreport_agrees() { # tcreport_agrees FILE
 	[ -x "$TCR" ] || { tail -5 "$WORK/tc-build.log"; return 1; }
 	"$WORK/lib/ustack" -q --tracer-frames "$1" >"$WORK/rn.ustack" 2>/dev/null

@@ -14,12 +14,10 @@
  *    tests/rig/tracecmd.sh against the series' libtracecmd.a, with
  *    AHEAD_MAX small so that the index pass runs on small files too.
  *
- * A damaged header can crash libtracecmd 3.1.6 itself while it opens the
- * file, which is why ustack_file_open() first opens a file in a child
- * process; doing that for every input made this target fork once per
- * input (a few inputs per second).  Here the headers never change, so
- * libtracecmd opens every input, and the reader runs in this process, on
- * pages libFuzzer damages at will.
+ * The headers stay intact, so libtracecmd opens every input, and the
+ * reader runs in this process on pages libFuzzer damages at will (a
+ * damaged header can crash libtracecmd while it opens the file: the
+ * ustack tool opens a file in a child first, ustack.c).
  *
  * Seeds: FUZZ_SEEDS names a directory of uncompressed trace.dat files,
  * each with NAME.pages beside it ("offset size" of each CPU's data, from
@@ -30,9 +28,7 @@
  * there; with it, an odd value zeroes the rest of that page (the commit
  * in its header stays), an even one cuts the file there, the last edit.
  * The 16-byte header of each page (timestamp, commit) stays: libtracecmd
- * 3.1.6 reads it while opening the file and crashes in its own cleanup
- * when it is bad, the header damage that ustack_file_open() keeps out of
- * the process with its probe.  FUZZ_WRITE=PATH keeps the damaged file of
+ * reads it while opening the file.  FUZZ_WRITE=PATH keeps the damaged file of
  * the input run last (a crash becomes a trace.dat in data/regress/).
  */
 #ifndef _GNU_SOURCE
@@ -151,7 +147,7 @@ static void read_trace(const char *path)
 	struct ustack_syms *syms;
 	struct ustack_file *file;
 
-	file = ustack_file_open_probed(path);
+	file = ustack_file_open(path);
 	if (!file)
 		return;
 	syms = ustack_syms_alloc();

@@ -24,6 +24,8 @@
 #   seeds from seed-records.py.  data/regress/records/ holds inputs it once
 #   failed on: they run before it fuzzes, every time.
 # Crash inputs land in BUILD_DIR/fuzz/artifacts-TARGET/.
+# ustack/file.c needs the series' libtracecmd: run.sh sets PKG_CONFIG_PATH
+# to rig/build-tracecmd.sh's prefix (a long run needs the same).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../../.." && pwd)
@@ -39,6 +41,7 @@ for t in fuzz-tracedat fuzz-records; do
 	# shellcheck disable=SC2046,SC2086
 	$CC -I"$LIB/include" -I"$LIB/src" -I"$REPO/ustack" $(pkg-config --cflags $PKGS) \
 		-o "$B/$t" "$HERE/$t.c" "$LIB"/src/*.c "$REPO"/ustack/file.c \
+		-Wl,-rpath,"$(pkg-config --variable=libdir libtracecmd)" \
 		$(pkg-config --libs $PKGS) -lelf -lstdc++ || { echo "build $t failed"; exit 1; }
 done
 
