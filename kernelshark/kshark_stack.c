@@ -13,6 +13,8 @@
  * KernelShark shows of each entry (its Info column) instead; PLUGIN.so
  * "-": no plugin.  KSHARK_STACK_TREE=FROM,TO[,PID]: the dock's call tree
  * of the events from FROM to TO (ns; PID: of that task) instead.
+ * KSHARK_STACK_BUFFER=NAME: the stream of that buffer instance, opened
+ * with the others as KernelShark opens a file, instead of the top one.
  *
  * Usage: kshark_stack PLUGIN.so TRACE.dat [EVENT]
  * Exit: 0 when a stack was shown, 1 when none, 2 on error.
@@ -24,6 +26,7 @@
 
 #include <libkshark.h>
 #include <libkshark-plugin.h>
+#include <libkshark-tepdata.h>
 
 #include <ustack.h>
 #include "unwind_stack.h"
@@ -32,6 +35,25 @@ typedef struct kshark_unwind_view *(*view_func)(const struct kshark_entry *,
 						unsigned int);
 typedef void (*pass_func)(int, struct kshark_entry **, size_t);
 typedef char *(*tree_func)(int, int64_t, int64_t, int, unsigned int);
+
+/* The stream of buffer instance @name of the file of stream @sd, or -1 */
+static int buffer_stream(struct kshark_context *ctx, int sd, const char *name)
+{
+	struct kshark_data_stream *s;
+	int *ids, i, n, ret = -1;
+
+	if (kshark_tep_init_all_buffers(ctx, sd) < 0)
+		return -1;
+	ids = kshark_all_streams(ctx);
+	n = ctx->n_streams;
+	for (i = 0; ids && i < n; i++) {
+		s = kshark_get_data_stream(ctx, ids[i]);
+		if (s && s->name && !strcmp(s->name, name))
+			ret = ids[i];
+	}
+	free(ids);
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
@@ -46,6 +68,7 @@ int main(int argc, char **argv)
 	pass_func pass;
 	view_func view = NULL;
 	char *name, *tree = getenv("KSHARK_STACK_TREE");
+	const char *buffer = getenv("KSHARK_STACK_BUFFER");
 	long long from = 0, to = 0;
 	tree_func tree_of;
 	int pid = -1;
@@ -57,6 +80,8 @@ int main(int argc, char **argv)
 	if (!kshark_instance(&ctx))
 		return 2;
 	sd = kshark_open(ctx, argv[2]);
+	if (sd >= 0 && buffer)
+		sd = buffer_stream(ctx, sd, buffer);
 	stream = sd >= 0 ? kshark_get_data_stream(ctx, sd) : NULL;
 	info = getenv("KSHARK_STACK_INFO") != NULL;
 	pl = stream && strcmp(argv[1], "-") ?

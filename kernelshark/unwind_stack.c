@@ -44,7 +44,6 @@ static void unwind_free_context(struct plugin_unwind_context *ctx)
 		return;
 	kshark_free_data_container(ctx->at);
 	ustack_view_free(ctx->view);
-	ustack_file_close(ctx->file);
 	free(ctx);
 }
 
@@ -70,6 +69,28 @@ static void release(void *data, struct tep_record *r)
 }
 
 /*
+ * The handle that holds the maps the trace saved: KernelShark's own, of
+ * the file's top buffer (libtracecmd reads the saved maps there only, and
+ * gives an instance's handle none).  The lookups read what libtracecmd
+ * parsed when KernelShark opened the file: no second open, no I/O.
+ */
+static struct tracecmd_input *maps_input(struct kshark_data_stream *stream)
+{
+	struct kshark_context *kctx = NULL;
+	int sd;
+
+	if (!kshark_tep_is_top_stream(stream)) {
+		if (!kshark_instance(&kctx))
+			return NULL;
+		sd = kshark_tep_find_top_stream(kctx, stream->file);
+		stream = sd < 0 ? NULL : kshark_get_data_stream(kctx, sd);
+		if (!stream)
+			return NULL;
+	}
+	return kshark_get_tep_input(stream);
+}
+
+/*
  * The names of the user frames, beside the trace's and its loading's
  * (the view's): the binaries in KSHARK_UNWIND_SYMDIR, next to the trace
  * file, and the maps the trace saved.
@@ -78,14 +99,14 @@ static int add_syms(void *data, struct ustack_syms *syms)
 {
 	struct plugin_unwind_context *ctx = data;
 	const char *dir = getenv("KSHARK_UNWIND_SYMDIR");
+	struct tracecmd_input *in = maps_input(ctx->stream);
 	char *path = strdup(ctx->stream->file);
 	int err;
 
-	ctx->file = ustack_file_open(ctx->stream->file);
-	err = !ctx->file || !path ||
+	err = !in || !path ||
 	      (dir && *dir && ustack_syms_add_search_dir(syms, dir)) ||
 	      ustack_syms_add_trace_dir(syms, dirname(path)) ||
-	      ustack_syms_set_tracecmd(syms, ustack_file_handle(ctx->file));
+	      ustack_syms_set_tracecmd(syms, in);
 	free(path);
 	return err ? -1 : 0;
 }

@@ -25,7 +25,6 @@ extern "C" {
 #define N_EVENTS	5
 
 struct ustack_view;
-struct ustack_file;
 
 /** Structure representing the plugin's context of one stream. */
 struct plugin_unwind_context {
@@ -45,7 +44,6 @@ struct plugin_unwind_context {
 	struct kshark_entry		**data;
 	size_t				n_data;
 	ssize_t				step;		/* the search's */
-	struct ustack_file		*file;		/* the saved maps' */
 };
 
 KS_DECLARE_PLUGIN_CONTEXT_METHODS(struct plugin_unwind_context)
