@@ -26,8 +26,8 @@
 # Each build starts from a fresh copy of the pristine trees in
 # $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
 # applied in order (patch -p1): the later trace-cmd series plugs in there;
-# libtraceevent/patches/series likewise to libtraceevent (fixes of crashes
-# on damaged trace files).
+# libtraceevent/patches/series likewise to libtraceevent (a crash and a
+# leak on damaged formats of a trace file).
 # The binaries carry an rpath to $CACHE/tracecmd/prefix/lib, so they take
 # our libtraceevent and libtracecmd, not bookworm's (same sonames); the
 # guest sees the host's file system, so they run there too.
