@@ -25,14 +25,18 @@
 #     pkg-config like its other libraries.
 # Each build starts from a fresh copy of the pristine trees in
 # $CACHE/tracecmd/work/, where trace-cmd/patches/series, if it exists, is
-# applied in order (patch -p1): the later trace-cmd series plugs in there.
+# applied in order (patch -p1): the later trace-cmd series plugs in there;
+# libtraceevent/patches/series likewise to libtraceevent (a crash and a
+# leak on damaged formats of a trace file).
 # The binaries carry an rpath to $CACHE/tracecmd/prefix/lib, so they take
 # our libtraceevent and libtracecmd, not bookworm's (same sonames); the
 # guest sees the host's file system, so they run there too.
 # Cached: nothing is built when $CACHE/tracecmd/.key matches the inputs
-# (tarball names, this script, trace-cmd/compat/*, the patch series).
+# (tarball names, this script, trace-cmd/compat/*, the patch series of
+# both).
 #   --force   rebuild anyway
-#   --stock   build pristine 3.4 instead (no series, no libustack),
+#   --stock   build pristine 3.4 instead (no series, no libustack, and
+#             the pristine libtraceevent 1.8.4: neither series),
 #             into $CACHE/tracecmd/stock/prefix: what the series is
 #             compared with (bench/report.sh, tests/rig/tracecmd.sh)
 #   --asan    the series built with AddressSanitizer and UBSan (trace-cmd,
@@ -89,16 +93,23 @@ pdir=$REPO/trace-cmd/patches
 jobs=${FTD_JOBS:-2}
 bin=$P/bin/trace-cmd
 
-# The patches named in trace-cmd/patches/series, in order ('#' comments
-# and blank lines skipped).
-patches=()
-if [ $stock = 0 ] && [ -f "$pdir/series" ]; then
+# The patches named in trace-cmd/patches/series and in
+# libtraceevent/patches/series, in order ('#' comments and blank lines
+# skipped); none with --stock.
+series() { # series DIR ARRAY: DIR's patches into ARRAY, in DIR/series' order
+	local -n out=$2
+	local p
+	out=()
+	[ $stock = 0 ] && [ -f "$1/series" ] || return 0
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
-		[ -f "$pdir/$p" ] || die "trace-cmd/patches/series names $p, which does not exist"
-		patches+=("$pdir/$p")
-	done < "$pdir/series"
-fi
+		[ -f "$1/$p" ] || die "${1#"$REPO"/}/series names $p, which does not exist"
+		out+=("$1/$p")
+	done < "$1/series"
+}
+tep_pdir=$REPO/libtraceevent/patches
+series "$pdir" patches
+series "$tep_pdir" tep_patches
 
 # Earlier versions of this script let those install targets write
 # /etc/ld.so.conf.d/trace.conf: take our prefixes out of it again.
@@ -121,8 +132,11 @@ key=$( {
 		"$REPO"/libustack/include/*.h "$REPO"/libustack/Makefile |
 		cut -d' ' -f1
 	[ $stock = 0 ] && [ -f "$pdir/series" ] && sha256sum "$pdir/series" | cut -d' ' -f1
+	[ $stock = 0 ] && [ -f "$tep_pdir/series" ] && sha256sum "$tep_pdir/series" | cut -d' ' -f1
 	echo "stock=$stock asan=$asan"
 	for p in "${patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done
+	echo libtraceevent
+	for p in "${tep_patches[@]}"; do sha256sum "$p" | cut -d' ' -f1; done
 } | sha256sum | cut -c1-16)
 
 # The SFrame registrar that the series' record -T runs a command with
@@ -172,6 +186,11 @@ rm -rf "$W" "$P"
 mkdir -p "$W" "$P"
 cp -a "$tep_src" "$W/libtraceevent"
 cp -a "$tc_src" "$W/trace-cmd"
+for p in "${tep_patches[@]}"; do
+	log "applying libtraceevent/patches/$(basename "$p")"
+	patch -d "$W/libtraceevent" -p1 --batch --forward --quiet < "$p" >&2 ||
+		die "libtraceevent/patches/$(basename "$p") does not apply to libtraceevent 1.8.4"
+done
 for p in "${patches[@]}"; do
 	log "applying trace-cmd/patches/$(basename "$p")"
 	patch -d "$W/trace-cmd" -p1 --batch --forward --quiet < "$p" >&2 ||
@@ -186,7 +205,8 @@ run() { # run STEP CMD...: its output to build.log; on failure, the tail
 	"$@" >>"$blog" 2>&1 || { tail -40 "$blog" >&2; die "failed (log: $blog)"; }
 }
 
-# 1. libtraceevent 1.8.4 into the prefix (libraries, headers, plugins, .pc).
+# 1. libtraceevent 1.8.4 (with libtraceevent/patches unless --stock) into
+# the prefix (libraries, headers, plugins, .pc).
 # LDCONFIG=false: the install targets of libtraceevent and libtracecmd
 # otherwise append the prefix to /etc/ld.so.conf.d/trace.conf (as root),
 # and every program on the machine, bookworm's trace-cmd and KernelShark

@@ -42,9 +42,9 @@ struct ustack_file {
  * Opened in this process, with no child: the KernelShark plugin runs
  * this inside a threaded Qt program, where a fork() would copy every
  * thread's locks (and KernelShark has opened the file itself first).
- * Some damaged files still crash libtracecmd or libtraceevent while
- * they are opened: the ustack tool opens a file in a child first
- * (ustack.c).
+ * The series' libtracecmd and libtraceevent (with
+ * libtraceevent/patches) fail the open of a damaged file rather than
+ * crash: tests/rig/tracecmd.sh and the lib suite read damaged copies.
  *
  * Returns the file (ustack_file_close() closes it), or NULL with errno
  * set: ENOTSUP for a trace of the pre-release kernel series, EINVAL for a

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <trace-cmd.h>
 #include <event-utils.h>
@@ -1236,64 +1235,6 @@ out:
 	return ret;
 }
 
-/*
- * The series' libtracecmd and libtraceevent still crash on some damaged
- * files while opening them: libtracecmd's cleanup after a trace whose
- * data was cut short walks page maps that were never set up, and
- * libtraceevent follows a print format's field that a damaged format
- * lacks.  So this tool, and only it (a program of one thread), opens a
- * file first in a child: if that fails or crashes, the file is reported
- * as unreadable and this process never touches it.  Not in the reader
- * (file.c): it runs inside KernelShark too, a threaded Qt program, which
- * has opened the file itself before the plugin does.
- *
- * Returns 0 when the child opened the file and each buffer instance (or
- * could not be made), -1 when it failed.
- */
-static int probe_file(const char *path)
-{
-	struct tracecmd_input *h, *b;
-	struct stat st;
-	int status, i, n;
-	pid_t pid;
-
-	/* no file, or not a regular one: ustack_file_open() says which */
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return 0;	/* cannot probe: try for real */
-	if (!pid) {
-		/* die quietly: no handler, no messages of the libraries */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		if (!freopen("/dev/null", "w", stdout) ||
-		    !freopen("/dev/null", "w", stderr))
-			_exit(1);
-		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-		if (!h)
-			_exit(1);
-		n = tracecmd_buffer_instances(h);
-		for (i = 0; i < n; i++) {
-			b = tracecmd_buffer_instance_handle(h, i);
-			if (!b)
-				_exit(1);
-			tracecmd_close(b);
-		}
-		tracecmd_close(h);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
-}
-
 static int run_file(struct ctx *c, const char *path, const char *buffer,
 		    bool stats)
 {
@@ -1301,11 +1242,6 @@ static int run_file(struct ctx *c, const char *path, const char *buffer,
 	struct ustack_file *file;
 	int index = -1, i, n, ret, lib;
 
-	if (probe_file(path) < 0) {
-		fprintf(stderr, "ustack: %s: not a readable trace.dat file (corrupt or truncated?)\n",
-			path);
-		return 1;
-	}
 	lib = lib_errors;
 	file = ustack_file_open(path);
 	if (!file) {

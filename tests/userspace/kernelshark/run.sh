@@ -11,7 +11,9 @@
 #  - the link goes to the user_stack_deferred row, whose dock lists the
 #    events it completes;
 #  - a trace without the records, a damaged one, one whose binaries are
-#    missing (libustack's message in the dock): KernelShark keeps running;
+#    missing (libustack's message in the dock), ones that crashed the
+#    libraries' open (a damaged format, data cut short): KernelShark
+#    keeps running;
 #  - the plugin uses KernelShark's hooks, not its table: no QTableView,
 #    no Info column search, KernelShark's own Info text on every row;
 #  - on every fixture, the stacks of the C part named as ustack names
@@ -327,6 +329,23 @@ ks_gui corrupt "$WORK/corrupt.dat" syscalls/sys_enter_getppid:0
 check "damaged records: KernelShark keeps running, the dock says the file is damaged" \
 	bash -c "test -f '$O/corrupt.alive' &&
 		grep -q '^Damaged file: [0-9]* records of the deferred stacks could not be read' '$O/corrupt.txt'"
+
+# damaged files that crashed the series' libraries while KernelShark
+# opened them (the lib suite's flip00.dat: sched_switch's __print_flags()
+# names a field its format lacks, libtraceevent/patches/0001; its
+# trunc-data.dat: data cut short, trace-cmd/patches/0022): the first
+# shows its stacks, the second is not loaded; KernelShark keeps running
+mkdir -p "$WORK/badfmt"
+cp "$REPO"/tests/userspace/lib/data/formats/* "$WORK/badfmt/"
+sed -i 's/__print_flags(REC->prev_state/__print_flags(REC->prev_stXte/' "$WORK/badfmt/sched_sched_switch"
+python3 "$REPO/tests/userspace/lib/mktrace.py" --formats "$WORK/badfmt" --binary "$FIXTURES/callchain" option "$WORK/badfmt.dat"
+python3 "$REPO/tests/userspace/lib/mktrace.py" --binary "$FIXTURES/callchain" --count 6 trigger "$WORK/whole.dat"
+head -c $(($(stat -c %s "$WORK/whole.dat") - 5000)) "$WORK/whole.dat" >"$WORK/cut.dat"
+ks_gui badfmt "$WORK/badfmt.dat" syscalls/sys_enter_getppid:0
+check "a format naming a missing field: KernelShark keeps running, the dock shows the stack" \
+	bash -c "test -f '$O/badfmt.alive' && grep -q '<user stack>' '$O/badfmt.txt'"
+ks_gui cut "$WORK/cut.dat" syscalls/sys_enter_getppid:0
+check "data cut short: KernelShark keeps running" test -f "$O/cut.alive"
 
 # the unwinder (mktrace.py unwinder-marks: 0xd00001 frame pointers, 0xd00002
 # SFrame, ...): marked only when SFrame took part

@@ -512,7 +512,7 @@ else
 fi
 # Issue 38: no copy of libtracecmd's private struct layout in the repo's
 # C sources (file.c takes the series' public API), and no fork()ed
-# probe child in the reader that the KernelShark plugin links
+# probe child in the reader that the KernelShark plugin links, nor in the tool
 copies=$(git -C "$REPO" grep -l -F 'struct tracecmd_proc_addr_map {' -- '*.c' '*.h' '*.cpp' '*.hpp' 2>&1)
 if [ -z "$copies" ]; then
 	pass "no C source copies libtracecmd's private struct tracecmd_proc_addr_map"
@@ -526,6 +526,11 @@ if [ -f "$B/lib/libustack-file.a" ] && [ -z "$forks" ]; then
 else
 	fail "libustack-file.a imports ${forks:-?} (a probe child), or was not built"
 fi
+# nor the tool: the damaged files below (trunc-data.dat, flip*.dat) are
+# opened in its own process, no child first
+forks=$(nm --undefined-only "$USTACK" 2>&1 | awk '$2 ~ /^(fork|vfork|clone|_Fork)(@|$)/ { print $2 }')
+[ -x "$USTACK" ] && [ -z "$forks" ] && pass "the ustack tool imports no fork (no probe child)" ||
+	fail "the ustack tool imports ${forks:-?} (a probe child), or was not built"
 if ldd "$USTACK" | grep -q "libtracecmd.so.1 => $TC_PREFIX/lib/libtracecmd.so.1 "; then
 	pass "the ustack tool loads the series' libtracecmd ($TC_PREFIX/lib), by rpath"
 else

@@ -15,9 +15,9 @@
  *    AHEAD_MAX small so that the index pass runs on small files too.
  *
  * The headers stay intact, so libtracecmd opens every input, and the
- * reader runs in this process on pages libFuzzer damages at will (a
- * damaged header can crash libtracecmd while it opens the file: the
- * ustack tool opens a file in a child first, ustack.c).
+ * reader runs in this process on pages libFuzzer damages at will (damaged
+ * headers are the damaged-file tests' part: tests/rig/tracecmd.sh runs
+ * them on the ASan build of the series' libtracecmd).
  *
  * Seeds: FUZZ_SEEDS names a directory of uncompressed trace.dat files,
  * each with NAME.pages beside it ("offset size" of each CPU's data, from
