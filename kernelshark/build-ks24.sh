@@ -41,12 +41,8 @@ tree=$D/kernel-shark-kernelshark-v$VER
 pdir=$HERE/patches
 mkdir -p "$src" "$(dirname "$D")"
 [ -f "$tar" ] || tar=$(fetch_orig "$CACHE/apt-tracecmd" "sid trixie" kernelshark "$VER" "$src")
-patches=()
-while read -r p _; do
-	case $p in ''|'#'*) continue ;; esac
-	[ -f "$pdir/$p" ] || die "kernelshark/patches/series names $p, which does not exist"
-	patches+=("$pdir/$p")
-done < "$pdir/series"
+[ -f "$pdir/series" ] || die "kernelshark/patches/series does not exist"
+patch_series "$pdir" patches
 # the libraries by content, not $CACHE/tracecmd/.key, which also changes
 # with libustack's and the tool's sources (the plugin is made every run)
 key=$( { echo "$P"; sha256sum "$tar" "$0" "$pdir/series" "${patches[@]}" \

@@ -96,20 +96,12 @@ bin=$P/bin/trace-cmd
 # The patches named in trace-cmd/patches/series and in
 # libtraceevent/patches/series, in order ('#' comments and blank lines
 # skipped); none with --stock.
-series() { # series DIR ARRAY: DIR's patches into ARRAY, in DIR/series' order
-	local -n out=$2
-	local p
-	out=()
-	[ $stock = 0 ] && [ -f "$1/series" ] || return 0
-	while read -r p _; do
-		case $p in ''|'#'*) continue ;; esac
-		[ -f "$1/$p" ] || die "${1#"$REPO"/}/series names $p, which does not exist"
-		out+=("$1/$p")
-	done < "$1/series"
-}
 tep_pdir=$REPO/libtraceevent/patches
-series "$pdir" patches
-series "$tep_pdir" tep_patches
+patches=() tep_patches=()
+if [ $stock = 0 ]; then
+	patch_series "$pdir" patches
+	patch_series "$tep_pdir" tep_patches
+fi
 
 # Earlier versions of this script let those install targets write
 # /etc/ld.so.conf.d/trace.conf: take our prefixes out of it again.

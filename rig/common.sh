@@ -5,6 +5,21 @@ CACHE=${FTD_CACHE:-/var/cache/ftrace-defer}
 log() { printf '[rig %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# patch_series DIR ARRAY: the patches DIR/series names, in its order
+# ('#' comments and blank lines skipped), as paths into ARRAY; none when
+# DIR has no series file.  Dies on a name that is not a file of DIR.
+patch_series() {
+	local -n out=$2
+	local p
+	out=()
+	[ -f "$1/series" ] || return 0
+	while read -r p _; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$1/$p" ] || die "${1#"$REPO"/}/series names $p, which does not exist"
+		out+=("$1/$p")
+	done < "$1/series"
+}
+
 # Create $CACHE (as root when /var/cache is not ours) and make it ours.
 ensure_cache() {
 	[ -d "$CACHE" ] && [ -w "$CACHE" ] && return 0
